@@ -1,0 +1,45 @@
+// agentskills — command-line program over the agentskills-cpp library.
+#include <algorithm>
+#include <exception>
+#include <iostream>
+
+#include <fmt/core.h>
+
+#include "command.hpp"
+
+namespace agentskills::cli {
+
+std::vector<CommandRegistration>& command_registry() {
+    static std::vector<CommandRegistration> registry;
+    return registry;
+}
+
+}  // namespace agentskills::cli
+
+int main(int argc, char** argv) {
+    using namespace agentskills::cli;
+    CLI::App app{"agentskills: validate, list and render Agent Skills (SKILL.md folders)", "agentskills"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", "agentskills 0.1.0");
+    int status = exit_ok;
+    auto& registry = command_registry();
+    std::sort(registry.begin(), registry.end(),
+              [](const CommandRegistration& a, const CommandRegistration& b) { return a.name < b.name; });
+    for (const auto& command : registry) command.setup(app, &status);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        app.exit(e);
+        return exit_usage;
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "agentskills: error: {}\n", e.what());
+        return exit_failure;
+    }
+    return status;
+}

@@ -1,0 +1,12 @@
+// agentskills-cpp — umbrella header: everything a host needs.
+#pragma once
+
+#include "catalog.hpp"
+#include "diagnostics.hpp"
+#include "errors.hpp"
+#include "loader.hpp"
+#include "names.hpp"
+#include "parser.hpp"
+#include "reader.hpp"
+#include "skill.hpp"
+#include "version.hpp"

@@ -1,0 +1,91 @@
+// agentskills-cpp — loading skills: the SkillLoader interface and FilesystemSkillLoader.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "diagnostics.hpp"
+#include "reader.hpp"
+#include "skill.hpp"
+
+namespace agentskills {
+
+/// What one `discover()` found.
+struct Discovery {
+    std::vector<SkillManifest> skills;   ///< valid skills, in catalog order
+    std::vector<SkippedSkill> skipped;   ///< every file or root left out, in the order found
+    Diagnostics diagnostics;             ///< every warning and error, with file and line
+};
+
+/// Source of skills. Implement it for discovery or loading that the file-system loader
+/// cannot express; for another storage, give FilesystemSkillLoader a SkillReader instead.
+///
+/// Thread safety: `discover` and `load` may be called from several threads at once.
+class SkillLoader {
+public:
+    virtual ~SkillLoader();
+    /// Finds the skills. Throws DiscoveryError when discovery fails as a whole.
+    [[nodiscard]] virtual Discovery discover() = 0;
+    /// Loads one discovered skill (name compared after NFKC). Throws NotFoundError.
+    [[nodiscard]] virtual LoadedSkill load(std::string_view name) = 0;
+};
+
+using SkillLoaderPtr = std::shared_ptr<SkillLoader>;
+
+enum class MissingDirectories { error, skip };
+enum class DuplicateNames { error, keep_first };
+
+struct FilesystemLoaderOptions {
+    /// Library roots in precedence order (earlier wins).
+    std::vector<std::string> roots = {};
+    /// Append `./.agents/skills` and `~/.agents/skills` (local reader only; ignored otherwise).
+    bool include_default_roots = true;
+    /// Storage; nullptr = the local file system.
+    SkillReaderPtr reader = nullptr;
+    NamePolicy name_policy = NamePolicy::keep;
+    std::size_t max_lines = SKILL_MAX_FILE_LINES;  ///< 0 = no limit
+    std::size_t max_bytes = SKILL_MAX_FILE_BYTES;  ///< 0 = no limit
+    /// Only these names (after NFKC); an unknown name fails discovery. Not with `exclude`.
+    std::optional<std::vector<std::string>> include = std::nullopt;
+    /// Leave these names out (after NFKC).
+    std::vector<std::string> exclude = {};
+    MissingDirectories missing_directories = MissingDirectories::skip;
+    DuplicateNames duplicate_names = DuplicateNames::keep_first;
+    /// Worker threads for discovery; 0 = the machine's cores.
+    std::size_t threads = 0;
+    /// Called once for each diagnostic of each discovery (from the calling thread).
+    std::function<void(const Diagnostic&)> on_diagnostic = nullptr;
+};
+
+/// Discovers skills in the immediate children of library roots and loads them.
+class FilesystemSkillLoader final : public SkillLoader {
+public:
+    /// Throws ConfigurationError for options that cannot work (include with exclude, ...).
+    explicit FilesystemSkillLoader(FilesystemLoaderOptions options = {});
+    ~FilesystemSkillLoader() override;
+    FilesystemSkillLoader(const FilesystemSkillLoader&) = delete;
+    FilesystemSkillLoader& operator=(const FilesystemSkillLoader&) = delete;
+
+    [[nodiscard]] Discovery discover() override;
+    [[nodiscard]] LoadedSkill load(std::string_view name) override;
+
+    [[nodiscard]] const FilesystemLoaderOptions& options() const noexcept;
+    /// The reader in use (the local one when none was given).
+    [[nodiscard]] const SkillReaderPtr& reader() const noexcept;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+/// Lists the resources of a skill directory through `reader`: every file below `skill_dir`
+/// except its own SKILL.md, not following directory symlinks, ordered scripts/, references/,
+/// assets/, then the rest, each by path.
+[[nodiscard]] std::vector<SkillResource> list_skill_resources(const SkillReader& reader, std::string_view skill_dir);
+
+}  // namespace agentskills

@@ -1,0 +1,93 @@
+// agentskills-cpp — the value types of a skill: manifest, resource, loaded skill, skipped skill.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace agentskills {
+
+/// Limits from the Agent Skills specification (code points, not bytes).
+inline constexpr std::size_t SKILL_MAX_NAME_LENGTH = 64;
+inline constexpr std::size_t SKILL_MAX_DESCRIPTION_LENGTH = 1024;
+inline constexpr std::size_t SKILL_MAX_COMPATIBILITY_LENGTH = 500;
+/// Default line limit of a SKILL.md file (0 in options means no limit).
+inline constexpr std::size_t SKILL_MAX_FILE_LINES = 500;
+/// Default byte limit of a SKILL.md file; a larger file is never read past this.
+inline constexpr std::size_t SKILL_MAX_FILE_BYTES = 1024 * 1024;
+
+/// How the `name` field is checked.
+enum class NamePolicy {
+    keep,          ///< the frontmatter name is kept as written, even when it breaks the rules
+    require_valid  ///< name may be omitted (directory name); must obey the rules and match the directory
+};
+
+/// Ordered string -> string map (insertion order of the YAML mapping).
+using StringMap = std::vector<std::pair<std::string, std::string>>;
+
+/// Discovered metadata of one skill plus its locations in the reader's namespace.
+struct SkillManifest {
+    std::string name;         ///< as written (trimmed); NFKC-normalized under require_valid
+    std::string description;  ///< trimmed; at most SKILL_MAX_DESCRIPTION_LENGTH code points
+    std::string skill_file;   ///< path of SKILL.md (absolute for local skills)
+    std::string root;         ///< the skill directory (the folder holding SKILL.md)
+    std::string library;      ///< the library root it was discovered under ("" if parsed alone)
+
+    std::optional<std::string> license;
+    std::optional<std::string> compatibility;
+    StringMap metadata;
+    std::vector<std::string> allowed_tools;            ///< advisory (`allowed-tools`)
+    std::optional<std::vector<std::string>> tools;     ///< absent != empty
+    std::vector<std::string> disallowed_tools;
+    bool disable_model_invocation = false;
+    bool user_invocable = true;
+    std::optional<std::string> version;
+    std::optional<std::string> category;
+    std::vector<std::string> tags;
+    std::vector<std::string> aliases;
+    /// Claude-Code behavioural keys present in the frontmatter that this library does not implement.
+    std::vector<std::string> ignored_behavioral_fields;
+    /// The whole frontmatter as JSON; every scalar is its literal text.
+    nlohmann::json frontmatter = nlohmann::json::object();
+
+    [[nodiscard]] bool model_invocable() const noexcept { return !disable_model_invocation; }
+};
+
+/// One bundled file of a skill; `path` is relative to the skill directory, '/'-separated.
+struct SkillResource {
+    std::string path;
+    friend bool operator==(const SkillResource&, const SkillResource&) = default;
+};
+
+/// What `SkillLoader::load` returns: manifest, instructions (body without frontmatter), resources.
+struct LoadedSkill {
+    SkillManifest manifest;
+    std::string instructions;
+    std::vector<SkillResource> resources;
+};
+
+enum class SkipReason {
+    invalid,          ///< bad frontmatter, bad UTF-8, bad name or flags
+    duplicate_name,   ///< a different SKILL.md with a name found earlier (keep_first)
+    not_a_directory,  ///< a library root that is a file
+    skill_package,    ///< a library root that is itself a skill
+    too_large,        ///< over the byte or line limit
+    unreadable,       ///< the reader failed
+    missing_directory ///< a library root that does not exist (reported under skip)
+};
+
+[[nodiscard]] std::string_view to_string(SkipReason r) noexcept;
+
+/// A SKILL.md or library path that was left out, and why.
+struct SkippedSkill {
+    std::string path;
+    SkipReason reason = SkipReason::invalid;
+    std::string message;  ///< one sentence that names the path and the problem
+};
+
+}  // namespace agentskills
