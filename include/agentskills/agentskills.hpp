@@ -7,6 +7,7 @@
 #include "loader.hpp"
 #include "names.hpp"
 #include "parser.hpp"
+#include "prompt.hpp"
 #include "reader.hpp"
 #include "skill.hpp"
 #include "version.hpp"
