@@ -3,7 +3,8 @@
 
 #include <algorithm>
 #include <map>
-#include <sstream>
+#include <istream>
+#include <streambuf>
 #include <unordered_map>
 #include <utility>
 
@@ -236,15 +237,35 @@ bool is_delimiter(std::string_view line) noexcept {
     return true;
 }
 
-std::string without_cr(std::string_view s) {
-    std::string out;
-    out.reserve(s.size());
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '\r' && i + 1 < s.size() && s[i + 1] == '\n') continue;
-        out.push_back(s[i]);
+// `s` with every CRLF turned into LF. Without a CR (the common case) nothing is copied: the
+// result is `s` itself; otherwise the converted text is written to `storage`.
+std::string_view without_cr(std::string_view s, std::string& storage) {
+    std::size_t cr = s.find('\r');
+    if (cr == std::string_view::npos) return s;
+    storage.clear();
+    storage.reserve(s.size());
+    std::size_t from = 0;
+    while (cr != std::string_view::npos) {
+        const bool crlf = cr + 1 < s.size() && s[cr + 1] == '\n';
+        storage.append(s.substr(from, crlf ? cr - from : cr + 1 - from));
+        from = cr + 1;
+        cr = s.find('\r', from);
     }
-    return out;
+    storage.append(s.substr(from));
+    return storage;
 }
+
+// A read-only stream buffer over text that outlives it, so that yaml-cpp reads the
+// frontmatter in place instead of from a copy in an istringstream.
+class ViewStreamBuf final : public std::streambuf {
+public:
+    explicit ViewStreamBuf(std::string_view text) {
+        // The get area is only read: std::streambuf never writes through it, and putback of a
+        // different character goes to pbackfail, which refuses it.
+        char* begin = const_cast<char*>(text.data());
+        setg(begin, begin, begin + text.size());
+    }
+};
 
 // The body: text after the closing line, without leading and trailing blank lines, LF endings.
 std::string trim_blank_lines(std::string_view text) {
@@ -442,13 +463,19 @@ void Parse::run(std::string_view text, bool truncated) {
         fatal("frontmatter-unclosed", 1, "the frontmatter opened on line 1 is not closed by a line '---'");
         return;
     }
-    const std::string frontmatter = without_cr(text.substr(first_nl + 1, close_begin - (first_nl + 1)));
-    out_.body = trim_blank_lines(without_cr(text.substr(body_begin)));
+    std::string frontmatter_storage;
+    const std::string_view frontmatter =
+        without_cr(text.substr(first_nl + 1, close_begin - (first_nl + 1)), frontmatter_storage);
+    {
+        std::string body_storage;
+        out_.body = trim_blank_lines(without_cr(text.substr(body_begin), body_storage));
+    }
 
     StrictFindings strict;
     TreeBuilder builder(frontmatter, strict);
     try {
-        std::istringstream in(frontmatter);
+        ViewStreamBuf buffer(frontmatter);
+        std::istream in(&buffer);
         YAML::Parser parser(in);
         parser.HandleNextDocument(builder);
     } catch (const YAML::Exception& e) {
