@@ -2,6 +2,9 @@
 #include "agentskills/parser.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <cstring>
 #include <map>
 #include <istream>
 #include <streambuf>
@@ -228,6 +231,24 @@ std::string_view trim(std::string_view s) noexcept {
     return s;
 }
 
+// Number of '\n' in `s`, eight bytes at a time (std::count goes one byte at a time here, and
+// this runs over every byte of every SKILL.md).
+std::size_t count_newlines(std::string_view s) noexcept {
+    constexpr std::uint64_t ones = 0x0101010101010101ULL;
+    constexpr std::uint64_t low7 = 0x7F7F7F7F7F7F7F7FULL;
+    std::size_t n = 0;
+    std::size_t i = 0;
+    for (; i + 8 <= s.size(); i += 8) {
+        std::uint64_t word = 0;
+        std::memcpy(&word, s.data() + i, sizeof word);
+        const std::uint64_t x = word ^ (ones * '\n');       // bytes equal to '\n' become 0
+        const std::uint64_t t = ((x & low7) + low7) | x;     // high bit set exactly where x != 0
+        n += static_cast<std::size_t>(std::popcount(~t & ~low7));
+    }
+    for (; i < s.size(); ++i) n += s[i] == '\n' ? 1 : 0;
+    return n;
+}
+
 // A line that is `---` followed only by spaces, tabs or a CR.
 bool is_delimiter(std::string_view line) noexcept {
     if (line.substr(0, 3) != "---") return false;
@@ -423,7 +444,7 @@ void Parse::run(std::string_view text, bool truncated) {
     }
 
     // Count lines (a last line without a newline counts).
-    const std::size_t lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) +
+    const std::size_t lines = count_newlines(text) +
                               ((!text.empty() && text.back() != '\n') ? 1 : 0);
     if (!reference() && opt_.max_lines != 0 && lines > opt_.max_lines) {
         fatal("too-many-lines", opt_.max_lines + 1,
