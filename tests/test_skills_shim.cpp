@@ -623,7 +623,17 @@ TEST_CASE("budget: descriptions go before entries, by priority, with a token cou
             .render_prompt(*catalog);
     CHECK(by_prio.without_description == std::vector<std::string>{"skill-0"});
 
-    // A token counter (words, here) and a tight budget: some entries omitted, and one is reported.
+    // Every description gone is still too much: the last entry is left out, and reported.
+    std::size_t all_bare = full;
+    for (const auto& m : *catalog) all_bare -= std::string("    <description></description>\n").size() + m.description.size();
+    SkillsPrompt one_out = SkillsShim({.catalog = catalog, .budget = {.limit = all_bare - 1}}).render_prompt(*catalog);
+    CHECK(one_out.omitted == std::vector<std::string>{"skill-5"});
+    CHECK(one_out.without_description.size() == 5);
+    CHECK(one_out.size <= all_bare - 1);
+    CHECK(one_out.text.find("</available_skills>\n1 more skill is not listed here, to keep this list within its "
+                            "size budget.") != std::string::npos);
+
+    // A token counter (words, here).
     auto words = [](std::string_view t) {
         std::size_t n = 0;
         bool in = false;
@@ -634,12 +644,10 @@ TEST_CASE("budget: descriptions go before entries, by priority, with a token cou
         }
         return n;
     };
-    SkillsPrompt tokens =
-        SkillsShim({.catalog = catalog, .budget = {.limit = 120, .count = words, .priority = nullptr}}).render_prompt(*catalog);
+    const std::size_t full_words = words(SkillsShim({.catalog = catalog}).render_prompt(*catalog).text);
+    SkillsPrompt tokens = SkillsShim({.catalog = catalog, .budget = {.limit = full_words - 1, .count = words, .priority = nullptr}})
+                              .render_prompt(*catalog);
     CHECK(tokens.size == words(tokens.text));
-    CHECK(tokens.size <= 120);
-    CHECK_FALSE(tokens.omitted.empty());
-    if (tokens.omitted.size() == 1) {
-        CHECK(tokens.text.find("1 more skill is not listed here") != std::string::npos);
-    }
+    CHECK(tokens.size <= full_words - 1);
+    CHECK(tokens.without_description == std::vector<std::string>{"skill-5"});
 }
