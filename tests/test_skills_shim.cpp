@@ -1,12 +1,19 @@
 // Tests for skills_shim.hpp: the exact texts and behaviour of SkillsShim on the harness.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <string>
 
 #include <agentskills/catalog.hpp>
 #include <agentskills/errors.hpp>
 #include <agentskills/harness.hpp>
+#include <agentskills/loader.hpp>
+#include <agentskills/reader.hpp>
 #include <agentskills/prompt.hpp>
 #include <agentskills/skills_shim.hpp>
 
@@ -650,4 +657,104 @@ TEST_CASE("budget: descriptions go before entries, by priority, with a token cou
     CHECK(tokens.size == words(tokens.text));
     CHECK(tokens.size <= full_words - 1);
     CHECK(tokens.without_description == std::vector<std::string>{"skill-5"});
+}
+
+// ---------------------------------------------------------------------------------------
+// Activation through FilesystemSkillLoader: read_path in each reader's namespace.
+
+namespace {
+
+const std::string refund_md =
+    "---\n"
+    "name: refund-policy\n"
+    "description: Decide refunds under the store policy.\n"
+    "---\n"
+    "\n"
+    "Check references/policy.md before answering.\n";
+
+std::string refund_content(const std::string& root) {
+    return "<skill_content name=\"refund-policy\">\n"
+           "Check references/policy.md before answering.\n"
+           "\n"
+           "Skill directory: " +
+           root + "\n" + std::string(SKILL_DIRECTORY_NOTE) +
+           "\n"
+           "\n"
+           "<skill_resources>\n"
+           "  <file path=\"scripts/refund.py\" read_path=\"" +
+           root +
+           "/scripts/refund.py\" />\n"
+           "  <file path=\"references/policy.md\" read_path=\"" +
+           root +
+           "/references/policy.md\" />\n"
+           "  <file path=\"notes.txt\" read_path=\"" +
+           root +
+           "/notes.txt\" />\n"
+           "</skill_resources>\n"
+           "</skill_content>";
+}
+
+std::shared_ptr<MemorySkillReader> refund_memory() {
+    auto mem = std::make_shared<MemorySkillReader>();
+    mem->add_file("skills/refund-policy/SKILL.md", refund_md);
+    mem->add_file("skills/refund-policy/references/policy.md", "Refunds within 30 days.");
+    mem->add_file("skills/refund-policy/scripts/refund.py", "print('ok')");
+    mem->add_file("skills/refund-policy/notes.txt", "n");
+    return mem;
+}
+
+std::string activate_once(const SkillLoaderPtr& loader, std::string* location = nullptr) {
+    auto model = std::make_shared<ScriptedModel>(
+        std::vector<Message>{assistant_message("", {activate("c1", "refund-policy")}), assistant_message("ok")});
+    DefaultAgent agent({.name = "r", .instructions = "", .model = model, .tools = {},
+                        .shims = {std::make_shared<SkillsShim>(SkillsShimOptions{.loader = loader})}});
+    (void)agent.run("refund?");
+    if (location != nullptr) {
+        const std::string sys = model->requests()[0].messages[0].content;
+        auto b = sys.find("<location>") + 10;
+        *location = sys.substr(b, sys.find("</location>") - b);
+    }
+    return agent.run_state().history[2].content;
+}
+
+}  // namespace
+
+TEST_CASE("activation read_path: plain injected reader (relative paths)", "[shim][reader]") {
+    auto loader = std::make_shared<FilesystemSkillLoader>(
+        FilesystemLoaderOptions{.roots = {"skills"}, .include_default_roots = false, .reader = refund_memory()});
+    std::string location;
+    CHECK(activate_once(loader, &location) == refund_content("skills/refund-policy"));
+    CHECK(location == "skills/refund-policy/SKILL.md");
+}
+
+TEST_CASE("activation read_path: mounted reader (rooted virtual paths)", "[shim][reader]") {
+    auto tenant = std::make_shared<MemorySkillReader>();
+    tenant->add_file("sessions/s1/notes.md", "x");
+    auto mounted = std::make_shared<MountedReader>(
+        std::map<std::string, SkillReaderPtr, std::less<>>{{"local", refund_memory()}, {"tenant", tenant}});
+    auto loader = std::make_shared<FilesystemSkillLoader>(
+        FilesystemLoaderOptions{.roots = {"/local/skills"}, .include_default_roots = false, .reader = mounted});
+    std::string location;
+    CHECK(activate_once(loader, &location) == refund_content("/local/skills/refund-policy"));
+    CHECK(location == "/local/skills/refund-policy/SKILL.md");
+}
+
+TEST_CASE("activation read_path: local file system (absolute paths)", "[shim][reader]") {
+    namespace fs = std::filesystem;
+    const fs::path base = fs::temp_directory_path() / ("agentskills-shim-" + std::to_string(::getpid()));
+    fs::remove_all(base);
+    const fs::path dir = base / "skills" / "refund-policy";
+    fs::create_directories(dir / "references");
+    fs::create_directories(dir / "scripts");
+    std::ofstream(dir / "SKILL.md") << refund_md;
+    std::ofstream(dir / "references" / "policy.md") << "Refunds within 30 days.";
+    std::ofstream(dir / "scripts" / "refund.py") << "print('ok')";
+    std::ofstream(dir / "notes.txt") << "n";
+    auto loader = std::make_shared<FilesystemSkillLoader>(
+        FilesystemLoaderOptions{.roots = {(base / "skills").string()}, .include_default_roots = false});
+    const std::string root = fs::canonical(dir).string();
+    std::string location;
+    CHECK(activate_once(loader, &location) == refund_content(root));
+    CHECK(location == root + "/SKILL.md");
+    fs::remove_all(base);
 }
