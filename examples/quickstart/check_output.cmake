@@ -1,3 +1,4 @@
+cmake_minimum_required(VERSION 3.20)
 # Runs PROGRAM with SKILLS, replaces the (resolved) skills path by <SKILLS> and compares the
 # output with EXPECTED. Set UPDATE=ON to rewrite EXPECTED instead.
 execute_process(COMMAND "${PROGRAM}" "${SKILLS}" OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
