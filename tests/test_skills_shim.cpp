@@ -758,3 +758,24 @@ TEST_CASE("activation read_path: local file system (absolute paths)", "[shim][re
     CHECK(location == root + "/SKILL.md");
     fs::remove_all(base);
 }
+
+TEST_CASE("a failed load is an error result and leaves the skill inactive", "[shim]") {
+    auto skills = fixture();
+    auto loader = std::make_shared<TestLoader>(skills);
+    // A catalog that lists a skill the loader cannot load.
+    Discovery d;
+    for (const auto& s : skills) d.skills.push_back(s.manifest);
+    d.skills.push_back(make_skill("ghost", "Vanished from storage.", "skills/ghost", "").manifest);
+    auto catalog = std::make_shared<const SkillCatalog>(loader, d);
+    auto model = std::make_shared<ScriptedModel>(std::vector<Message>{
+        assistant_message("", {activate("c1", "ghost")}), assistant_message("", {activate("c2", "ghost")}),
+        assistant_message("done")});
+    auto shim = std::make_shared<SkillsShim>(SkillsShimOptions{.catalog = catalog});
+    DefaultAgent agent({.name = "g", .instructions = "", .model = model, .tools = {}, .shims = {shim}});
+    (void)agent.run("go");
+    const auto& h = agent.run_state().history;
+    CHECK(h[2].content == "error: ghost");
+    CHECK(h[4].content == "error: ghost");  // tried again, not "already active"
+    CHECK(shim->active_skill_names(agent.run_state()).empty());
+    CHECK(loader->loads == 2);
+}
