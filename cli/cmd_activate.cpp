@@ -33,9 +33,11 @@ int run(const ActivateArgs& args) {
                          .name = args.tool_name,
                          .arguments = nlohmann::json{{"name", args.names[i]}}.dump()});
     }
-    auto model = std::make_shared<ScriptedModel>(std::vector<Message>{assistant_message("", calls), assistant_message("")});
-    DefaultAgent agent({.name = "agentskills-activate", .instructions = "", .model = model, .tools = {}, .shims = {shim}},
-                       {.max_turns = 2, .parallel_tool_calls = false, .hooks = nullptr});
+    auto model =
+        std::make_shared<ScriptedModel>(std::vector<Message>{assistant_message("", calls), assistant_message("")});
+    DefaultAgent agent(
+        {.name = "agentskills-activate", .instructions = "", .model = model, .tools = {}, .shims = {shim}},
+        {.max_turns = 2, .parallel_tool_calls = false, .hooks = nullptr});
     (void)agent.run("activate");
 
     std::vector<Message> results;
@@ -55,10 +57,13 @@ int run(const ActivateArgs& args) {
 
 void setup(CLI::App& app, int* status) {
     auto args = std::make_shared<ActivateArgs>();
-    auto* cmd = app.add_subcommand(
-        "activate", "Print what the activation tool returns, in order, when one run calls it for each NAME "
-                    "(a repeated name gets the already-active result)");
-    cmd->add_option("--root", args->roots, "A skills library (repeatable; earlier roots win)")->required()->allow_extra_args(false);
+    auto* cmd =
+        app.add_subcommand("activate",
+                           "Print what the activation tool returns, in order, when one run calls it for each NAME "
+                           "(a repeated name gets the already-active result)");
+    cmd->add_option("--root", args->roots, "A skills library (repeatable; earlier roots win)")
+        ->required()
+        ->allow_extra_args(false);
     cmd->add_option("name", args->names, "Skill names, in call order")->required();
     cmd->add_option("--tool-name", args->tool_name, "Name of the activation tool")->capture_default_str();
     cmd->add_flag("--json", args->json, "Print the tool messages as chat-completions JSON");

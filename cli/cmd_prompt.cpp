@@ -34,11 +34,15 @@ int run(const PromptArgs& args) {
 void setup(CLI::App& app, int* status) {
     auto args = std::make_shared<PromptArgs>();
     auto* cmd = app.add_subcommand(
-        "prompt", "Print the skills block that SkillsShim appends to the system instruction (nothing when no skill "
-                  "is model-invocable)");
-    cmd->add_option("--root", args->roots, "A skills library (repeatable; earlier roots win)")->required()->allow_extra_args(false);
+        "prompt",
+        "Print the skills block that SkillsShim appends to the system instruction (nothing when no skill "
+        "is model-invocable)");
+    cmd->add_option("--root", args->roots, "A skills library (repeatable; earlier roots win)")
+        ->required()
+        ->allow_extra_args(false);
     cmd->add_option("--tool-name", args->tool_name, "Name of the activation tool")->capture_default_str();
-    cmd->add_option("--budget", args->budget, "Largest block size in characters (0 = no budget)")->capture_default_str();
+    cmd->add_option("--budget", args->budget, "Largest block size in characters (0 = no budget)")
+        ->capture_default_str();
     cmd->add_flag("--show-omitted", args->show_omitted, "List the skills the budget left out on stderr");
     cmd->callback([args, status] { *status = run(*args); });
 }

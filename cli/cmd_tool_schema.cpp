@@ -22,8 +22,8 @@ void setup(CLI::App& app, int* status) {
     cmd->add_flag("--compact", args->compact, "One line instead of indented JSON");
     cmd->callback([args, status] {
         // A catalog is not needed for the schema: it is the same for every library.
-        SkillsShim shim({.catalog = std::make_shared<const SkillCatalog>(nullptr, Discovery{}),
-                         .tool_name = args->tool_name});
+        SkillsShim shim(
+            {.catalog = std::make_shared<const SkillCatalog>(nullptr, Discovery{}), .tool_name = args->tool_name});
         std::cout << to_json(shim.tool_spec()).dump(args->compact ? -1 : 2) << '\n';
         *status = exit_ok;
     });

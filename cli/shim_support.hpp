@@ -19,7 +19,8 @@ inline SkillCatalogPtr discover_roots(const std::vector<std::string>& roots, con
     auto loader = std::make_shared<FilesystemSkillLoader>(FilesystemLoaderOptions{
         .roots = roots, .include_default_roots = false, .missing_directories = MissingDirectories::error});
     SkillCatalogPtr catalog = discover_skill_catalog(loader);
-    for (const auto& s : catalog->skipped()) fmt::print(stderr, "agentskills {}: skipped {}: {}\n", command, s.path, s.message);
+    for (const auto& s : catalog->skipped())
+        fmt::print(stderr, "agentskills {}: skipped {}: {}\n", command, s.path, s.message);
     return catalog;
 }
 

@@ -18,10 +18,14 @@ using nlohmann::json;
 
 std::string_view to_string(Role role) noexcept {
     switch (role) {
-        case Role::system: return "system";
-        case Role::user: return "user";
-        case Role::assistant: return "assistant";
-        case Role::tool: return "tool";
+        case Role::system:
+            return "system";
+        case Role::user:
+            return "user";
+        case Role::assistant:
+            return "assistant";
+        case Role::tool:
+            return "tool";
     }
     return "user";
 }
@@ -49,9 +53,8 @@ Message tool_message(std::string tool_call_id, std::string name, std::string con
 }
 
 json to_json(const ToolCall& call) {
-    return json{{"id", call.id},
-                {"type", "function"},
-                {"function", json{{"name", call.name}, {"arguments", call.arguments}}}};
+    return json{
+        {"id", call.id}, {"type", "function"}, {"function", json{{"name", call.name}, {"arguments", call.arguments}}}};
 }
 
 json to_json(const Message& message) {
@@ -453,7 +456,8 @@ RunResult DefaultAgent::run(std::string_view input) {
 
             ModelRequest request;
             request.messages.reserve(state.history.size() + 1);
-            if (!turn.system_instruction().empty()) request.messages.push_back(system_message(turn.system_instruction()));
+            if (!turn.system_instruction().empty())
+                request.messages.push_back(system_message(turn.system_instruction()));
             request.messages.insert(request.messages.end(), state.history.begin(), state.history.end());
             for (const auto& t : tools) request.tools.push_back(t.spec);
 
@@ -468,7 +472,8 @@ RunResult DefaultAgent::run(std::string_view input) {
             if (response.tool_calls.empty()) break;
 
             for (auto& r : run_tool_calls(response.tool_calls, tools)) {
-                state.history.push_back(tool_message(std::move(r.tool_call_id), std::move(r.name), std::move(r.content)));
+                state.history.push_back(
+                    tool_message(std::move(r.tool_call_id), std::move(r.name), std::move(r.content)));
             }
         }
         for (auto& b : bound_) b->on_run_end(state);

@@ -99,9 +99,10 @@ ToolSpec make_tool_spec(const std::string& tool_name) {
     };
     return ToolSpec{
         .name = tool_name,
-        .description = "Activate one of the skills listed in <available_skills>: returns its full instructions "
-                       "and the files bundled with it. Call it before working on a task that matches the "
-                       "skill's description.",
+        .description =
+            "Activate one of the skills listed in <available_skills>: returns its full instructions "
+            "and the files bundled with it. Call it before working on a task that matches the "
+            "skill's description.",
         .parameters = std::move(parameters),
         .strict = true,
     };
@@ -163,8 +164,7 @@ struct Binding {
 
 class BoundSkillsShim final : public BoundShim {
 public:
-    BoundSkillsShim(std::shared_ptr<const Binding> binding, std::string block, std::string prompt_key,
-                    ToolSpec spec)
+    BoundSkillsShim(std::shared_ptr<const Binding> binding, std::string block, std::string prompt_key, ToolSpec spec)
         : binding_(std::move(binding)), block_(std::move(block)), prompt_key_(std::move(prompt_key)) {
         std::shared_ptr<const Binding> b = binding_;
         tool_ = Tool{.spec = std::move(spec),
@@ -214,8 +214,8 @@ SkillsShim::SkillsShim(SkillsShimOptions options) : options_(std::move(options))
         throw ConfigurationError("SkillsShim: give a loader or a catalog, not both (a catalog carries its loader)");
     }
     if (!valid_tool_name(options_.tool_name)) {
-        throw ConfigurationError(fmt::format(
-            "SkillsShim: tool name '{}' must be 1 to 64 letters, digits, '_' or '-'", options_.tool_name));
+        throw ConfigurationError(
+            fmt::format("SkillsShim: tool name '{}' must be 1 to 64 letters, digits, '_' or '-'", options_.tool_name));
     }
     if (options_.name.empty()) throw ConfigurationError("SkillsShim: the shim name must not be empty");
     if (const auto* tpl = std::get_if<std::string>(&options_.system_prompt)) {
@@ -259,9 +259,7 @@ SkillsPrompt SkillsShim::render_prompt(const SkillCatalog& catalog) const {
     if (invocable.empty()) return result;
     const std::size_t n = invocable.size();
     const CatalogBudget& budget = options_.budget;
-    auto measure = [&](std::string_view text) {
-        return budget.count ? budget.count(text) : count_code_points(text);
-    };
+    auto measure = [&](std::string_view text) { return budget.count ? budget.count(text) : count_code_points(text); };
 
     // rank[i] = catalog position of the i-th most important entry.
     std::vector<std::size_t> rank(n);

@@ -52,7 +52,8 @@ TEST_CASE("messages convert to and from chat-completions JSON", "[harness]") {
     CHECK(message_from_json(to_json(result)) == result);
 
     CHECK(to_json(user_message("hi")) == json::parse(R"({"role":"user","content":"hi"})"));
-    CHECK(message_from_json(json::parse(R"({"role":"system","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]})")) ==
+    CHECK(message_from_json(
+              json::parse(R"({"role":"system","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]})")) ==
           system_message("ab"));
     CHECK_THROWS_AS(message_from_json(json::parse(R"({"content":"x"})")), ConfigurationError);
     CHECK_THROWS_AS(message_from_json(json::parse(R"({"role":"robot","content":"x"})")), ConfigurationError);
@@ -209,7 +210,8 @@ TEST_CASE("DefaultAgent runs one response's tool calls in parallel, keeping thei
               }};
     std::vector<ToolCall> calls;
     for (int i = 0; i < 4; ++i) calls.push_back({.id = std::to_string(i), .name = "slow", .arguments = "{}"});
-    auto model = std::make_shared<ScriptedModel>(std::vector<Message>{assistant_message("", calls), assistant_message("ok")});
+    auto model =
+        std::make_shared<ScriptedModel>(std::vector<Message>{assistant_message("", calls), assistant_message("ok")});
     DefaultAgent agent({.name = "p", .instructions = "", .model = model, .tools = {slow}, .shims = {}},
                        {.max_turns = 4, .parallel_tool_calls = true, .hooks = nullptr});
     (void)agent.run("go");

@@ -13,8 +13,8 @@
 #include <agentskills/errors.hpp>
 #include <agentskills/harness.hpp>
 #include <agentskills/loader.hpp>
-#include <agentskills/reader.hpp>
 #include <agentskills/prompt.hpp>
+#include <agentskills/reader.hpp>
 #include <agentskills/skills_shim.hpp>
 
 using namespace agentskills;
@@ -153,8 +153,10 @@ const std::string expected_pdf_content =
 
 std::string already_active(const std::string& name, const std::string& tool = "activate_skill") {
     return "The skill \"" + name + "\" is already active: its instructions are in the <skill_content name=\"" + name +
-           "\"> block that an earlier " + tool + " call returned in this conversation. Keep following that block; "
-           "do not call " + tool + " for this skill again.";
+           "\"> block that an earlier " + tool +
+           " call returned in this conversation. Keep following that block; "
+           "do not call " +
+           tool + " for this skill again.";
 }
 
 const std::string expected_tool_json = R"({"type":"function","function":{"name":"activate_skill",
@@ -185,7 +187,10 @@ TEST_CASE("the block is appended once, after a blank line, on the first turn onl
 TEST_CASE("the block alone when the agent has no instructions; again after reset", "[shim]") {
     auto loader = std::make_shared<TestLoader>(fixture());
     auto model = std::make_shared<ScriptedModel>(std::vector<Message>{assistant_message("a"), assistant_message("b")});
-    DefaultAgent agent({.name = "n", .instructions = "", .model = model, .tools = {},
+    DefaultAgent agent({.name = "n",
+                        .instructions = "",
+                        .model = model,
+                        .tools = {},
                         .shims = {std::make_shared<SkillsShim>(SkillsShimOptions{.loader = loader})}});
     (void)agent.run("x");
     agent.reset();
@@ -278,10 +283,11 @@ TEST_CASE("first activation returns the skill content", "[shim]") {
 }
 
 TEST_CASE("unknown names, bad arguments and the 'and N more' cut", "[shim]") {
-    auto s = make_agent({assistant_message("", {activate("c1", "nope"),
-                                                 ToolCall{.id = "c2", .name = "activate_skill", .arguments = "{oops"},
-                                                 ToolCall{.id = "c3", .name = "activate_skill", .arguments = R"({"name":""})"}}),
-                         assistant_message("done")});
+    auto s = make_agent(
+        {assistant_message(
+             "", {activate("c1", "nope"), ToolCall{.id = "c2", .name = "activate_skill", .arguments = "{oops"},
+                  ToolCall{.id = "c3", .name = "activate_skill", .arguments = R"({"name":""})"}}),
+         assistant_message("done")});
     (void)s.agent->run("go");
     const auto& h = s.agent->run_state().history;
     CHECK(h[2].content == "There is no skill named \"nope\". Available skills: pdf-forms, release-notes.");
@@ -316,7 +322,7 @@ TEST_CASE("a repeat on a later turn or run gets the already-active text", "[shim
 
 TEST_CASE("two calls for one skill in one response: content, then already active", "[shim]") {
     auto s = make_agent({assistant_message("", {activate("c1", "pdf-forms"), activate("c2", "pdf-forms"),
-                                                 activate("c3", "release-notes")}),
+                                                activate("c3", "release-notes")}),
                          assistant_message("done")});
     (void)s.agent->run("go");
     const auto& h = s.agent->run_state().history;
@@ -347,9 +353,10 @@ TEST_CASE("32 concurrent calls for one skill: one content, 31 already active, on
 }
 
 TEST_CASE("a custom tool name shows in the block, the schema and the already-active text", "[shim]") {
-    auto s = make_agent({assistant_message("", {activate("c1", "pdf-forms", "use_skill"), activate("c2", "pdf-forms", "use_skill")}),
-                         assistant_message("done")},
-                        {.tool_name = "use_skill"});
+    auto s = make_agent(
+        {assistant_message("", {activate("c1", "pdf-forms", "use_skill"), activate("c2", "pdf-forms", "use_skill")}),
+         assistant_message("done")},
+        {.tool_name = "use_skill"});
     (void)s.agent->run("go");
     auto reqs = s.model->requests();
     CHECK(reqs[0].messages[0].content == "You are a careful assistant.\n\n" + expected_block("use_skill"));
@@ -360,8 +367,9 @@ TEST_CASE("a custom tool name shows in the block, the schema and the already-act
 }
 
 TEST_CASE("a custom template: placeholders, braces and a callback", "[shim]") {
-    auto s = make_agent({assistant_message("ok")},
-                        {.system_prompt = "{{skills}} via {tool_name} ({skill_count} listed, {omitted_count} left out):\n{skills}"});
+    auto s = make_agent(
+        {assistant_message("ok")},
+        {.system_prompt = "{{skills}} via {tool_name} ({skill_count} listed, {omitted_count} left out):\n{skills}"});
     (void)s.agent->run("go");
     CHECK(s.model->requests()[0].messages[0].content ==
           "You are a careful assistant.\n\n{skills} via activate_skill (2 listed, 0 left out):\n" + expected_catalog);
@@ -382,8 +390,8 @@ TEST_CASE("a custom template: placeholders, braces and a callback", "[shim]") {
 }
 
 TEST_CASE("a custom shim name changes the state keys", "[shim]") {
-    auto s = make_agent({assistant_message("", {activate("c1", "pdf-forms")}), assistant_message("done")},
-                        {.name = "docs"});
+    auto s =
+        make_agent({assistant_message("", {activate("c1", "pdf-forms")}), assistant_message("done")}, {.name = "docs"});
     (void)s.agent->run("go");
     const RunState& st = s.agent->run_state();
     CHECK(s.shim->name() == "docs");
@@ -397,7 +405,8 @@ TEST_CASE("a custom shim name changes the state keys", "[shim]") {
 }
 
 TEST_CASE("two skills shims in one agent: the run-state view gives the union", "[shim]") {
-    auto docs = std::make_shared<TestLoader>(std::vector<LoadedSkill>{make_skill("guide", "Docs guide.", "d/guide", "g")});
+    auto docs =
+        std::make_shared<TestLoader>(std::vector<LoadedSkill>{make_skill("guide", "Docs guide.", "d/guide", "g")});
     auto main_loader = std::make_shared<TestLoader>(fixture());
     auto model = std::make_shared<ScriptedModel>(std::vector<Message>{
         assistant_message("", {activate("c1", "pdf-forms"), activate("c2", "guide", "open_doc_skill")}),
@@ -475,8 +484,8 @@ TEST_CASE("deny-first tool filtering, including hiding activate_skill", "[shim]"
     const std::vector<Tool> tools = {plain_tool("read"), plain_tool("write"), plain_tool("grep"), plain_tool("bash")};
 
     SECTION("an allow list limits the pool; its denies win; activate_skill outside the list is hidden") {
-        auto s = make_agent({assistant_message("", {activate("c1", "reader")}), assistant_message("ok")}, {}, tools,
-                            {}, filtering_fixture());
+        auto s = make_agent({assistant_message("", {activate("c1", "reader")}), assistant_message("ok")}, {}, tools, {},
+                            filtering_fixture());
         (void)s.agent->run("go");
         auto reqs = s.model->requests();
         CHECK(tool_names(reqs[0]) == std::vector<std::string>{"read", "write", "grep", "bash", "activate_skill"});
@@ -492,8 +501,8 @@ TEST_CASE("deny-first tool filtering, including hiding activate_skill", "[shim]"
         CHECK(tool_names(reqs[2]) == std::vector<std::string>{"read", "write", "grep"});
     }
     SECTION("a deny list alone keeps every other tool and can hide activate_skill") {
-        auto s = make_agent({assistant_message("", {activate("c1", "quiet")}), assistant_message("ok")}, {}, tools,
-                            {}, filtering_fixture());
+        auto s = make_agent({assistant_message("", {activate("c1", "quiet")}), assistant_message("ok")}, {}, tools, {},
+                            filtering_fixture());
         (void)s.agent->run("go");
         CHECK(tool_names(s.model->requests()[1]) == std::vector<std::string>{"read", "write", "grep"});
     }
@@ -503,12 +512,12 @@ TEST_CASE("filtering also hides tools added by a shim placed after SkillsShim", 
     auto loader = std::make_shared<TestLoader>(filtering_fixture());
     auto model = std::make_shared<ScriptedModel>(
         std::vector<Message>{assistant_message("", {activate("c1", "quiet")}), assistant_message("ok")});
-    DefaultAgent agent({.name = "f",
-                        .instructions = "",
-                        .model = model,
-                        .tools = {plain_tool("read")},
-                        .shims = {std::make_shared<SkillsShim>(SkillsShimOptions{.loader = loader}),
-                                  std::make_shared<ShellShim>()}});
+    DefaultAgent agent(
+        {.name = "f",
+         .instructions = "",
+         .model = model,
+         .tools = {plain_tool("read")},
+         .shims = {std::make_shared<SkillsShim>(SkillsShimOptions{.loader = loader}), std::make_shared<ShellShim>()}});
     (void)agent.run("go");
     auto reqs = model->requests();
     CHECK(tool_names(reqs[0]) == std::vector<std::string>{"read", "activate_skill", "bash"});
@@ -518,7 +527,9 @@ TEST_CASE("filtering also hides tools added by a shim placed after SkillsShim", 
 namespace {
 class RecordingHooks final : public RunnerHooks {
 public:
-    void on_agent_start(const AgentDescriptor& a, const RunState&) override { events.push_back("agent_start " + a.name); }
+    void on_agent_start(const AgentDescriptor& a, const RunState&) override {
+        events.push_back("agent_start " + a.name);
+    }
     void on_agent_end(const AgentDescriptor&, const RunResult* r) override {
         events.push_back("agent_end " + (r ? r->final_output : std::string("<error>")));
     }
@@ -592,7 +603,8 @@ TEST_CASE("budget: 1,000 skills within 8,000 characters", "[shim][budget]") {
     CHECK(p.listed.size() + p.omitted.size() == 1000);
     CHECK(p.without_description.size() == p.listed.size());
     CHECK(block.find(std::to_string(p.omitted.size()) +
-                     " more skills are not listed here, to keep this list within its size budget.") != std::string::npos);
+                     " more skills are not listed here, to keep this list within its size budget.") !=
+          std::string::npos);
     // The end of the catalog goes first.
     CHECK(p.listed.front() == "skill-0");
     CHECK(p.omitted.back() == "skill-999");
@@ -632,7 +644,8 @@ TEST_CASE("budget: descriptions go before entries, by priority, with a token cou
 
     // Every description gone is still too much: the last entry is left out, and reported.
     std::size_t all_bare = full;
-    for (const auto& m : *catalog) all_bare -= std::string("    <description></description>\n").size() + m.description.size();
+    for (const auto& m : *catalog)
+        all_bare -= std::string("    <description></description>\n").size() + m.description.size();
     SkillsPrompt one_out = SkillsShim({.catalog = catalog, .budget = {.limit = all_bare - 1}}).render_prompt(*catalog);
     CHECK(one_out.omitted == std::vector<std::string>{"skill-5"});
     CHECK(one_out.without_description.size() == 5);
@@ -652,8 +665,9 @@ TEST_CASE("budget: descriptions go before entries, by priority, with a token cou
         return n;
     };
     const std::size_t full_words = words(SkillsShim({.catalog = catalog}).render_prompt(*catalog).text);
-    SkillsPrompt tokens = SkillsShim({.catalog = catalog, .budget = {.limit = full_words - 1, .count = words, .priority = nullptr}})
-                              .render_prompt(*catalog);
+    SkillsPrompt tokens =
+        SkillsShim({.catalog = catalog, .budget = {.limit = full_words - 1, .count = words, .priority = nullptr}})
+            .render_prompt(*catalog);
     CHECK(tokens.size == words(tokens.text));
     CHECK(tokens.size <= full_words - 1);
     CHECK(tokens.without_description == std::vector<std::string>{"skill-5"});
@@ -706,7 +720,10 @@ std::shared_ptr<MemorySkillReader> refund_memory() {
 std::string activate_once(const SkillLoaderPtr& loader, std::string* location = nullptr) {
     auto model = std::make_shared<ScriptedModel>(
         std::vector<Message>{assistant_message("", {activate("c1", "refund-policy")}), assistant_message("ok")});
-    DefaultAgent agent({.name = "r", .instructions = "", .model = model, .tools = {},
+    DefaultAgent agent({.name = "r",
+                        .instructions = "",
+                        .model = model,
+                        .tools = {},
                         .shims = {std::make_shared<SkillsShim>(SkillsShimOptions{.loader = loader})}});
     (void)agent.run("refund?");
     if (location != nullptr) {
@@ -767,9 +784,9 @@ TEST_CASE("a failed load is an error result and leaves the skill inactive", "[sh
     for (const auto& s : skills) d.skills.push_back(s.manifest);
     d.skills.push_back(make_skill("ghost", "Vanished from storage.", "skills/ghost", "").manifest);
     auto catalog = std::make_shared<const SkillCatalog>(loader, d);
-    auto model = std::make_shared<ScriptedModel>(std::vector<Message>{
-        assistant_message("", {activate("c1", "ghost")}), assistant_message("", {activate("c2", "ghost")}),
-        assistant_message("done")});
+    auto model = std::make_shared<ScriptedModel>(std::vector<Message>{assistant_message("", {activate("c1", "ghost")}),
+                                                                      assistant_message("", {activate("c2", "ghost")}),
+                                                                      assistant_message("done")});
     auto shim = std::make_shared<SkillsShim>(SkillsShimOptions{.catalog = catalog});
     DefaultAgent agent({.name = "g", .instructions = "", .model = model, .tools = {}, .shims = {shim}});
     (void)agent.run("go");

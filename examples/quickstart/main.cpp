@@ -36,7 +36,8 @@ public:
     }
     void on_tool_call_end(const as::AgentDescriptor&, const as::ToolCall& call, const as::ToolResult& result) override {
         if (call.name == as::DEFAULT_SKILLS_TOOL_NAME) {
-            log("skill activation end: " + call.id + ": " + result.content.substr(0, result.content.find_first_of(":\n")));
+            log("skill activation end: " + call.id + ": " +
+                result.content.substr(0, result.content.find_first_of(":\n")));
         }
     }
     void on_agent_end(const as::AgentDescriptor& agent, const as::RunResult* result) override {
