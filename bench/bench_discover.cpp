@@ -24,7 +24,7 @@ void BM_discover_first(benchmark::State& state) {
         if (found.skills.size() != n) state.SkipWithError("not every skill was found");
         benchmark::DoNotOptimize(found);
     }
-    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+    state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(n));
 }
 BENCHMARK(BM_discover_first)->Args({1000, 1})->Args({1000, 0})->Unit(benchmark::kMillisecond);
 
@@ -37,7 +37,7 @@ void BM_discover_again(benchmark::State& state) {
         auto found = loader.discover();
         benchmark::DoNotOptimize(found);
     }
-    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+    state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(n));
 }
 BENCHMARK(BM_discover_again)->Args({1000, 1})->Args({1000, 0})->Unit(benchmark::kMillisecond);
 

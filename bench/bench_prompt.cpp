@@ -23,7 +23,7 @@ void BM_render_available_skills(benchmark::State& state) {
         benchmark::DoNotOptimize(block);
     }
     state.counters["block_bytes"] = static_cast<double>(bytes);
-    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+    state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(n));
 }
 BENCHMARK(BM_render_available_skills)->Arg(1000)->Unit(benchmark::kMicrosecond);
 
