@@ -180,7 +180,9 @@ Discovery CombinedSkillLoader::discover() {
             }
             const SkillManifest& first = out.skills[position.at(key)];
             const std::size_t j = found->second.config;
-            const bool same_reader = impl_->readers[i] == impl_->readers[j];
+            // Two local readers share one namespace (absolute, resolved paths).
+            const bool same_reader = impl_->readers[i] == impl_->readers[j] ||
+                                     (impl_->readers[i]->is_local() && impl_->readers[j]->is_local());
             if (same_reader && first.skill_file == m.skill_file) continue;  // the same SKILL.md
             auto a = read_for_compare(*impl_->readers[j], first.skill_file);
             auto b = read_for_compare(*impl_->readers[i], m.skill_file);
