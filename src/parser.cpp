@@ -263,7 +263,7 @@ std::string trim_blank_lines(std::string_view text) {
         if (line_begin < begin || !is_blank(text.substr(line_begin, end - line_begin))) break;
         end = nl == std::string_view::npos || nl < begin ? begin : nl;
     }
-    return without_cr(text.substr(begin, end - begin));
+    return std::string(text.substr(begin, end - begin));
 }
 
 std::vector<std::string> split_list(std::string_view text, bool on_commas) {
@@ -443,7 +443,7 @@ void Parse::run(std::string_view text, bool truncated) {
         return;
     }
     const std::string frontmatter = without_cr(text.substr(first_nl + 1, close_begin - (first_nl + 1)));
-    out_.body = trim_blank_lines(text.substr(body_begin));
+    out_.body = trim_blank_lines(without_cr(text.substr(body_begin)));
 
     StrictFindings strict;
     TreeBuilder builder(frontmatter, strict);

@@ -1,0 +1,507 @@
+// agentskills-cpp — FilesystemSkillLoader: discovery over library roots, caching, loading.
+#include "agentskills/loader.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <shared_mutex>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include <fmt/core.h>
+
+#include "agentskills/errors.hpp"
+#include "agentskills/names.hpp"
+#include "agentskills/parser.hpp"
+
+namespace agentskills {
+
+SkillLoader::~SkillLoader() = default;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view skill_file_name = "SKILL.md";
+
+// Diagnostic codes of discovery (the parser has its own; see docs/loading.md).
+constexpr std::string_view code_root_missing = "root_missing";
+constexpr std::string_view code_root_not_a_directory = "root_not_a_directory";
+constexpr std::string_view code_root_skill_package = "root_is_skill_package";
+constexpr std::string_view code_skill_unreadable = "skill_unreadable";
+constexpr std::string_view code_skill_skipped = "skill_skipped";
+constexpr std::string_view code_duplicate_name = "duplicate_name";
+constexpr std::string_view code_duplicate_copy = "duplicate_copy";
+
+struct Root {
+    std::string path;        // in the reader's namespace
+    bool is_default = false; // a default root: always skip-if-missing
+};
+
+// One parsed SKILL.md, shared between discoveries while its stat does not change.
+struct CacheEntry {
+    FileStat stat;
+    std::string text;                       // the bytes read (for the byte-identical check)
+    std::optional<SkillManifest> manifest;  // paths not filled in
+    std::string body;
+    Diagnostics diagnostics;
+    std::optional<SkipReason> skip_reason;
+    std::string skip_message;
+};
+using CacheEntryPtr = std::shared_ptr<const CacheEntry>;
+
+// What the worker found for one child directory of a root.
+struct Candidate {
+    std::size_t root_index = 0;
+    std::string library;
+    std::string child_dir;  // as listed
+    std::string dir_name;
+    bool is_symlink = false;
+
+    // Filled in by the worker.
+    bool has_skill_file = false;
+    std::string skill_dir;   // resolved (symlink target for local skills)
+    std::string skill_file;
+    CacheEntryPtr entry;     // parse result, or nullptr with `failure` set
+    std::optional<SkipReason> failure;
+    std::string failure_message;
+};
+
+// A kept skill of the current discovery (what load() serves).
+struct Kept {
+    SkillManifest manifest;
+    std::shared_ptr<const std::string> instructions;
+};
+
+std::string default_home_root() {
+    const char* home = std::getenv("HOME");
+    if (home == nullptr || *home == '\0') return {};
+    return (fs::path(home) / ".agents" / "skills").lexically_normal().string();
+}
+
+std::string absolute_normal(const std::string& root) {
+    fs::path p = fs::absolute(fs::path(root)).lexically_normal();
+    std::string s = p.string();
+    while (s.size() > 1 && s.back() == '/') s.pop_back();
+    return s;
+}
+
+std::string first_error_message(const Diagnostics& ds) {
+    for (const auto& d : ds) {
+        if (d.severity == Severity::error) return d.message;
+    }
+    return ds.empty() ? std::string("invalid SKILL.md") : ds.front().message;
+}
+
+const Diagnostic* first_error(const Diagnostics& ds) {
+    for (const auto& d : ds) {
+        if (d.severity == Severity::error) return &d;
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+struct FilesystemSkillLoader::Impl {
+    FilesystemLoaderOptions options;
+    SkillReaderPtr reader;
+    bool local = false;
+    const FilePathResolver* resolver = nullptr;
+    std::vector<Root> roots;
+    std::optional<std::unordered_set<std::string>> include;  // NFKC
+    std::unordered_set<std::string> exclude;                 // NFKC
+
+    std::mutex cache_mutex;
+    std::unordered_map<std::string, CacheEntryPtr> cache;  // key: SKILL.md path
+
+    mutable std::shared_mutex kept_mutex;
+    std::unordered_map<std::string, Kept> kept;  // key: NFKC name
+    bool discovered = false;
+
+    explicit Impl(FilesystemLoaderOptions opts);
+    void resolve_roots();
+    void process(Candidate& c);
+    Discovery discover();
+};
+
+FilesystemSkillLoader::Impl::Impl(FilesystemLoaderOptions opts) : options(std::move(opts)) {
+    if (options.include.has_value() && !options.exclude.empty()) {
+        throw ConfigurationError("include and exclude cannot be used together");
+    }
+    reader = options.reader ? options.reader : std::make_shared<const LocalSkillReader>();
+    local = reader->is_local();
+    resolver = reader->path_resolver();
+    if (options.include) {
+        include.emplace();
+        for (const auto& n : *options.include) include->insert(nfkc(n));
+    }
+    for (const auto& n : options.exclude) exclude.insert(nfkc(n));
+    resolve_roots();
+}
+
+void FilesystemSkillLoader::Impl::resolve_roots() {
+    auto add = [&](std::string path, bool is_default) {
+        for (const auto& r : roots) {
+            if (r.path == path) return;  // the same root twice is scanned once
+        }
+        roots.push_back(Root{std::move(path), is_default});
+    };
+    for (const auto& root : options.roots) {
+        if (root.empty()) throw ConfigurationError("a library root is an empty path");
+        try {
+            if (local) {
+                add(absolute_normal(root), false);
+            } else if (resolver != nullptr) {
+                add(resolver->resolve(root, "/"), false);
+            } else {
+                add(normalize_relative_path(root), false);
+            }
+        } catch (const PathError& e) {
+            throw ConfigurationError(fmt::format("invalid library root '{}': {}", root, e.what()));
+        } catch (const fs::filesystem_error& e) {
+            throw ConfigurationError(fmt::format("invalid library root '{}': {}", root, e.what()));
+        }
+    }
+    if (local) {
+        if (options.include_default_roots) {
+            add(absolute_normal("./.agents/skills"), true);
+            if (std::string home = default_home_root(); !home.empty()) add(std::move(home), true);
+        }
+    } else if (options.roots.empty()) {
+        add(resolver != nullptr ? resolver->resolve(".", "/") : std::string("."), false);
+    }
+}
+
+// Reads and parses one child's SKILL.md (or reuses the cached parse). Never throws.
+void FilesystemSkillLoader::Impl::process(Candidate& c) {
+    try {
+        c.skill_dir = c.child_dir;
+        if (local && c.is_symlink) {
+            std::error_code ec;
+            fs::path target = fs::canonical(fs::path(c.child_dir), ec);
+            if (!ec) c.skill_dir = target.string();
+        }
+        c.skill_file = join_path(c.skill_dir, skill_file_name);
+        FileStat st;
+        try {
+            st = reader->stat(c.skill_file);
+        } catch (const NotFoundError&) {
+            return;  // an ordinary directory, not a skill
+        }
+        c.has_skill_file = true;
+        if (st.kind != EntryKind::file) {
+            c.failure = SkipReason::unreadable;
+            c.failure_message = fmt::format("{} is not a regular file", c.skill_file);
+            return;
+        }
+        {
+            std::lock_guard lock(cache_mutex);
+            auto it = cache.find(c.skill_file);
+            if (it != cache.end() && it->second->stat == st) {
+                c.entry = it->second;
+                return;
+            }
+        }
+        ReadResult read = reader->read_file(c.skill_file, options.max_bytes);
+        auto entry = std::make_shared<CacheEntry>();
+        entry->stat = st;
+        ParseOptions popts;
+        popts.name_policy = options.name_policy;
+        popts.max_lines = options.max_lines;
+        popts.max_bytes = options.max_bytes;
+        popts.path = c.skill_file;
+        popts.directory_name = c.dir_name;
+        ParseResult parsed = parse_skill_md(read.data, popts, read.truncated);
+        entry->manifest = std::move(parsed.manifest);
+        entry->body = std::move(parsed.body);
+        entry->diagnostics = std::move(parsed.diagnostics);
+        entry->skip_reason = parsed.skip_reason;
+        if (read.truncated) entry->skip_reason = SkipReason::too_large;
+        if (entry->skip_reason && entry->manifest) entry->manifest.reset();
+        if (!entry->manifest && !entry->skip_reason) entry->skip_reason = SkipReason::invalid;
+        if (entry->skip_reason) {
+            entry->skip_message = fmt::format("{}: {}", c.skill_file, first_error_message(entry->diagnostics));
+            if (*entry->skip_reason == SkipReason::too_large && read.truncated && entry->diagnostics.empty()) {
+                entry->skip_message = fmt::format("{}: larger than the limit of {} bytes", c.skill_file, options.max_bytes);
+            }
+        }
+        entry->text = std::move(read.data);
+        CacheEntryPtr shared = std::move(entry);
+        {
+            std::lock_guard lock(cache_mutex);
+            cache[c.skill_file] = shared;
+        }
+        c.entry = std::move(shared);
+    } catch (const std::exception& e) {
+        c.has_skill_file = true;
+        c.failure = SkipReason::unreadable;
+        c.failure_message = fmt::format("cannot read {}: {}", c.skill_file.empty() ? c.child_dir : c.skill_file, e.what());
+    }
+}
+
+Discovery FilesystemSkillLoader::Impl::discover() {
+    Discovery out;
+    auto note = [&](std::string_view code, Severity severity, std::string path, std::string message) {
+        out.diagnostics.push_back(Diagnostic{std::string(code), severity, std::move(path), 0, std::move(message)});
+    };
+    auto fail_or_skip = [&](const Root& root, SkipReason reason, std::string_view code, std::string message) {
+        if (options.missing_directories == MissingDirectories::error && !root.is_default) throw DiscoveryError(message);
+        note(code, Severity::warning, root.path, message);
+        out.skipped.push_back(SkippedSkill{root.path, reason, std::move(message)});
+    };
+
+    // 1. List the roots (in precedence order) and collect the child directories.
+    std::vector<Candidate> candidates;
+    std::vector<std::string> seen_root_dirs;
+    for (std::size_t ri = 0; ri < roots.size(); ++ri) {
+        const Root& root = roots[ri];
+        FileStat st;
+        try {
+            st = reader->stat(root.path);
+        } catch (const NotFoundError&) {
+            std::string message = fmt::format("library root {} does not exist", root.path);
+            if (options.missing_directories == MissingDirectories::error && !root.is_default) {
+                throw DiscoveryError(message);
+            }
+            note(code_root_missing, Severity::info, root.path, std::move(message));
+            continue;
+        } catch (const Error& e) {
+            throw DiscoveryError(fmt::format("cannot inspect library root {}: {}", root.path, e.what()));
+        }
+        if (st.kind != EntryKind::directory) {
+            fail_or_skip(root, SkipReason::not_a_directory, code_root_not_a_directory,
+                         fmt::format("library root {} is not a directory", root.path));
+            continue;
+        }
+        if (local) {
+            // The same library reached twice (a symlinked root) is scanned once.
+            std::error_code ec;
+            fs::path canonical = fs::canonical(fs::path(root.path), ec);
+            std::string key = ec ? root.path : canonical.string();
+            if (std::find(seen_root_dirs.begin(), seen_root_dirs.end(), key) != seen_root_dirs.end()) continue;
+            seen_root_dirs.push_back(std::move(key));
+        }
+        std::vector<DirEntry> entries;
+        try {
+            entries = reader->list_dir(root.path);
+        } catch (const Error& e) {
+            throw DiscoveryError(fmt::format("cannot list library root {}: {}", root.path, e.what()));
+        }
+        const bool is_package = std::any_of(entries.begin(), entries.end(), [](const DirEntry& e) {
+            return e.name == skill_file_name && e.kind == EntryKind::file;
+        });
+        if (is_package) {
+            fail_or_skip(root, SkipReason::skill_package, code_root_skill_package,
+                         fmt::format("library root {} holds a SKILL.md itself: it is a skill, not a library of skills",
+                                     root.path));
+            continue;
+        }
+        std::sort(entries.begin(), entries.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+        for (auto& e : entries) {
+            if (e.kind != EntryKind::directory) continue;
+            Candidate c;
+            c.root_index = ri;
+            c.library = root.path;
+            c.child_dir = join_path(root.path, e.name);
+            c.dir_name = std::move(e.name);
+            c.is_symlink = e.is_symlink;
+            candidates.push_back(std::move(c));
+        }
+    }
+
+    // 2. Read and parse the children on worker threads; each writes only its own slot.
+    std::size_t threads = options.threads != 0 ? options.threads : std::max(1U, std::thread::hardware_concurrency());
+    threads = std::min(threads, candidates.size());
+    if (threads <= 1) {
+        for (auto& c : candidates) process(c);
+    } else {
+        std::atomic<std::size_t> next{0};
+        auto work = [&] {
+            for (std::size_t i = next.fetch_add(1); i < candidates.size(); i = next.fetch_add(1)) process(candidates[i]);
+        };
+        std::vector<std::jthread> pool;
+        pool.reserve(threads - 1);
+        for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+        work();
+    }
+
+    // 3. Merge in order: precedence of roots, then children by name.
+    struct Winner {
+        std::size_t candidate;
+    };
+    std::unordered_map<std::string, Winner> winners;  // NFKC name -> kept candidate
+    std::unordered_set<std::string> skipped_dir_names;  // for the include check
+    std::unordered_map<std::string, Kept> kept_now;
+    std::unordered_set<std::string> live_keys;
+    auto selected = [&](const std::string& key) {
+        if (include) return include->count(key) > 0;
+        return exclude.count(key) == 0;
+    };
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        Candidate& c = candidates[i];
+        if (!c.has_skill_file) continue;
+        live_keys.insert(c.skill_file);
+        const bool failed = c.failure.has_value() || !c.entry || !c.entry->manifest;
+        if (failed) {
+            // Without a name, selection goes by the directory name.
+            const std::string dir_key = nfkc(c.dir_name);
+            if (!selected(dir_key)) continue;
+            skipped_dir_names.insert(dir_key);
+            if (c.failure) {
+                note(code_skill_unreadable, Severity::error, c.skill_file, c.failure_message);
+                out.skipped.push_back(SkippedSkill{c.skill_file, *c.failure, c.failure_message});
+                continue;
+            }
+            const CacheEntry& e = *c.entry;
+            out.diagnostics.insert(out.diagnostics.end(), e.diagnostics.begin(), e.diagnostics.end());
+            if (first_error(e.diagnostics) == nullptr) {
+                note(code_skill_skipped, Severity::error, c.skill_file, e.skip_message);
+            }
+            out.skipped.push_back(SkippedSkill{c.skill_file, e.skip_reason.value_or(SkipReason::invalid), e.skip_message});
+            continue;
+        }
+        const CacheEntry& e = *c.entry;
+        const std::string key = nfkc(e.manifest->name);
+        if (!selected(key)) continue;
+        auto found = winners.find(key);
+        if (found != winners.end()) {
+            const Candidate& first = candidates[found->second.candidate];
+            bool same_dir = first.skill_dir == c.skill_dir;
+            if (!same_dir && local) {
+                std::error_code ec1;
+                std::error_code ec2;
+                const fs::path a = fs::canonical(fs::path(first.skill_dir), ec1);
+                const fs::path b = fs::canonical(fs::path(c.skill_dir), ec2);
+                same_dir = !ec1 && !ec2 && a == b;
+            }
+            if (same_dir || first.entry->text == e.text) {
+                note(code_duplicate_copy, Severity::info, c.skill_file,
+                     fmt::format("{} is the same skill as {} ({}); it counts once", c.skill_file, first.skill_file,
+                                 same_dir ? "same directory" : "byte-identical SKILL.md"));
+                continue;
+            }
+            std::string message = fmt::format("skill name '{}' of {} is already used by {}", e.manifest->name,
+                                              c.skill_file, first.skill_file);
+            if (options.duplicate_names == DuplicateNames::error) throw DiscoveryError(message);
+            note(code_duplicate_name, Severity::warning, c.skill_file, message);
+            out.skipped.push_back(SkippedSkill{c.skill_file, SkipReason::duplicate_name, std::move(message)});
+            continue;
+        }
+        winners.emplace(key, Winner{i});
+        out.diagnostics.insert(out.diagnostics.end(), e.diagnostics.begin(), e.diagnostics.end());
+        SkillManifest m = *e.manifest;
+        m.skill_file = c.skill_file;
+        m.root = c.skill_dir;
+        m.library = c.library;
+        kept_now.emplace(key, Kept{m, std::shared_ptr<const std::string>(c.entry, &c.entry->body)});
+        out.skills.push_back(std::move(m));
+    }
+
+    if (include) {
+        std::vector<std::string> unknown;
+        for (const auto& name : *options.include) {
+            const std::string key = nfkc(name);
+            if (winners.count(key) == 0 && skipped_dir_names.count(key) == 0) unknown.push_back(name);
+        }
+        if (!unknown.empty()) {
+            std::string list;
+            for (const auto& n : unknown) list += (list.empty() ? "'" : ", '") + n + "'";
+            throw DiscoveryError(fmt::format("include names no discovered skill: {}", list));
+        }
+    }
+
+    // 4. Publish: forget cache entries of files that are gone, swap in what load() serves.
+    {
+        std::lock_guard lock(cache_mutex);
+        for (auto it = cache.begin(); it != cache.end();) {
+            it = live_keys.count(it->first) > 0 ? std::next(it) : cache.erase(it);
+        }
+    }
+    {
+        std::unique_lock lock(kept_mutex);
+        kept = std::move(kept_now);
+        discovered = true;
+    }
+    if (options.on_diagnostic) {
+        for (const auto& d : out.diagnostics) options.on_diagnostic(d);
+    }
+    return out;
+}
+
+FilesystemSkillLoader::FilesystemSkillLoader(FilesystemLoaderOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {}
+
+FilesystemSkillLoader::~FilesystemSkillLoader() = default;
+
+Discovery FilesystemSkillLoader::discover() { return impl_->discover(); }
+
+LoadedSkill FilesystemSkillLoader::load(std::string_view name) {
+    bool need_discovery = false;
+    {
+        std::shared_lock lock(impl_->kept_mutex);
+        need_discovery = !impl_->discovered;
+    }
+    if (need_discovery) (void)impl_->discover();
+    LoadedSkill out;
+    {
+        std::shared_lock lock(impl_->kept_mutex);
+        auto it = impl_->kept.find(nfkc(name));
+        if (it == impl_->kept.end()) throw NotFoundError(fmt::format("no discovered skill named '{}'", name));
+        out.manifest = it->second.manifest;
+        out.instructions = *it->second.instructions;
+    }
+    out.resources = list_skill_resources(*impl_->reader, out.manifest.root);
+    return out;
+}
+
+const FilesystemLoaderOptions& FilesystemSkillLoader::options() const noexcept { return impl_->options; }
+
+const SkillReaderPtr& FilesystemSkillLoader::reader() const noexcept { return impl_->reader; }
+
+// ---------------------------------------------------------------------------------------
+
+std::vector<SkillResource> list_skill_resources(const SkillReader& reader, std::string_view skill_dir) {
+    constexpr std::size_t max_depth = 64;  // a guard for readers that report cycles as plain directories
+    std::vector<std::string> files;
+    struct Pending {
+        std::string relative;  // "" for the skill directory itself
+        std::size_t depth;
+    };
+    std::vector<Pending> stack{{std::string(), 0}};
+    while (!stack.empty()) {
+        Pending dir = std::move(stack.back());
+        stack.pop_back();
+        const std::string path = dir.relative.empty() ? std::string(skill_dir) : join_path(skill_dir, dir.relative);
+        for (const DirEntry& e : reader.list_dir(path)) {
+            std::string relative = dir.relative.empty() ? e.name : dir.relative + "/" + e.name;
+            if (e.kind == EntryKind::directory) {
+                if (!e.is_symlink && dir.depth + 1 < max_depth) stack.push_back({std::move(relative), dir.depth + 1});
+                continue;
+            }
+            if (e.kind != EntryKind::file) continue;
+            if (dir.relative.empty() && e.name == skill_file_name) continue;
+            files.push_back(std::move(relative));
+        }
+    }
+    auto group = [](std::string_view p) {
+        if (p.starts_with("scripts/")) return 0;
+        if (p.starts_with("references/")) return 1;
+        if (p.starts_with("assets/")) return 2;
+        return 3;
+    };
+    std::sort(files.begin(), files.end(), [&](const std::string& a, const std::string& b) {
+        const int ga = group(a);
+        const int gb = group(b);
+        return ga != gb ? ga < gb : a < b;
+    });
+    std::vector<SkillResource> out;
+    out.reserve(files.size());
+    for (auto& f : files) out.push_back(SkillResource{std::move(f)});
+    return out;
+}
+
+}  // namespace agentskills
