@@ -60,7 +60,8 @@ void setup(CLI::App& app, int* status) {
     auto args = std::make_shared<RenderArgs>();
     CLI::App* cmd = app.add_subcommand(
         "render", "Print a skill as a person's invocation sends it: the activation text, with ARGUMENTS substituted");
-    cmd->add_option("--root", args->roots, "Skill library directory (repeat the option for several, in precedence order)")
+    cmd->add_option("--root", args->roots,
+                    "Skill library directory (repeat the option for several, in precedence order)")
         ->allow_extra_args(false);
     cmd->add_option("--spec", args->spec, "Agent spec (YAML, or JSON for .json) whose Skills configurations to read");
     cmd->add_flag("--skip-missing", args->skip_missing, "Leave out --root directories that do not exist");

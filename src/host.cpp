@@ -105,8 +105,8 @@ void validate_skills_config(const SkillsConfig& config) {
 namespace {
 
 struct Entry {
-    std::size_t config = 0;     // which configuration found it
-    std::string loader_name;    // the name its loader knows it by
+    std::size_t config = 0;   // which configuration found it
+    std::string loader_name;  // the name its loader knows it by
 };
 
 }  // namespace
@@ -192,15 +192,14 @@ Discovery CombinedSkillLoader::discover() {
                     "{}: skipped: the skill name '{}' is already used by {}, selected by an earlier "
                     "configuration (the first is kept)",
                     m.skill_file, m.name, first.skill_file);
-                out.diagnostics.push_back(
-                    Diagnostic{"duplicate_name", Severity::warning, m.skill_file, 0, message});
+                out.diagnostics.push_back(Diagnostic{"duplicate_name", Severity::warning, m.skill_file, 0, message});
                 out.skipped.push_back(SkippedSkill{m.skill_file, SkipReason::duplicate_name, std::move(message)});
                 continue;
             }
-            throw DiscoveryError(fmt::format(
-                "two skills configurations select the name '{}' from different SKILL.md files: {} and {} "
-                "(set duplicate_names to keep_first on the later configuration to keep the first)",
-                m.name, first.skill_file, m.skill_file));
+            throw DiscoveryError(
+                fmt::format("two skills configurations select the name '{}' from different SKILL.md files: {} and {} "
+                            "(set duplicate_names to keep_first on the later configuration to keep the first)",
+                            m.name, first.skill_file, m.skill_file));
         }
     }
     {
@@ -279,7 +278,8 @@ constexpr std::string_view config_keys = "directories, include, exclude, missing
 /// YAML -> JSON with every scalar as its literal text (no YAML 1.1 typing).
 json yaml_to_json(const YAML::Node& node) {
     switch (node.Type()) {
-        case YAML::NodeType::Scalar: return json(node.Scalar());
+        case YAML::NodeType::Scalar:
+            return json(node.Scalar());
         case YAML::NodeType::Sequence: {
             json out = json::array();
             for (const auto& child : node) out.push_back(yaml_to_json(child));
@@ -295,7 +295,8 @@ json yaml_to_json(const YAML::Node& node) {
             return out;
         }
         case YAML::NodeType::Null:
-        case YAML::NodeType::Undefined: return json(nullptr);
+        case YAML::NodeType::Undefined:
+            return json(nullptr);
     }
     return json(nullptr);
 }
@@ -345,19 +346,25 @@ SkillsConfig config_from_mapping(const json& m) {
             c.exclude = string_list(value, key, false);
         } else if (key == "missing_directories") {
             const std::string s = string_value(value, key);
-            if (s == "error") c.missing_directories = MissingDirectories::error;
-            else if (s == "skip") c.missing_directories = MissingDirectories::skip;
-            else throw ConfigurationError(fmt::format(
-                "agent spec: 'missing_directories' must be 'error' or 'skip', not '{}'", s));
+            if (s == "error")
+                c.missing_directories = MissingDirectories::error;
+            else if (s == "skip")
+                c.missing_directories = MissingDirectories::skip;
+            else
+                throw ConfigurationError(
+                    fmt::format("agent spec: 'missing_directories' must be 'error' or 'skip', not '{}'", s));
         } else if (key == "duplicate_names") {
             const std::string s = string_value(value, key);
-            if (s == "error") c.duplicate_names = DuplicateNames::error;
-            else if (s == "keep_first") c.duplicate_names = DuplicateNames::keep_first;
-            else throw ConfigurationError(fmt::format(
-                "agent spec: 'duplicate_names' must be 'error' or 'keep_first', not '{}'", s));
+            if (s == "error")
+                c.duplicate_names = DuplicateNames::error;
+            else if (s == "keep_first")
+                c.duplicate_names = DuplicateNames::keep_first;
+            else
+                throw ConfigurationError(
+                    fmt::format("agent spec: 'duplicate_names' must be 'error' or 'keep_first', not '{}'", s));
         } else {
-            throw ConfigurationError(fmt::format(
-                "agent spec: unknown key '{}' in a Skills configuration (accepted: {})", key, config_keys));
+            throw ConfigurationError(
+                fmt::format("agent spec: unknown key '{}' in a Skills configuration (accepted: {})", key, config_keys));
         }
     }
     if (!has_directories) {
@@ -398,8 +405,7 @@ std::vector<SkillsConfig> configs_from_document(const json& doc) {
             }
             if (!cap.is_object() || !cap.contains("Skills")) continue;  // another capability
             if (cap.size() != 1) {
-                throw ConfigurationError(
-                    "agent spec: a capabilities entry with 'Skills' must hold that one key");
+                throw ConfigurationError("agent spec: a capabilities entry with 'Skills' must hold that one key");
             }
             out.push_back(config_from_value(cap.at("Skills")));
         }

@@ -27,9 +27,7 @@ constexpr std::string_view references_prefix = "references/";
 
 /// Splits a relative path into components, refusing anything that could leave the directory.
 std::vector<std::string> checked_components(std::string_view path) {
-    auto refuse = [&](std::string_view why) {
-        throw PathError(fmt::format("refused path '{}': {}", path, why));
-    };
+    auto refuse = [&](std::string_view why) { throw PathError(fmt::format("refused path '{}': {}", path, why)); };
     if (path.empty()) refuse("empty");
     if (path.find('\0') != std::string_view::npos) refuse("contains NUL");
     if (path.find('\\') != std::string_view::npos) refuse("contains a backslash");
@@ -88,7 +86,8 @@ const SkillReaderPtr& local_reader() {
 }  // namespace
 
 SkillPackage::SkillPackage(LoadedSkill skill, SkillReaderPtr reader, bool include_directory)
-    : skill_(std::move(skill)), reader_(reader ? std::move(reader) : local_reader()),
+    : skill_(std::move(skill)),
+      reader_(reader ? std::move(reader) : local_reader()),
       include_directory_(include_directory) {}
 
 std::string SkillPackage::to_context_block() const {
@@ -141,8 +140,8 @@ std::optional<std::string> SkillPackage::read_inside(const std::string& relative
                 if (!ec && link.is_relative()) link = current.parent_path() / link;
                 const fs::path resolved = ec ? fs::path() : fs::weakly_canonical(link, ec);
                 if (ec || !is_within(resolved, root_real)) {
-                    throw PathError(fmt::format("refused path '{}': a symlink leads outside the skill directory",
-                                                relative));
+                    throw PathError(
+                        fmt::format("refused path '{}': a symlink leads outside the skill directory", relative));
                 }
                 current = resolved;
             }
@@ -291,7 +290,8 @@ bool SkillManager::is_active(std::string_view name_or_alias) const {
     std::lock_guard lock(mutex_);
     const SkillManifest* m = find_locked(name_or_alias);
     const std::string name = m ? m->name : std::string(name_or_alias);
-    return std::any_of(active_.begin(), active_.end(), [&](const SkillPackagePtr& p) { return names_equal(p->name(), name); });
+    return std::any_of(active_.begin(), active_.end(),
+                       [&](const SkillPackagePtr& p) { return names_equal(p->name(), name); });
 }
 
 std::vector<SkillPackagePtr> SkillManager::active() const {
@@ -340,9 +340,13 @@ nlohmann::json SkillTool::parameters_schema() const {
         {"type", "object"},
         {"properties",
          {{"action",
-           {{"type", "string"}, {"enum", {"list", "activate"}}, {"description", "What to do: list the skills or activate one."}}},
+           {{"type", "string"},
+            {"enum", {"list", "activate"}},
+            {"description", "What to do: list the skills or activate one."}}},
           {"name",
-           {{"type", "string"}, {"minLength", 1}, {"description", "The skill to activate (its name or an alias). Required for \"activate\"."}}}}},
+           {{"type", "string"},
+            {"minLength", 1},
+            {"description", "The skill to activate (its name or an alias). Required for \"activate\"."}}}}},
         {"required", {"action"}},
         {"additionalProperties", false}};
 }

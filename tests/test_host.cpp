@@ -27,8 +27,8 @@ public:
     TempDir() {
         static std::atomic<int> counter{0};
         const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-        path_ = fs::temp_directory_path() /
-                ("agentskills-host-" + std::to_string(stamp) + "-" + std::to_string(counter++));
+        path_ =
+            fs::temp_directory_path() / ("agentskills-host-" + std::to_string(stamp) + "-" + std::to_string(counter++));
         fs::create_directories(path_);
     }
     ~TempDir() {
@@ -39,7 +39,9 @@ public:
     TempDir& operator=(const TempDir&) = delete;
 
     [[nodiscard]] const fs::path& path() const { return path_; }
-    [[nodiscard]] std::string str(const std::string& rel = "") const { return rel.empty() ? path_.string() : (path_ / rel).string(); }
+    [[nodiscard]] std::string str(const std::string& rel = "") const {
+        return rel.empty() ? path_.string() : (path_ / rel).string();
+    }
 
     void write(const std::string& rel, const std::string& content) const {
         const fs::path p = path_ / rel;
@@ -59,10 +61,12 @@ std::string skill_md(const std::string& name, const std::string& description, co
 
 std::shared_ptr<MemorySkillReader> memory_library() {
     auto reader = std::make_shared<MemorySkillReader>();
-    reader->add_file("lib/code-review/SKILL.md",
-                     skill_md("code-review", "Review a change.", "Review $ARGUMENTS carefully.\n\nThen report on $ARGUMENTS."));
+    reader->add_file(
+        "lib/code-review/SKILL.md",
+        skill_md("code-review", "Review a change.", "Review $ARGUMENTS carefully.\n\nThen report on $ARGUMENTS."));
     reader->add_file("lib/code-review/references/guide.md", "guide");
-    reader->add_file("lib/release-notes/SKILL.md", skill_md("release-notes", "Write release notes.", "Summarise the changes."));
+    reader->add_file("lib/release-notes/SKILL.md",
+                     skill_md("release-notes", "Write release notes.", "Summarise the changes."));
     return reader;
 }
 
@@ -173,10 +177,12 @@ TEST_CASE("a skill read from its own workspace leaves the directory out", "[host
 
 TEST_CASE("invocation flags in the host catalog", "[host][flags]") {
     auto reader = std::make_shared<MemorySkillReader>();
-    reader->add_file("lib/hidden/SKILL.md", skill_md("hidden", "Only for people.", "Body.", "disable-model-invocation: true\n"));
-    reader->add_file("lib/model-only/SKILL.md", skill_md("model-only", "Only for the model.", "Body.", "user-invocable: false\n"));
-    reader->add_file("lib/upper/SKILL.md",
-                     skill_md("upper", "Flags in capitals.", "Body.", "disable-model-invocation: TRUE\nuser-invocable: False\n"));
+    reader->add_file("lib/hidden/SKILL.md",
+                     skill_md("hidden", "Only for people.", "Body.", "disable-model-invocation: true\n"));
+    reader->add_file("lib/model-only/SKILL.md",
+                     skill_md("model-only", "Only for the model.", "Body.", "user-invocable: false\n"));
+    reader->add_file("lib/upper/SKILL.md", skill_md("upper", "Flags in capitals.", "Body.",
+                                                    "disable-model-invocation: TRUE\nuser-invocable: False\n"));
     reader->add_file("lib/yes/SKILL.md", skill_md("yes", "Bad flag.", "Body.", "user-invocable: yes\n"));
     reader->add_file("lib/plain/SKILL.md", skill_md("plain", "No flags.", "Body."));
 
@@ -228,16 +234,17 @@ TEST_CASE("loading the host catalog fires no diagnostic callback and reports ski
     dir.write("skills/good/SKILL.md", skill_md("good", "Fine.", "Body."));
     dir.write("skills/bad/SKILL.md", "no frontmatter at all\n");
     dir.write("file-library", "not a directory");
-    const HostCatalog catalog = load_host_catalog(SkillsConfig{
-        .directories = {dir.str("skills"), dir.str("file-library"), dir.str("absent")},
-        .missing_directories = MissingDirectories::skip});
+    const HostCatalog catalog =
+        load_host_catalog(SkillsConfig{.directories = {dir.str("skills"), dir.str("file-library"), dir.str("absent")},
+                                       .missing_directories = MissingDirectories::skip});
     REQUIRE(catalog.skills.size() == 1);
     CHECK(catalog.skills[0].name == "good");
     bool saw_invalid = false;
     bool saw_file = false;
     for (const auto& s : catalog.skipped) {
         if (s.reason == SkipReason::invalid && s.path.find("bad") != std::string::npos) saw_invalid = true;
-        if (s.reason == SkipReason::not_a_directory && s.path.find("file-library") != std::string::npos) saw_file = true;
+        if (s.reason == SkipReason::not_a_directory && s.path.find("file-library") != std::string::npos)
+            saw_file = true;
         CHECK_FALSE(s.message.empty());
     }
     CHECK(saw_invalid);
@@ -281,14 +288,15 @@ TEST_CASE("combining configurations", "[host][combine]") {
     }
     SECTION("two different files with one name fail, naming both") {
         try {
-            (void)load_host_catalog(
-                {SkillsConfig{.directories = {dir.str("project")}}, SkillsConfig{.directories = {dir.str("personal")}}});
+            (void)load_host_catalog({SkillsConfig{.directories = {dir.str("project")}},
+                                     SkillsConfig{.directories = {dir.str("personal")}}});
             FAIL("expected DiscoveryError");
         } catch (const DiscoveryError& e) {
             const std::string what = e.what();
             CHECK(what.find("'review'") != std::string::npos);
             CHECK(what.find((fs::canonical(dir.path() / "project/review") / "SKILL.md").string()) != std::string::npos);
-            CHECK(what.find((fs::canonical(dir.path() / "personal/review") / "SKILL.md").string()) != std::string::npos);
+            CHECK(what.find((fs::canonical(dir.path() / "personal/review") / "SKILL.md").string()) !=
+                  std::string::npos);
         }
     }
     SECTION("keep_first on the earlier configuration does not help") {
@@ -323,10 +331,10 @@ TEST_CASE("combining configurations", "[host][combine]") {
 
 TEST_CASE("configurations that cannot work are refused", "[host][combine]") {
     CHECK_THROWS_AS(validate_skills_config(SkillsConfig{}), ConfigurationError);
-    CHECK_THROWS_AS(validate_skills_config(SkillsConfig{.directories = {"a"},
-                                                        .include = std::vector<std::string>{"x"},
-                                                        .exclude = std::vector<std::string>{}}),
-                    ConfigurationError);
+    CHECK_THROWS_AS(
+        validate_skills_config(SkillsConfig{
+            .directories = {"a"}, .include = std::vector<std::string>{"x"}, .exclude = std::vector<std::string>{}}),
+        ConfigurationError);
     CHECK_NOTHROW(validate_skills_config(SkillsConfig{.directories = {"a"}, .include = std::vector<std::string>{}}));
     CHECK_THROWS_AS(CombinedSkillLoader(std::vector<SkillsConfig>{}), ConfigurationError);
 }
@@ -413,7 +421,8 @@ TEST_CASE("agent spec shapes", "[host][spec]") {
         CHECK(c[0].directories == std::vector<std::string>{"a", "b"});
     }
     SECTION("Skills given directories directly") {
-        const auto c = parse_agent_spec("capabilities:\n  - Skills: .agents/skills\n  - Skills: [x, y]\n", SpecFormat::yaml);
+        const auto c =
+            parse_agent_spec("capabilities:\n  - Skills: .agents/skills\n  - Skills: [x, y]\n", SpecFormat::yaml);
         REQUIRE(c.size() == 2);
         CHECK(c[0].directories == std::vector<std::string>{".agents/skills"});
         CHECK(c[1].directories == std::vector<std::string>{"x", "y"});
@@ -430,19 +439,23 @@ TEST_CASE("agent spec shapes", "[host][spec]") {
 }
 
 TEST_CASE("agent spec errors name the key", "[host][spec]") {
-    const std::string unknown = config_error("capabilities:\n  - Skills:\n      directories: s\n      includes: [a]\n", SpecFormat::yaml);
+    const std::string unknown =
+        config_error("capabilities:\n  - Skills:\n      directories: s\n      includes: [a]\n", SpecFormat::yaml);
     CHECK(unknown.find("'includes'") != std::string::npos);
-    CHECK(config_error(R"({"directories": "s", "colour": "red"})", SpecFormat::json).find("'colour'") != std::string::npos);
+    CHECK(config_error(R"({"directories": "s", "colour": "red"})", SpecFormat::json).find("'colour'") !=
+          std::string::npos);
 
     const std::string both = config_error("directories: s\ninclude: [a]\nexclude: [b]\n", SpecFormat::yaml);
     CHECK(both.find("'include'") != std::string::npos);
     CHECK(both.find("'exclude'") != std::string::npos);
-    const std::string both_json = config_error(R"({"Skills": {"directories": "s", "include": [], "exclude": []}})", SpecFormat::json);
+    const std::string both_json =
+        config_error(R"({"Skills": {"directories": "s", "include": [], "exclude": []}})", SpecFormat::json);
     CHECK(both_json.find("'include'") != std::string::npos);
     CHECK(both_json.find("'exclude'") != std::string::npos);
 
-    CHECK(config_error("directories: s\nmissing_directories: ignore\n", SpecFormat::yaml).find("'missing_directories'") !=
-          std::string::npos);
+    CHECK(
+        config_error("directories: s\nmissing_directories: ignore\n", SpecFormat::yaml).find("'missing_directories'") !=
+        std::string::npos);
     CHECK(config_error("directories: s\nduplicate_names: last\n", SpecFormat::yaml).find("'duplicate_names'") !=
           std::string::npos);
     CHECK(config_error("include: [a]\n", SpecFormat::yaml).find("'directories'") != std::string::npos);

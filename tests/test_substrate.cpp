@@ -291,7 +291,8 @@ TEST_CASE("SkillPackage::to_context_block and list_scripts", "[substrate][packag
     s.manifest.name = "builder";
     s.manifest.root = "/skills/builder";
     s.instructions = "Build it.";
-    s.resources = {{"scripts/build.sh"}, {"scripts/lib/util.py"}, {"scripts/a.py"}, {"references/x.md"}, {"scriptsx/no.sh"}};
+    s.resources = {
+        {"scripts/build.sh"}, {"scripts/lib/util.py"}, {"scripts/a.py"}, {"references/x.md"}, {"scriptsx/no.sh"}};
     const SkillPackage package(s);
     CHECK(package.list_scripts() == std::vector<std::string>{"a.py", "build.sh", "lib/util.py"});
     CHECK(package.to_context_block() ==
