@@ -123,7 +123,7 @@ struct CombinedSkillLoader::Impl {
     }
 };
 
-CombinedSkillLoader::CombinedSkillLoader(std::vector<SkillsConfig> configs, SkillReaderPtr workspace)
+CombinedSkillLoader::CombinedSkillLoader(std::vector<SkillsConfig> configs, const SkillReaderPtr& workspace)
     : impl_(std::make_unique<Impl>()) {
     if (configs.empty()) throw ConfigurationError("CombinedSkillLoader: no skills configuration given");
     for (const auto& c : configs) validate_skills_config(c);
@@ -236,8 +236,8 @@ SkillReaderPtr CombinedSkillLoader::reader_for(std::string_view name) const {
 
 const std::vector<SkillsConfig>& CombinedSkillLoader::configs() const noexcept { return impl_->configs; }
 
-HostCatalog load_host_catalog(const std::vector<SkillsConfig>& configs, SkillReaderPtr workspace) {
-    CombinedSkillLoader loader(configs, std::move(workspace));
+HostCatalog load_host_catalog(const std::vector<SkillsConfig>& configs, const SkillReaderPtr& workspace) {
+    CombinedSkillLoader loader(configs, workspace);
     Discovery d = loader.discover();
     HostCatalog catalog;
     catalog.skipped = std::move(d.skipped);
@@ -262,8 +262,8 @@ HostCatalog load_host_catalog(const std::vector<SkillsConfig>& configs, SkillRea
     return catalog;
 }
 
-HostCatalog load_host_catalog(const SkillsConfig& config, SkillReaderPtr workspace) {
-    return load_host_catalog(std::vector<SkillsConfig>{config}, std::move(workspace));
+HostCatalog load_host_catalog(const SkillsConfig& config, const SkillReaderPtr& workspace) {
+    return load_host_catalog(std::vector<SkillsConfig>{config}, workspace);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -346,22 +346,24 @@ SkillsConfig config_from_mapping(const json& m) {
             c.exclude = string_list(value, key, false);
         } else if (key == "missing_directories") {
             const std::string s = string_value(value, key);
-            if (s == "error")
+            if (s == "error") {
                 c.missing_directories = MissingDirectories::error;
-            else if (s == "skip")
+            } else if (s == "skip") {
                 c.missing_directories = MissingDirectories::skip;
-            else
+            } else {
                 throw ConfigurationError(
                     fmt::format("agent spec: 'missing_directories' must be 'error' or 'skip', not '{}'", s));
+            }
         } else if (key == "duplicate_names") {
             const std::string s = string_value(value, key);
-            if (s == "error")
+            if (s == "error") {
                 c.duplicate_names = DuplicateNames::error;
-            else if (s == "keep_first")
+            } else if (s == "keep_first") {
                 c.duplicate_names = DuplicateNames::keep_first;
-            else
+            } else {
                 throw ConfigurationError(
                     fmt::format("agent spec: 'duplicate_names' must be 'error' or 'keep_first', not '{}'", s));
+            }
         } else {
             throw ConfigurationError(
                 fmt::format("agent spec: unknown key '{}' in a Skills configuration (accepted: {})", key, config_keys));

@@ -86,9 +86,9 @@ const SkillReaderPtr& local_reader() {
 }  // namespace
 
 SkillPackage::SkillPackage(LoadedSkill skill, SkillReaderPtr reader, bool include_directory)
-    : skill_(std::move(skill)),
-      reader_(reader ? std::move(reader) : local_reader()),
-      include_directory_(include_directory) {}
+    : skill_(std::move(skill)), reader_(std::move(reader)), include_directory_(include_directory) {
+    if (!reader_) reader_ = local_reader();
+}
 
 std::string SkillPackage::to_context_block() const {
     std::string out = fmt::format("## Skill: {}\n", skill_.manifest.name);

@@ -117,7 +117,7 @@ class CombinedSkillLoader final : public SkillLoader {
 public:
     /// `workspace`: where configurations without their own workspace are read (nullptr = the
     /// local file system). Throws ConfigurationError for an empty list or a bad configuration.
-    explicit CombinedSkillLoader(std::vector<SkillsConfig> configs, SkillReaderPtr workspace = nullptr);
+    explicit CombinedSkillLoader(std::vector<SkillsConfig> configs, const SkillReaderPtr& workspace = nullptr);
     ~CombinedSkillLoader() override;
     CombinedSkillLoader(const CombinedSkillLoader&) = delete;
     CombinedSkillLoader& operator=(const CombinedSkillLoader&) = delete;
@@ -141,8 +141,8 @@ private:
 /// loads every selected skill. Throws ConfigurationError or DiscoveryError like a run would
 /// fail (unknown include name, two different skills with one name under `error`, ...).
 [[nodiscard]] HostCatalog load_host_catalog(const std::vector<SkillsConfig>& configs,
-                                            SkillReaderPtr workspace = nullptr);
-[[nodiscard]] HostCatalog load_host_catalog(const SkillsConfig& config, SkillReaderPtr workspace = nullptr);
+                                            const SkillReaderPtr& workspace = nullptr);
+[[nodiscard]] HostCatalog load_host_catalog(const SkillsConfig& config, const SkillReaderPtr& workspace = nullptr);
 
 // ---------------------------------------------------------------------------------------
 // Agent specs (docs/host.md, "Agent specs")
