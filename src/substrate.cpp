@@ -263,6 +263,9 @@ bool SkillManager::include_directory_for(const SkillManifest& manifest) const {
 }
 
 SkillPackagePtr SkillManager::activate(std::string_view name_or_alias) {
+    // Parallel activations wait here, so each body is loaded once; readers of the state only
+    // take mutex_ and are not held up by a load.
+    std::lock_guard activation(activation_mutex_);
     std::string name;
     {
         std::lock_guard lock(mutex_);
@@ -273,14 +276,14 @@ SkillPackagePtr SkillManager::activate(std::string_view name_or_alias) {
         }
         name = m->name;
     }
-    // Load outside the lock: it may read files.
+    // Load outside mutex_: it may read files.
     LoadedSkill loaded = options_.loader->load(name);
     SkillReaderPtr reader = reader_for(loaded.manifest);
     const bool include_directory = include_directory_for(loaded.manifest);
     auto package = std::make_shared<const SkillPackage>(std::move(loaded), std::move(reader), include_directory);
     std::lock_guard lock(mutex_);
     for (const auto& p : active_) {
-        if (names_equal(p->name(), package->name())) return p;  // a parallel activation won
+        if (names_equal(p->name(), package->name())) return p;  // activated meanwhile (after a discover)
     }
     active_.push_back(package);
     return package;

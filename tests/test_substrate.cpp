@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include <catch2/catch.hpp>
 
@@ -175,6 +176,20 @@ TEST_CASE("SkillManager activates by name and alias, loading the body once", "[s
     // A host may activate a skill hidden from the model.
     REQUIRE(manager.activate("secret-admin") != nullptr);
     CHECK(manager.active_names() == std::vector<std::string>{"code-review", "secret-admin"});
+}
+
+TEST_CASE("parallel activations of one skill load it once", "[substrate][manager]") {
+    auto loader = sample_loader();
+    SkillManager manager({.loader = loader});
+    std::vector<SkillPackagePtr> got(8);
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        threads.emplace_back([&, i] { got[i] = manager.activate(i % 2 == 0 ? "code-review" : "pr-review"); });
+    }
+    for (auto& t : threads) t.join();
+    CHECK(loader->loads == 1);
+    for (const auto& p : got) CHECK(p == got[0]);
+    CHECK(manager.active_names() == std::vector<std::string>{"code-review"});
 }
 
 TEST_CASE("SkillManager::active_context_block and deactivate_all", "[substrate][manager]") {

@@ -119,7 +119,8 @@ private:
     [[nodiscard]] bool include_directory_for(const SkillManifest& manifest) const;
 
     SkillManagerOptions options_;
-    mutable std::mutex mutex_;
+    mutable std::mutex mutex_;     // guards the state below
+    std::mutex activation_mutex_;  // one activation at a time, so a body loads once
     Discovery discovery_;
     std::unordered_map<std::string, std::size_t> index_;  // NFKC name or alias -> position
     std::vector<SkillPackagePtr> active_;
