@@ -252,6 +252,14 @@ TEST_CASE("loading the host catalog fires no diagnostic callback and reports ski
 
     // Under the default `error`, a missing library fails like a run would.
     CHECK_THROWS_AS(load_host_catalog(SkillsConfig{.directories = {dir.str("absent")}}), DiscoveryError);
+    // So does an include name that no library has.
+    CHECK_THROWS_AS(load_host_catalog(SkillsConfig{.directories = {dir.str("skills")},
+                                                   .include = std::vector<std::string>{"good", "no-such-skill"}}),
+                    DiscoveryError);
+    const HostCatalog only_good = load_host_catalog(
+        SkillsConfig{.directories = {dir.str("skills")}, .include = std::vector<std::string>{"good"}});
+    REQUIRE(only_good.skills.size() == 1);
+    CHECK(only_good.skills[0].name == "good");
 }
 
 // ---------------------------------------------------------------------------------------
