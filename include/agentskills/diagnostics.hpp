@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace agentskills {
 
 enum class Severity { error, warning, info };
@@ -32,6 +34,9 @@ struct Diagnostic {
 };
 
 using Diagnostics = std::vector<Diagnostic>;
+
+/// {code, severity, path, line, message} (nlohmann ADL).
+void to_json(nlohmann::json& j, const Diagnostic& d);
 
 /// `PATH:LINE: SEVERITY: MESSAGE [CODE]` (`PATH: ...` when the line is 0).
 [[nodiscard]] std::string format_diagnostic(const Diagnostic& d);

@@ -90,4 +90,12 @@ struct SkippedSkill {
     std::string message;  ///< one sentence that names the path and the problem
 };
 
+/// JSON forms (nlohmann ADL). A manifest has every key, `null` for an absent optional value:
+/// name, description, license, compatibility, allowed-tools, metadata, tools,
+/// disallowed-tools, disable-model-invocation, user-invocable, version, category, tags,
+/// aliases, ignored-behavioral-fields, location (SKILL.md), root (skill directory), library,
+/// frontmatter. A skipped skill is {path, reason, message}.
+void to_json(nlohmann::json& j, const SkillManifest& m);
+void to_json(nlohmann::json& j, const SkippedSkill& s);
+
 }  // namespace agentskills

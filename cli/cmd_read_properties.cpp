@@ -1,0 +1,51 @@
+// agentskills read-properties — the manifest of one skill as JSON.
+#include <iostream>
+#include <string>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <agentskills/diagnostics.hpp>
+#include <agentskills/skill.hpp>
+
+#include "command.hpp"
+#include "skill_file.hpp"
+
+namespace agentskills::cli {
+namespace {
+
+struct ReadPropertiesArgs {
+    std::string path;
+    std::string name_policy = "keep";
+};
+
+int run(const ReadPropertiesArgs& args) {
+    ParseOptions options;
+    options.name_policy = args.name_policy == "require_valid" ? NamePolicy::require_valid : NamePolicy::keep;
+    CheckedSkill checked = check_skill(args.path, options);
+    if (!checked.result.ok()) {
+        for (const auto& d : checked.result.diagnostics) {
+            if (d.severity == Severity::error) fmt::print(stderr, "{}\n", format_diagnostic(d));
+        }
+        fmt::print(stderr, "agentskills read-properties: cannot read the skill at {}\n", args.path);
+        return exit_failure;
+    }
+    nlohmann::json j = *checked.result.manifest;
+    std::cout << j.dump(2, ' ', false) << '\n';
+    return exit_ok;
+}
+
+void setup(CLI::App& app, int* status) {
+    auto args = std::make_shared<ReadPropertiesArgs>();
+    auto* cmd = app.add_subcommand("read-properties", "Print the manifest of one skill as JSON");
+    cmd->add_option("path", args->path, "A skill directory or its SKILL.md")->required();
+    cmd->add_option("--name-policy", args->name_policy, "keep or require_valid")
+        ->check(CLI::IsMember({"keep", "require_valid"}))
+        ->capture_default_str();
+    cmd->callback([args, status] { *status = run(*args); });
+}
+
+const RegisterCommand registration{"read-properties", setup};
+
+}  // namespace
+}  // namespace agentskills::cli

@@ -1,0 +1,127 @@
+// agentskills validate — check skills and report every diagnostic.
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <agentskills/diagnostics.hpp>
+#include <agentskills/skill.hpp>
+
+#include "command.hpp"
+#include "skill_file.hpp"
+
+namespace agentskills::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct ValidateArgs {
+    std::vector<std::string> paths;
+    std::vector<std::string> roots;
+    bool json = false;
+    std::string profile = "standard";
+    std::string name_policy = "keep";
+    std::size_t max_lines = SKILL_MAX_FILE_LINES;
+    std::size_t max_bytes = SKILL_MAX_FILE_BYTES;
+};
+
+// Children of a library that hold a skill file, in name order.
+std::vector<std::string> library_children(const std::string& root, bool allow_lowercase) {
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(root, ec)) {
+        if (!entry.is_directory(ec)) continue;
+        if (find_skill_file(entry.path().string(), allow_lowercase)) out.push_back(entry.path().string());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+int run(const ValidateArgs& args) {
+    const bool reference = args.profile == "reference";
+    std::vector<std::string> targets;
+    for (const auto& path : args.paths) {
+        std::error_code ec;
+        if (!fs::exists(path, ec)) {
+            fmt::print(stderr, "agentskills validate: no such file or directory: {}\n", path);
+            return exit_usage;
+        }
+        targets.push_back(path);
+    }
+    for (const auto& root : args.roots) {
+        std::error_code ec;
+        if (!fs::is_directory(root, ec)) {
+            fmt::print(stderr, "agentskills validate: not a directory: {}\n", root);
+            return exit_usage;
+        }
+        auto children = library_children(root, reference);
+        targets.insert(targets.end(), children.begin(), children.end());
+    }
+
+    ParseOptions options;
+    options.profile = reference ? ValidationProfile::reference : ValidationProfile::standard;
+    options.name_policy = args.name_policy == "require_valid" ? NamePolicy::require_valid : NamePolicy::keep;
+    options.max_lines = args.max_lines;
+    options.max_bytes = args.max_bytes;
+
+    bool all_valid = true;
+    auto results = nlohmann::json::array();
+    for (const auto& target : targets) {
+        CheckedSkill checked = check_skill(target, options);
+        const bool valid = checked.result.ok();
+        all_valid = all_valid && valid;
+        if (args.json) {
+            nlohmann::json entry{{"path", checked.argument},
+                                 {"skill_file", checked.skill_file},
+                                 {"valid", valid},
+                                 {"name", valid ? nlohmann::json(checked.result.manifest->name) : nlohmann::json(nullptr)},
+                                 {"skip_reason", checked.result.skip_reason
+                                                     ? nlohmann::json(std::string(to_string(*checked.result.skip_reason)))
+                                                     : nlohmann::json(nullptr)},
+                                 {"diagnostics", checked.result.diagnostics}};
+            results.push_back(std::move(entry));
+        } else {
+            for (const auto& d : checked.result.diagnostics) fmt::print("{}\n", format_diagnostic(d));
+            if (valid) fmt::print("{}: ok\n", checked.argument);
+        }
+    }
+    if (args.json) {
+        nlohmann::json doc{{"profile", args.profile}, {"valid", all_valid}, {"skills", std::move(results)}};
+        std::cout << doc.dump(2) << '\n';
+    }
+    return all_valid ? exit_ok : exit_failure;
+}
+
+void setup(CLI::App& app, int* status) {
+    auto args = std::make_shared<ValidateArgs>();
+    auto* cmd = app.add_subcommand("validate", "Check skills and print every diagnostic (exit 0 valid, 1 invalid, 2 usage)");
+    cmd->add_option("path", args->paths, "A skill directory or its SKILL.md");
+    cmd->add_option("--root", args->roots, "A library: check each child directory that holds a SKILL.md");
+    cmd->add_flag("--json", args->json, "Print one JSON document (schema in docs/cli.md)");
+    cmd->add_option("--profile", args->profile, "standard (this library's rules) or reference (skills-ref 0.1 verdicts)")
+        ->check(CLI::IsMember({"standard", "reference"}))
+        ->capture_default_str();
+    cmd->add_option("--name-policy", args->name_policy, "keep or require_valid")
+        ->check(CLI::IsMember({"keep", "require_valid"}))
+        ->capture_default_str();
+    cmd->add_option("--max-lines", args->max_lines, "Line limit of a SKILL.md (0 = none; standard profile)")->capture_default_str();
+    cmd->add_option("--max-bytes", args->max_bytes, "Byte limit of a SKILL.md (0 = none)")->capture_default_str();
+    cmd->callback([args, status, cmd] {
+        if (args->paths.empty() && args->roots.empty()) {
+            fmt::print(stderr, "agentskills validate: give at least one PATH or --root DIR\n{}", cmd->help());
+            *status = exit_usage;
+            return;
+        }
+        *status = run(*args);
+    });
+}
+
+const RegisterCommand registration{"validate", setup};
+
+}  // namespace
+}  // namespace agentskills::cli

@@ -1,0 +1,64 @@
+#include "skill_file.hpp"
+
+#include <filesystem>
+#include <system_error>
+
+#include <fmt/core.h>
+
+#include <agentskills/errors.hpp>
+#include <agentskills/reader.hpp>
+
+namespace agentskills::cli {
+namespace fs = std::filesystem;
+
+std::optional<std::string> find_skill_file(const std::string& path, bool allow_lowercase) {
+    std::error_code ec;
+    const fs::path p(path);
+    if (fs::is_directory(p, ec)) {
+        for (const char* name : {"SKILL.md", "skill.md"}) {
+            if (std::string_view(name) == "skill.md" && !allow_lowercase) break;
+            // Compare the real directory entry so that a case-insensitive file system does not
+            // turn skill.md into SKILL.md.
+            for (const auto& entry : fs::directory_iterator(p, ec)) {
+                if (entry.path().filename() == name) return (p / name).string();
+            }
+        }
+        return std::nullopt;
+    }
+    if (fs::exists(p, ec)) return path;
+    return std::nullopt;
+}
+
+CheckedSkill check_skill(const std::string& path, ParseOptions options) {
+    CheckedSkill out;
+    out.argument = path;
+    const bool lowercase_ok = options.profile == ValidationProfile::reference;
+    auto file = find_skill_file(path, lowercase_ok);
+    if (!file) {
+        Diagnostic d{.code = "skill-file-missing", .severity = Severity::error, .path = path, .line = 0,
+                     .message = fmt::format("no SKILL.md in '{}'", path)};
+        out.result.diagnostics.push_back(std::move(d));
+        out.result.skip_reason = SkipReason::unreadable;
+        return out;
+    }
+    out.skill_file = *file;
+    fs::path skill_path(*file);
+    std::string dir_name = fs::absolute(skill_path).lexically_normal().parent_path().filename().string();
+    options.path = out.skill_file;
+    options.directory_name = dir_name;
+    try {
+        static const LocalSkillReader reader;
+        const std::size_t limit = options.max_bytes;
+        ReadResult read = reader.read_file(*file, limit);
+        out.result = parse_skill_md(read.data, options, read.truncated);
+        if (out.result.manifest) out.result.manifest->root = skill_path.parent_path().string();
+    } catch (const Error& e) {
+        Diagnostic d{.code = "unreadable", .severity = Severity::error, .path = *file, .line = 0,
+                     .message = fmt::format("cannot read the file: {}", e.what())};
+        out.result.diagnostics.push_back(std::move(d));
+        out.result.skip_reason = SkipReason::unreadable;
+    }
+    return out;
+}
+
+}  // namespace agentskills::cli
