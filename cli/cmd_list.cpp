@@ -26,46 +26,9 @@ struct ListArgs {
     NamePolicy name_policy = NamePolicy::keep;
 };
 
-nlohmann::ordered_json skill_to_json(const SkillManifest& m) {
-    nlohmann::ordered_json j = {
-        {"name", m.name},
-        {"description", m.description},
-        {"location", m.skill_file},
-        {"root", m.root},
-        {"library", m.library},
-        {"model_invocable", m.model_invocable()},
-        {"user_invocable", m.user_invocable},
-    };
-    if (m.license) j["license"] = *m.license;
-    if (m.compatibility) j["compatibility"] = *m.compatibility;
-    if (m.version) j["version"] = *m.version;
-    if (!m.metadata.empty()) {
-        nlohmann::ordered_json meta = nlohmann::ordered_json::object();
-        for (const auto& [k, v] : m.metadata) meta[k] = v;
-        j["metadata"] = std::move(meta);
-    }
-    if (m.tools) j["tools"] = *m.tools;
-    if (!m.disallowed_tools.empty()) j["disallowed_tools"] = m.disallowed_tools;
-    if (!m.ignored_behavioral_fields.empty()) j["ignored_behavioral_fields"] = m.ignored_behavioral_fields;
-    return j;
-}
-
-nlohmann::ordered_json discovery_to_json(const Discovery& d) {
-    nlohmann::ordered_json skills = nlohmann::ordered_json::array();
-    for (const auto& m : d.skills) skills.push_back(skill_to_json(m));
-    nlohmann::ordered_json skipped = nlohmann::ordered_json::array();
-    for (const auto& s : d.skipped) {
-        skipped.push_back({{"path", s.path}, {"reason", std::string(to_string(s.reason))}, {"message", s.message}});
-    }
-    nlohmann::ordered_json diagnostics = nlohmann::ordered_json::array();
-    for (const auto& x : d.diagnostics) {
-        diagnostics.push_back({{"code", x.code},
-                               {"severity", std::string(to_string(x.severity))},
-                               {"path", x.path},
-                               {"line", x.line},
-                               {"message", x.message}});
-    }
-    return {{"skills", std::move(skills)}, {"skipped", std::move(skipped)}, {"diagnostics", std::move(diagnostics)}};
+// The manifest and skipped forms are the library's own (skill.hpp), shared with the other commands.
+nlohmann::json discovery_to_json(const Discovery& d) {
+    return nlohmann::json{{"skills", d.skills}, {"skipped", d.skipped}, {"diagnostics", d.diagnostics}};
 }
 
 int run_list(const ListArgs& args) {
@@ -92,7 +55,7 @@ int run_list(const ListArgs& args) {
 
     if (args.json) {
         // Indented by two spaces; invalid UTF-8 in a path or message is replaced, never fatal.
-        std::cout << discovery_to_json(discovery).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+        std::cout << discovery_to_json(discovery).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         return exit_ok;
     }
     for (const auto& m : discovery.skills) fmt::print("{}\t{}\n", m.name, m.skill_file);
