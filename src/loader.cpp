@@ -83,8 +83,10 @@ std::string default_home_root() {
     return (fs::path(home) / ".agents" / "skills").lexically_normal().string();
 }
 
-std::string absolute_normal(const std::string& root) {
-    fs::path p = fs::absolute(fs::path(root)).lexically_normal();
+std::string absolute_normal(const std::string& root, const std::string& base = {}) {
+    fs::path p = fs::path(root);
+    if (p.is_relative() && !base.empty()) p = fs::path(base) / p;
+    p = fs::absolute(p).lexically_normal();
     std::string s = p.string();
     while (s.size() > 1 && s.back() == '/') s.pop_back();
     return s;
@@ -154,7 +156,9 @@ void FilesystemSkillLoader::Impl::resolve_roots() {
         if (root.empty()) throw ConfigurationError("a library root is an empty path");
         try {
             if (local) {
-                add(absolute_normal(root), false);
+                const auto* local_reader = dynamic_cast<const LocalSkillReader*>(reader.get());
+                add(absolute_normal(root, local_reader != nullptr ? local_reader->base_directory() : std::string()),
+                    false);
             } else if (resolver != nullptr) {
                 add(resolver->resolve(root, "/"), false);
             } else {

@@ -633,3 +633,47 @@ TEST_CASE("discover() from 8 threads on a local library", "[loader][concurrency]
     for (auto& th : threads) th.join();
     CHECK(failures.load() == 0);
 }
+
+TEST_CASE("a mounted local directory and an in-memory store in one loader", "[loader][mount][local]") {
+    TempDir tmp;
+    tmp.write("app/skills/local-skill/SKILL.md", skill_md("local-skill", "On disk."));
+    tmp.write("app/skills/local-skill/references/guide.md", "g");
+    auto mem = std::make_shared<MemorySkillReader>();
+    mem->add_file("skills/remote-skill/SKILL.md", skill_md("remote-skill", "In memory."));
+    auto mounted = std::make_shared<MountedReader>(std::map<std::string, SkillReaderPtr, std::less<>>{
+        {"local", std::make_shared<LocalSkillReader>(tmp.path("app"))}, {"tenant", mem}});
+    FilesystemSkillLoader loader({.roots = {"/tenant/skills", "/local/skills"}, .reader = mounted});
+    Discovery d = loader.discover();
+    REQUIRE(names_of(d) == std::vector<std::string>{"remote-skill", "local-skill"});
+    CHECK(d.skills[1].skill_file == "/local/skills/local-skill/SKILL.md");
+    CHECK(loader.load("local-skill").resources == std::vector<SkillResource>{{"references/guide.md"}});
+}
+
+TEST_CASE("a local reader with a base directory resolves relative roots from it", "[loader][local]") {
+    TempDir tmp;
+    tmp.write("app/skills/a/SKILL.md", skill_md("a", "A."));
+    FilesystemSkillLoader loader({.roots = {"skills"},
+                                  .include_default_roots = false,
+                                  .reader = std::make_shared<LocalSkillReader>(tmp.path("app"))});
+    Discovery d = loader.discover();
+    REQUIRE(d.skills.size() == 1);
+    CHECK(d.skills[0].skill_file == tmp.path("app/skills/a/SKILL.md"));
+}
+
+TEST_CASE("require_valid: the name defaults to the directory and must match it", "[loader]") {
+    auto mem = std::make_shared<MemorySkillReader>();
+    mem->add_file("lib/unnamed/SKILL.md", "---\ndescription: No name field.\n---\nBody.\n");
+    mem->add_file("lib/mismatch/SKILL.md", skill_md("other-name", "Name differs from the directory."));
+    mem->add_file("lib/Bad_Dir/SKILL.md", skill_md("Bad_Dir", "Breaks the rules."));
+    auto opts = memory_options(mem, {"lib"});
+    opts.name_policy = NamePolicy::require_valid;
+    Discovery strict = FilesystemSkillLoader(opts).discover();
+    CHECK(names_of(strict) == std::vector<std::string>{"unnamed"});
+    CHECK(strict.skipped.size() == 2);
+    for (const auto& s : strict.skipped) CHECK(s.reason == SkipReason::invalid);
+
+    opts.name_policy = NamePolicy::keep;
+    Discovery kept = FilesystemSkillLoader(opts).discover();
+    CHECK(names_of(kept) == std::vector<std::string>{"Bad_Dir", "other-name"});
+    CHECK(kept.skipped.size() == 1);  // no name at all is still an error under keep
+}
