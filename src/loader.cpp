@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -45,6 +47,8 @@ struct Root {
 // One parsed SKILL.md, shared between discoveries while its stat does not change.
 struct CacheEntry {
     FileStat stat;
+    bool verify = false;  // the stat cannot vouch for the bytes: compare them on the next hit
+    bool truncated = false;
     std::string text;                       // the bytes read (for the byte-identical check)
     std::optional<SkillManifest> manifest;  // paths not filled in
     std::string body;
@@ -90,6 +94,19 @@ std::string absolute_normal(const std::string& root, const std::string& base = {
     std::string s = p.string();
     while (s.size() > 1 && s.back() == '/') s.pop_back();
     return s;
+}
+
+// Whether a stat cannot tell a later edit apart: the reader knows neither a modification time
+// nor an identity, or the file was modified so recently that another write within the same
+// timestamp tick would leave size, mtime and inode unchanged (the "racy" case). Such entries
+// are re-read (not re-parsed) on the next discovery and compared byte for byte.
+bool stat_needs_verification(const FileStat& st) {
+    if (st.mtime_ns == 0) return st.identity == 0;
+    constexpr std::int64_t racy_window_ns = 2'000'000'000;
+    const std::int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                    std::chrono::system_clock::now().time_since_epoch())
+                                    .count();
+    return now_ns - st.mtime_ns < racy_window_ns;
 }
 
 std::string first_error_message(const Diagnostics& ds) {
@@ -202,17 +219,35 @@ void FilesystemSkillLoader::Impl::process(Candidate& c) {
             c.failure_message = fmt::format("{} is not a regular file", c.skill_file);
             return;
         }
+        CacheEntryPtr cached;
         {
             std::lock_guard lock(cache_mutex);
             auto it = cache.find(c.skill_file);
-            if (it != cache.end() && it->second->stat == st) {
-                c.entry = it->second;
-                return;
-            }
+            if (it != cache.end() && it->second->stat == st) cached = it->second;
+        }
+        if (cached && !cached->verify) {
+            c.entry = std::move(cached);
+            return;
         }
         ReadResult read = reader->read_file(c.skill_file, options.max_bytes);
+        if (cached && read.truncated == cached->truncated && read.data == cached->text) {
+            // The same bytes: keep the parse, and trust the stat from now on if it has settled.
+            if (stat_needs_verification(st)) {
+                c.entry = std::move(cached);
+                return;
+            }
+            auto settled = std::make_shared<CacheEntry>(*cached);
+            settled->verify = false;
+            CacheEntryPtr shared = std::move(settled);
+            std::lock_guard lock(cache_mutex);
+            cache[c.skill_file] = shared;
+            c.entry = std::move(shared);
+            return;
+        }
         auto entry = std::make_shared<CacheEntry>();
         entry->stat = st;
+        entry->verify = stat_needs_verification(st);
+        entry->truncated = read.truncated;
         ParseOptions popts;
         popts.name_policy = options.name_policy;
         popts.max_lines = options.max_lines;

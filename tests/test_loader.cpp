@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <mutex>
 #include <set>
@@ -492,6 +493,9 @@ TEST_CASE("a second discover() over an unchanged library reads nothing again", "
 TEST_CASE("the local cache notices a replaced file", "[loader][cache][local]") {
     TempDir tmp;
     tmp.write("lib/a/SKILL.md", skill_md("a", "First."));
+    // An hour old, so the stat alone vouches for the content (see the racy case below).
+    std::filesystem::last_write_time(tmp.path("lib/a/SKILL.md"),
+                                     std::filesystem::file_time_type::clock::now() - std::chrono::hours(1));
     auto recording = std::make_shared<RecordingReader>(std::make_shared<LocalSkillReader>());
     FilesystemSkillLoader loader({.roots = {tmp.path("lib")}, .include_default_roots = false, .reader = recording});
     CHECK(loader.discover().skills.at(0).description == "First.");
@@ -676,4 +680,44 @@ TEST_CASE("require_valid: the name defaults to the directory and must match it",
     Discovery kept = FilesystemSkillLoader(opts).discover();
     CHECK(names_of(kept) == std::vector<std::string>{"Bad_Dir", "other-name"});
     CHECK(kept.skipped.size() == 1);  // no name at all is still an error under keep
+}
+
+TEST_CASE("a same-size rewrite right after discovery is noticed", "[loader][cache][local]") {
+    TempDir tmp;
+    tmp.write("lib/a/SKILL.md", skill_md("a", "Version 1."));
+    auto recording = std::make_shared<RecordingReader>(std::make_shared<LocalSkillReader>());
+    FilesystemSkillLoader loader({.roots = {tmp.path("lib")}, .include_default_roots = false, .reader = recording});
+    CHECK(loader.discover().skills.at(0).description == "Version 1.");
+    // Same size, same inode, possibly the same timestamp tick: the fresh file is re-read and compared.
+    const auto mtime = std::filesystem::last_write_time(tmp.path("lib/a/SKILL.md"));
+    tmp.write("lib/a/SKILL.md", skill_md("a", "Version 2."));
+    std::filesystem::last_write_time(tmp.path("lib/a/SKILL.md"), mtime);
+    CHECK(loader.discover().skills.at(0).description == "Version 2.");
+}
+
+namespace {
+
+// Knows neither modification times nor identities: only the default stat over list_dir.
+class NoMtimeReader final : public SkillReader {
+public:
+    explicit NoMtimeReader(std::shared_ptr<MemorySkillReader> inner) : inner_(std::move(inner)) {}
+    ReadResult read_file(std::string_view path, std::size_t max_bytes) const override {
+        return inner_->read_file(path, max_bytes);
+    }
+    std::vector<DirEntry> list_dir(std::string_view path) const override { return inner_->list_dir(path); }
+
+private:
+    std::shared_ptr<MemorySkillReader> inner_;
+};
+
+}  // namespace
+
+TEST_CASE("a reader without mtimes: same-size edits are still seen", "[loader][cache]") {
+    auto mem = std::make_shared<MemorySkillReader>();
+    mem->add_file("lib/a/SKILL.md", skill_md("a", "AAAA"));
+    FilesystemSkillLoader loader({.roots = {"lib"}, .reader = std::make_shared<NoMtimeReader>(mem)});
+    CHECK(loader.discover().skills.at(0).description == "AAAA");
+    mem->add_file("lib/a/SKILL.md", skill_md("a", "BBBB"));
+    CHECK(loader.discover().skills.at(0).description == "BBBB");
+    CHECK(loader.load("a").manifest.description == "BBBB");
 }
