@@ -76,9 +76,12 @@ struct Candidate {
 };
 
 // A kept skill of the current discovery (what load() serves).
+// The parse is shared with the cache; the manifest is completed with its paths on load().
 struct Kept {
-    SkillManifest manifest;
-    std::shared_ptr<const std::string> instructions;
+    CacheEntryPtr entry;
+    std::string skill_file;
+    std::string skill_dir;
+    std::string library;
 };
 
 std::string default_home_root() {
@@ -436,8 +439,8 @@ Discovery FilesystemSkillLoader::Impl::discover() {
         m.skill_file = c.skill_file;
         m.root = c.skill_dir;
         m.library = c.library;
-        kept_now.emplace(key, Kept{m, std::shared_ptr<const std::string>(c.entry, &c.entry->body)});
         out.skills.push_back(std::move(m));
+        kept_now.emplace(key, Kept{c.entry, c.skill_file, c.skill_dir, c.library});
     }
 
     if (include) {
@@ -490,8 +493,12 @@ LoadedSkill FilesystemSkillLoader::load(std::string_view name) {
         std::shared_lock lock(impl_->kept_mutex);
         auto it = impl_->kept.find(nfkc(name));
         if (it == impl_->kept.end()) throw NotFoundError(fmt::format("no discovered skill named '{}'", name));
-        out.manifest = it->second.manifest;
-        out.instructions = *it->second.instructions;
+        const Kept& k = it->second;
+        out.manifest = *k.entry->manifest;
+        out.manifest.skill_file = k.skill_file;
+        out.manifest.root = k.skill_dir;
+        out.manifest.library = k.library;
+        out.instructions = k.entry->body;
     }
     out.resources = list_skill_resources(*impl_->reader, out.manifest.root);
     return out;
