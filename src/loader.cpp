@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <mutex>
 #include <shared_mutex>
+#include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -49,7 +51,9 @@ struct CacheEntry {
     FileStat stat;
     bool verify = false;  // the stat cannot vouch for the bytes: compare them on the next hit
     bool truncated = false;
-    std::string text;                       // the bytes read (for the byte-identical check)
+    std::size_t text_size = 0;              // size and hash of the bytes read, for the
+    std::size_t text_hash = 0;              // byte-identical and re-verification checks
+    std::string name_key;                   // NFKC of the manifest's name
     std::optional<SkillManifest> manifest;  // paths not filled in
     std::string body;
     Diagnostics diagnostics;
@@ -147,6 +151,8 @@ struct FilesystemSkillLoader::Impl {
     explicit Impl(FilesystemLoaderOptions opts);
     void resolve_roots();
     void process(Candidate& c);
+    [[nodiscard]] bool same_bytes(const CacheEntry& a, const std::string& path_a, const CacheEntry& b,
+                                  const std::string& path_b) const;
     Discovery discover();
 };
 
@@ -200,6 +206,18 @@ void FilesystemSkillLoader::Impl::resolve_roots() {
     }
 }
 
+// Whether two parsed files hold the same bytes: size and hash first, then both are read again
+// to be sure (this only happens for two skills with one name).
+bool FilesystemSkillLoader::Impl::same_bytes(const CacheEntry& a, const std::string& path_a, const CacheEntry& b,
+                                             const std::string& path_b) const {
+    if (a.text_size != b.text_size || a.text_hash != b.text_hash || a.truncated || b.truncated) return false;
+    try {
+        return reader->read_file(path_a, options.max_bytes).data == reader->read_file(path_b, options.max_bytes).data;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
 // Reads and parses one child's SKILL.md (or reuses the cached parse). Never throws.
 void FilesystemSkillLoader::Impl::process(Candidate& c) {
     try {
@@ -233,7 +251,9 @@ void FilesystemSkillLoader::Impl::process(Candidate& c) {
             return;
         }
         ReadResult read = reader->read_file(c.skill_file, options.max_bytes);
-        if (cached && read.truncated == cached->truncated && read.data == cached->text) {
+        const std::size_t hash = std::hash<std::string_view>{}(read.data);
+        if (cached && read.truncated == cached->truncated && read.data.size() == cached->text_size &&
+            hash == cached->text_hash) {
             // The same bytes: keep the parse, and trust the stat from now on if it has settled.
             if (stat_needs_verification(st)) {
                 c.entry = std::move(cached);
@@ -271,7 +291,9 @@ void FilesystemSkillLoader::Impl::process(Candidate& c) {
                 entry->skip_message = fmt::format("{}: larger than the limit of {} bytes", c.skill_file, options.max_bytes);
             }
         }
-        entry->text = std::move(read.data);
+        entry->text_size = read.data.size();
+        entry->text_hash = hash;
+        if (entry->manifest) entry->name_key = nfkc(entry->manifest->name);
         CacheEntryPtr shared = std::move(entry);
         {
             std::lock_guard lock(cache_mutex);
@@ -407,7 +429,7 @@ Discovery FilesystemSkillLoader::Impl::discover() {
             continue;
         }
         const CacheEntry& e = *c.entry;
-        const std::string key = nfkc(e.manifest->name);
+        const std::string& key = e.name_key;
         if (!selected(key)) continue;
         auto found = winners.find(key);
         if (found != winners.end()) {
@@ -420,7 +442,7 @@ Discovery FilesystemSkillLoader::Impl::discover() {
                 const fs::path b = fs::canonical(fs::path(c.skill_dir), ec2);
                 same_dir = !ec1 && !ec2 && a == b;
             }
-            if (same_dir || first.entry->text == e.text) {
+            if (same_dir || same_bytes(*first.entry, first.skill_file, e, c.skill_file)) {
                 note(code_duplicate_copy, Severity::info, c.skill_file,
                      fmt::format("{} is the same skill as {} ({}); it counts once", c.skill_file, first.skill_file,
                                  same_dir ? "same directory" : "byte-identical SKILL.md"));
