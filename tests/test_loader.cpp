@@ -721,3 +721,55 @@ TEST_CASE("a reader without mtimes: same-size edits are still seen", "[loader][c
     CHECK(loader.discover().skills.at(0).description == "BBBB");
     CHECK(loader.load("a").manifest.description == "BBBB");
 }
+
+namespace {
+
+// Fails in chosen ways, to show that one failing skill does not stop the others.
+class FaultyReader final : public SkillReader {
+public:
+    explicit FaultyReader(std::shared_ptr<MemorySkillReader> inner) : inner_(std::move(inner)) {}
+    ReadResult read_file(std::string_view path, std::size_t max_bytes) const override {
+        if (path == "lib/read-fails/SKILL.md") throw IoError("simulated read failure");
+        if (path == "lib/throws-other/SKILL.md") throw std::runtime_error("not even an agentskills error");
+        return inner_->read_file(path, max_bytes);
+    }
+    std::vector<DirEntry> list_dir(std::string_view path) const override {
+        if (path == "broken-root") throw IoError("simulated listing failure");
+        auto entries = inner_->list_dir(path);
+        // A child that vanishes between the listing and its stat.
+        if (path == "lib") entries.push_back(DirEntry{.name = "vanished", .kind = EntryKind::directory});
+        return entries;
+    }
+    FileStat stat(std::string_view path) const override {
+        if (path == "lib/stat-fails/SKILL.md") throw IoError("simulated stat failure");
+        if (path == "broken-root") return FileStat{.kind = EntryKind::directory};
+        return inner_->stat(path);
+    }
+
+private:
+    std::shared_ptr<MemorySkillReader> inner_;
+};
+
+}  // namespace
+
+TEST_CASE("a reader that fails for some skills: the others are still discovered", "[loader]") {
+    auto mem = std::make_shared<MemorySkillReader>();
+    for (const char* dir : {"good", "read-fails", "stat-fails", "throws-other", "zz-good"}) {
+        mem->add_file(std::string("lib/") + dir + "/SKILL.md", skill_md(dir, "Some skill."));
+    }
+    auto faulty = std::make_shared<FaultyReader>(mem);
+    FilesystemSkillLoader loader({.roots = {"lib"}, .reader = faulty});
+    Discovery d = loader.discover();
+    CHECK(names_of(d) == std::vector<std::string>{"good", "zz-good"});
+    REQUIRE(d.skipped.size() == 3);
+    for (const auto& s : d.skipped) {
+        CHECK(s.reason == SkipReason::unreadable);
+        CHECK(s.message.find(s.path) != std::string::npos);
+        CHECK(has_diagnostic_for(d, s.path));
+    }
+    CHECK(d.skipped[0].message.find("simulated read failure") != std::string::npos);
+
+    // A root that cannot be listed fails discovery as a whole.
+    FilesystemSkillLoader broken({.roots = {"broken-root"}, .reader = faulty});
+    CHECK_THROWS_AS(broken.discover(), DiscoveryError);
+}
