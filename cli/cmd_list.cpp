@@ -3,7 +3,9 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/core.h>
@@ -26,9 +28,29 @@ struct ListArgs {
     NamePolicy name_policy = NamePolicy::keep;
 };
 
-// The manifest and skipped forms are the library's own (skill.hpp), shared with the other commands.
-nlohmann::json discovery_to_json(const Discovery& d) {
-    return nlohmann::json{{"skills", d.skills}, {"skipped", d.skipped}, {"diagnostics", d.diagnostics}};
+// Writes `"key": [ ... ]` one element at a time, so that a large library never exists twice
+// in memory as a JSON document and as its text. The result is what
+// `json{{"diagnostics",…},{"skills",…},{"skipped",…}}.dump(2)` prints (keys in sorted order).
+template <class T>
+void print_json_array(std::ostream& out, std::string_view key, const std::vector<T>& items, bool last) {
+    out << "  \"" << key << "\": [";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const std::string text = nlohmann::json(items[i]).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+        out << (i == 0 ? "\n    " : ",\n    ");
+        for (char ch : text) {
+            out << ch;
+            if (ch == '\n') out << "    ";
+        }
+    }
+    out << (items.empty() ? "]" : "\n  ]") << (last ? "\n" : ",\n");
+}
+
+void print_discovery_json(std::ostream& out, const Discovery& d) {
+    out << "{\n";
+    print_json_array(out, "diagnostics", d.diagnostics, false);
+    print_json_array(out, "skills", d.skills, false);
+    print_json_array(out, "skipped", d.skipped, true);
+    out << "}\n";
 }
 
 int run_list(const ListArgs& args) {
@@ -55,7 +77,7 @@ int run_list(const ListArgs& args) {
 
     if (args.json) {
         // Indented by two spaces; invalid UTF-8 in a path or message is replaced, never fatal.
-        std::cout << discovery_to_json(discovery).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+        print_discovery_json(std::cout, discovery);
         return exit_ok;
     }
     for (const auto& m : discovery.skills) fmt::print("{}\t{}\n", m.name, m.skill_file);

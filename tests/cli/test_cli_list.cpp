@@ -58,6 +58,8 @@ TEST_CASE("list: JSON output", "[cli][list]") {
     }
     CHECK(saw_missing_root);
     CHECK(saw_parse_error);
+    // The streamed output is exactly the document's own two-space dump.
+    CHECK(r.out == j.dump(2) + "\n");
 }
 
 TEST_CASE("list: selection and policies", "[cli][list]") {
