@@ -147,6 +147,8 @@ struct FilesystemSkillLoader::Impl {
     mutable std::shared_mutex kept_mutex;
     std::unordered_map<std::string, Kept> kept;  // key: NFKC name
     bool discovered = false;
+    std::atomic<std::uint64_t> next_ticket{0};  // order of the discoveries' starts
+    std::uint64_t published_ticket = 0;          // the discovery load() serves (guarded by kept_mutex)
 
     explicit Impl(FilesystemLoaderOptions opts);
     void resolve_roots();
@@ -308,6 +310,7 @@ void FilesystemSkillLoader::Impl::process(Candidate& c) {
 }
 
 Discovery FilesystemSkillLoader::Impl::discover() {
+    const std::uint64_t ticket = next_ticket.fetch_add(1) + 1;
     Discovery out;
     auto note = [&](std::string_view code, Severity severity, std::string path, std::string message) {
         out.diagnostics.push_back(Diagnostic{std::string(code), severity, std::move(path), 0, std::move(message)});
@@ -486,8 +489,12 @@ Discovery FilesystemSkillLoader::Impl::discover() {
         }
     }
     {
+        // Of two overlapping discoveries, the one that started later wins, whichever ends last.
         std::unique_lock lock(kept_mutex);
-        kept = std::move(kept_now);
+        if (ticket > published_ticket) {
+            kept = std::move(kept_now);
+            published_ticket = ticket;
+        }
         discovered = true;
     }
     if (options.on_diagnostic) {
