@@ -400,10 +400,14 @@ Discovery FilesystemSkillLoader::Impl::discover() {
     struct Winner {
         std::size_t candidate;
     };
-    std::unordered_map<std::string, Winner> winners;  // NFKC name -> kept candidate
+    // Views into the candidates and their cache entries, which outlive these maps.
+    std::unordered_map<std::string_view, Winner> winners;  // NFKC name -> kept candidate
     std::unordered_set<std::string> skipped_dir_names;  // for the include check
     std::unordered_map<std::string, Kept> kept_now;
-    std::unordered_set<std::string> live_keys;
+    std::unordered_set<std::string_view> live_keys;
+    live_keys.reserve(candidates.size());
+    winners.reserve(candidates.size());
+    kept_now.reserve(candidates.size());
     auto selected = [&](const std::string& key) {
         if (include) return include->count(key) > 0;
         return exclude.count(key) == 0;
@@ -472,7 +476,7 @@ Discovery FilesystemSkillLoader::Impl::discover() {
         std::vector<std::string> unknown;
         for (const auto& name : *options.include) {
             const std::string key = nfkc(name);
-            if (winners.count(key) == 0 && skipped_dir_names.count(key) == 0) unknown.push_back(name);
+            if (winners.count(std::string_view(key)) == 0 && skipped_dir_names.count(key) == 0) unknown.push_back(name);
         }
         if (!unknown.empty()) {
             std::string list;
