@@ -92,7 +92,8 @@ void setup_list(CLI::App& app, int* status) {
     auto args = std::make_shared<ListArgs>();
     CLI::App* cmd = app.add_subcommand("list", "Discover the skills of library roots and list them");
     cmd->add_flag("--json", args->json, "Print {skills, skipped, diagnostics} as JSON");
-    cmd->add_option("--root", args->roots, "A library root (repeatable, in precedence order); default: the standard roots");
+    cmd->add_option("--root", args->roots,
+                    "A library root (repeatable, in precedence order); default: the standard roots");
     CLI::Option* include = cmd->add_option("--include", args->include, "Only this skill name (repeatable)");
     cmd->add_option("--exclude", args->exclude, "Leave this skill name out (repeatable)")->excludes(include);
     const std::map<std::string, MissingDirectories> missing{{"error", MissingDirectories::error},

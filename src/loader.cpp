@@ -42,8 +42,8 @@ constexpr std::string_view code_duplicate_name = "duplicate-name";
 constexpr std::string_view code_duplicate_copy = "duplicate-copy";
 
 struct Root {
-    std::string path;        // in the reader's namespace
-    bool is_default = false; // a default root: always skip-if-missing
+    std::string path;         // in the reader's namespace
+    bool is_default = false;  // a default root: always skip-if-missing
 };
 
 // One parsed SKILL.md, shared between discoveries while its stat does not change.
@@ -72,9 +72,9 @@ struct Candidate {
 
     // Filled in by the worker.
     bool has_skill_file = false;
-    std::string skill_dir;   // resolved (symlink target for local skills)
+    std::string skill_dir;  // resolved (symlink target for local skills)
     std::string skill_file;
-    CacheEntryPtr entry;     // parse result, or nullptr with `failure` set
+    CacheEntryPtr entry;  // parse result, or nullptr with `failure` set
     std::optional<SkipReason> failure;
     std::string failure_message;
 };
@@ -110,9 +110,9 @@ std::string absolute_normal(const std::string& root, const std::string& base = {
 bool stat_needs_verification(const FileStat& st) {
     if (st.mtime_ns == 0) return st.identity == 0;
     constexpr std::int64_t racy_window_ns = 2'000'000'000;
-    const std::int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                    std::chrono::system_clock::now().time_since_epoch())
-                                    .count();
+    const std::int64_t now_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
     return now_ns - st.mtime_ns < racy_window_ns;
 }
 
@@ -148,7 +148,7 @@ struct FilesystemSkillLoader::Impl {
     std::unordered_map<std::string, Kept> kept;  // key: NFKC name
     bool discovered = false;
     std::atomic<std::uint64_t> next_ticket{0};  // order of the discoveries' starts
-    std::uint64_t published_ticket = 0;          // the discovery load() serves (guarded by kept_mutex)
+    std::uint64_t published_ticket = 0;         // the discovery load() serves (guarded by kept_mutex)
 
     explicit Impl(FilesystemLoaderOptions opts);
     void resolve_roots();
@@ -290,7 +290,8 @@ void FilesystemSkillLoader::Impl::process(Candidate& c) {
         if (entry->skip_reason) {
             entry->skip_message = fmt::format("{}: {}", c.skill_file, first_error_message(entry->diagnostics));
             if (*entry->skip_reason == SkipReason::too_large && read.truncated && entry->diagnostics.empty()) {
-                entry->skip_message = fmt::format("{}: larger than the limit of {} bytes", c.skill_file, options.max_bytes);
+                entry->skip_message =
+                    fmt::format("{}: larger than the limit of {} bytes", c.skill_file, options.max_bytes);
             }
         }
         entry->text_size = read.data.size();
@@ -305,7 +306,8 @@ void FilesystemSkillLoader::Impl::process(Candidate& c) {
     } catch (const std::exception& e) {
         c.has_skill_file = true;
         c.failure = SkipReason::unreadable;
-        c.failure_message = fmt::format("cannot read {}: {}", c.skill_file.empty() ? c.child_dir : c.skill_file, e.what());
+        c.failure_message =
+            fmt::format("cannot read {}: {}", c.skill_file.empty() ? c.child_dir : c.skill_file, e.what());
     }
 }
 
@@ -388,7 +390,8 @@ Discovery FilesystemSkillLoader::Impl::discover() {
     } else {
         std::atomic<std::size_t> next{0};
         auto work = [&] {
-            for (std::size_t i = next.fetch_add(1); i < candidates.size(); i = next.fetch_add(1)) process(candidates[i]);
+            for (std::size_t i = next.fetch_add(1); i < candidates.size(); i = next.fetch_add(1))
+                process(candidates[i]);
         };
         std::vector<std::jthread> pool;
         pool.reserve(threads - 1);
@@ -402,7 +405,7 @@ Discovery FilesystemSkillLoader::Impl::discover() {
     };
     // Views into the candidates and their cache entries, which outlive these maps.
     std::unordered_map<std::string_view, Winner> winners;  // NFKC name -> kept candidate
-    std::unordered_set<std::string> skipped_dir_names;  // for the include check
+    std::unordered_set<std::string> skipped_dir_names;     // for the include check
     std::unordered_map<std::string, Kept> kept_now;
     std::unordered_set<std::string_view> live_keys;
     live_keys.reserve(candidates.size());
@@ -432,7 +435,8 @@ Discovery FilesystemSkillLoader::Impl::discover() {
             if (first_error(e.diagnostics) == nullptr) {
                 note(code_skill_skipped, Severity::error, c.skill_file, e.skip_message);
             }
-            out.skipped.push_back(SkippedSkill{c.skill_file, e.skip_reason.value_or(SkipReason::invalid), e.skip_message});
+            out.skipped.push_back(
+                SkippedSkill{c.skill_file, e.skip_reason.value_or(SkipReason::invalid), e.skip_message});
             continue;
         }
         const CacheEntry& e = *c.entry;

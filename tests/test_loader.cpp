@@ -208,9 +208,8 @@ TEST_CASE("a missing local root and the default roots", "[loader][local]") {
                                   .missing_directories = MissingDirectories::error});
     CHECK_THROWS_AS(strict.discover(), DiscoveryError);
     // Default roots never fail discovery, whatever the policy.
-    FilesystemSkillLoader defaults({.roots = {tmp.path("lib")},
-                                    .include_default_roots = true,
-                                    .missing_directories = MissingDirectories::error});
+    FilesystemSkillLoader defaults(
+        {.roots = {tmp.path("lib")}, .include_default_roots = true, .missing_directories = MissingDirectories::error});
     CHECK_NOTHROW(defaults.discover());
 }
 
@@ -289,9 +288,9 @@ TEST_CASE("manifest paths: rooted for a mounted reader", "[loader][mount]") {
     auto local = std::make_shared<MemorySkillReader>();
     local->add_file("skills/refund-policy/SKILL.md", skill_md("refund-policy", "Local refunds, shadowed."));
     local->add_file("skills/lint/SKILL.md", skill_md("lint", "Lint things."));
-    auto mounted = std::make_shared<MountedReader>(std::map<std::string, SkillReaderPtr, std::less<>>{
-                                                       {"tenant", tenant}, {"local", local}},
-                                                   "/tenant/sessions/s-1");
+    auto mounted = std::make_shared<MountedReader>(
+        std::map<std::string, SkillReaderPtr, std::less<>>{{"tenant", tenant}, {"local", local}},
+        "/tenant/sessions/s-1");
     // A relative mounted root starts at "/", not at the reader's cwd.
     FilesystemSkillLoader loader({.roots = {"/tenant/skills", "local/skills"}, .reader = mounted});
     Discovery d = loader.discover();
@@ -362,10 +361,8 @@ TEST_CASE("unreadable, oversized and odd SKILL.md files are skipped, the rest ke
     tmp.mkdir("lib/dir-named-skill/SKILL.md");
     tmp.write("lib/huge/SKILL.md", skill_md("huge", "Big.", std::string(5000, 'x')));
     tmp.write("lib/long/SKILL.md", skill_md("long", "Many lines.", std::string(40, '\n') + "end"));
-    FilesystemSkillLoader loader({.roots = {tmp.path("lib")},
-                                  .include_default_roots = false,
-                                  .max_lines = 20,
-                                  .max_bytes = 4096});
+    FilesystemSkillLoader loader(
+        {.roots = {tmp.path("lib")}, .include_default_roots = false, .max_lines = 20, .max_bytes = 4096});
     Discovery d = loader.discover();
     CHECK(names_of(d) == std::vector<std::string>{"good"});
     REQUIRE(d.skipped.size() == 4);
@@ -588,7 +585,8 @@ TEST_CASE("discover() and load() from 8 threads at once", "[loader][concurrency]
         mem->add_file("lib/" + name + "/SKILL.md", skill_md(name, "D" + std::to_string(i), "Body " + name));
         mem->add_file("lib/" + name + "/scripts/run.sh", "run");
     }
-    auto loader = std::make_shared<FilesystemSkillLoader>(FilesystemLoaderOptions{.roots = {"lib"}, .reader = mem, .threads = 2});
+    auto loader =
+        std::make_shared<FilesystemSkillLoader>(FilesystemLoaderOptions{.roots = {"lib"}, .reader = mem, .threads = 2});
     (void)loader->discover();
     std::atomic<int> failures{0};
     std::vector<std::thread> threads;

@@ -175,7 +175,7 @@ public:
 private:
     struct Route {
         const SkillReader* reader = nullptr;
-        std::string rest;  // "." for the mount root
+        std::string rest;     // "." for the mount root
         bool is_top = false;  // "/" itself
     };
     [[nodiscard]] Route route(std::string_view path) const;

@@ -15,9 +15,7 @@ using agentskills_test::TempDir;
 
 namespace {
 
-std::string library_dir() {
-    return std::filesystem::canonical(AGENTSKILLS_TEST_DATA_DIR "/library").string();
-}
+std::string library_dir() { return std::filesystem::canonical(AGENTSKILLS_TEST_DATA_DIR "/library").string(); }
 
 }  // namespace
 
@@ -25,11 +23,11 @@ TEST_CASE("list: text output", "[cli][list]") {
     auto r = run_cli({"list", "--root", "library"});
     const std::string lib = library_dir();
     CHECK(r.status == 0);
-    CHECK(r.out == "code-review\t" + lib + "/code-review/SKILL.md\n" +
-                       "pdf-forms\t" + lib + "/pdf-forms/SKILL.md\n" +
-                       "release-notes\t" + lib + "/release-notes/SKILL.md\n" +
-                       "skipped\tinvalid\t" + lib + "/broken-frontmatter/SKILL.md\t" + lib +
-                       "/broken-frontmatter/SKILL.md: the frontmatter opened on line 1 is not closed by a line '---'\n");
+    CHECK(r.out ==
+          "code-review\t" + lib + "/code-review/SKILL.md\n" + "pdf-forms\t" + lib + "/pdf-forms/SKILL.md\n" +
+              "release-notes\t" + lib + "/release-notes/SKILL.md\n" + "skipped\tinvalid\t" + lib +
+              "/broken-frontmatter/SKILL.md\t" + lib +
+              "/broken-frontmatter/SKILL.md: the frontmatter opened on line 1 is not closed by a line '---'\n");
     CHECK(r.err.find("[frontmatter-unclosed]") != std::string::npos);
 }
 
