@@ -5,6 +5,7 @@
 #include "diagnostics.hpp"
 #include "errors.hpp"
 #include "harness.hpp"
+#include "host.hpp"
 #include "loader.hpp"
 #include "names.hpp"
 #include "parser.hpp"
@@ -12,4 +13,5 @@
 #include "reader.hpp"
 #include "skill.hpp"
 #include "skills_shim.hpp"
+#include "substrate.hpp"
 #include "version.hpp"
