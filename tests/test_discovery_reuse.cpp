@@ -1,6 +1,7 @@
 // Tests of the repeated-discovery paths of FilesystemSkillLoader (issue 7): the cache of parsed
 // files, the reuse of a whole unchanged discovery, and the local fast paths (d_type listing,
 // one open per new SKILL.md, lstat without the reader). Each must give what a fresh loader gives.
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -58,14 +59,18 @@ TEST_CASE("local: an unchanged stat means no new read, through both repeated pat
     TempDir tmp;
     tmp.write("lib/a/SKILL.md", skill_md("a", "First."));
     tmp.write("lib/b/SKILL.md", skill_md("b", "Bee."));
+    // Old modification times: a stat from the last seconds is not trusted (the loader then
+    // re-reads the file to compare its bytes), a settled one is.
+    const std::string file = tmp.path("lib/a/SKILL.md");
+    const auto mtime = fs::last_write_time(file) - std::chrono::hours(24);
+    fs::last_write_time(file, mtime);
+    fs::last_write_time(tmp.path("lib/b/SKILL.md"), mtime);
     FilesystemSkillLoader loader(local_options(tmp));
     CHECK(loader.discover().skills.at(0).description == "First.");
 
     // Same size, same inode, the old modification time put back: the stat is unchanged, so
     // the loader must not notice (which shows that the stat it took when it first read the
     // file, with open + fstat, equals what the reader's lstat reports later).
-    const std::string file = tmp.path("lib/a/SKILL.md");
-    const auto mtime = fs::last_write_time(file);
     tmp.write("lib/a/SKILL.md", skill_md("a", "Other."));
     fs::last_write_time(file, mtime);
     CHECK(loader.discover().skills.at(0).description == "First.");  // the whole result reused
