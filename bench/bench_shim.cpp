@@ -19,7 +19,8 @@ struct Fixture {
     explicit Fixture(std::size_t n) {
         agentskills::FilesystemLoaderOptions options;
         options.reader = agentskills::bench::memory_library(n);
-        auto catalog = agentskills::discover_skill_catalog(std::make_shared<agentskills::FilesystemSkillLoader>(options));
+        auto catalog =
+            agentskills::discover_skill_catalog(std::make_shared<agentskills::FilesystemSkillLoader>(options));
         agentskills::SkillsShimOptions shim_options;
         shim_options.catalog = catalog;
         shim = std::make_shared<agentskills::SkillsShim>(std::move(shim_options));
@@ -37,7 +38,8 @@ struct Fixture {
 };
 
 agentskills::ToolCall call_for(std::size_t i) {
-    return agentskills::ToolCall{.id = "call-1", .name = "activate_skill",
+    return agentskills::ToolCall{.id = "call-1",
+                                 .name = "activate_skill",
                                  .arguments = fmt::format(R"({{"name":"migration-review-{:05}"}})", i)};
 }
 

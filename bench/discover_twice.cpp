@@ -15,7 +15,9 @@ namespace {
 double cpu_ms() {
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
-    const auto ms = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) * 1e3 + static_cast<double>(tv.tv_usec) / 1e3; };
+    const auto ms = [](const timeval& tv) {
+        return static_cast<double>(tv.tv_sec) * 1e3 + static_cast<double>(tv.tv_usec) / 1e3;
+    };
     return ms(usage.ru_utime) + ms(usage.ru_stime);
 }
 
@@ -59,12 +61,13 @@ int main(int argc, char** argv) {
     auto k2 = clock::now();
     const double copy_cpu = cpu_ms() - k0;
     const double first_ms = ms(t1 - t0);
-    std::printf("skills %zu skipped %zu\n"
-                "first  %8.2f ms wall %8.2f ms cpu\n"
-                "second %8.2f ms wall %8.2f ms cpu (%zu skills, best of %d)\n"
-                "ratio  %7.1f%% wall %7.1f%% cpu\n",
-                first.skills.size(), first.skipped.size(), first_ms, first_cpu, best_second, best_second_cpu,
-                second_count, repeat, 100.0 * best_second / first_ms, 100.0 * best_second_cpu / first_cpu);
+    std::printf(
+        "skills %zu skipped %zu\n"
+        "first  %8.2f ms wall %8.2f ms cpu\n"
+        "second %8.2f ms wall %8.2f ms cpu (%zu skills, best of %d)\n"
+        "ratio  %7.1f%% wall %7.1f%% cpu\n",
+        first.skills.size(), first.skipped.size(), first_ms, first_cpu, best_second, best_second_cpu, second_count,
+        repeat, 100.0 * best_second / first_ms, 100.0 * best_second_cpu / first_cpu);
     std::printf("copy of the %zu manifests alone: %.2f ms wall %.2f ms cpu\n", copy.size(), ms(k2 - k1), copy_cpu);
     return 0;
 }
