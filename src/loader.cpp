@@ -1,12 +1,20 @@
 // agentskills-cpp — FilesystemSkillLoader: discovery over library roots, caching, loading.
 #include "agentskills/loader.hpp"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <limits>
 #include <mutex>
 #include <shared_mutex>
 #include <string>
@@ -52,9 +60,10 @@ struct CacheEntry {
     bool verify = false;  // the stat cannot vouch for the bytes: compare them on the next hit
     bool truncated = false;
     std::size_t text_size = 0;              // size and hash of the bytes read, for the
-    std::size_t text_hash = 0;              // byte-identical and re-verification checks
+    std::size_t text_hash = 0;              // byte-identical and re-verification checks; the
+    bool hashed = false;                    // hash only when `verify` (hashing costs a pass)
     std::string name_key;                   // NFKC of the manifest's name
-    std::optional<SkillManifest> manifest;  // paths not filled in
+    std::optional<SkillManifest> manifest;  // paths of the candidate that was parsed
     std::string body;
     Diagnostics diagnostics;
     std::optional<SkipReason> skip_reason;
@@ -123,6 +132,119 @@ std::string first_error_message(const Diagnostics& ds) {
     return ds.empty() ? std::string("invalid SKILL.md") : ds.front().message;
 }
 
+// Runs fn(i) for i in [0, n) on up to `threads` threads (the caller's among them).
+template <class F>
+void parallel_for(std::size_t n, std::size_t threads, F&& fn) {
+    threads = std::min(threads, n);
+    if (threads <= 1) {
+        for (std::size_t i = 0; i < n; ++i) fn(i);
+        return;
+    }
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+        for (std::size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) fn(i);
+    };
+    std::vector<std::jthread> pool;
+    pool.reserve(threads - 1);
+    for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+}
+
+// The child directories of one root, in name order.
+struct Listed {
+    std::size_t root_index = 0;
+    std::vector<DirEntry> children;
+};
+
+// What the last complete discovery saw and returned. When a new discovery finds the roots
+// reporting the same, the same children, and every SKILL.md with the same stat, its result is
+// the same: it is copied from here without reading, parsing or merging anything (a repeated
+// discover() costs about what listing the library costs; docs/performance.md).
+struct Snapshot {
+    struct Child {
+        std::size_t root_index = 0;
+        std::string dir_name;
+        std::string skill_file;  // empty: the child had no SKILL.md
+        std::string relative;    // "<dir_name>/SKILL.md"
+        FileStat stat;           // of skill_file
+    };
+    Diagnostics root_diagnostics;  // what listing the roots reported
+    std::vector<SkippedSkill> root_skipped;
+    std::vector<Child> children;  // every child directory, in order
+    std::vector<std::shared_ptr<const SkillManifest>> skills;
+    std::vector<SkippedSkill> skipped;
+    Diagnostics diagnostics;
+};
+
+// The children of a local directory with their kinds, taken from the entries' types (d_type)
+// where the file system reports them: a stat only for symlinks and unknown types, instead of
+// one per child as LocalSkillReader::list_dir does (it also reports sizes and times, which
+// discovery does not need; they are left 0 here). nullopt on any error: the caller then asks
+// the reader, which reports the error properly.
+std::optional<std::vector<DirEntry>> list_local_kinds(const std::string& path) {
+    DIR* dir = ::opendir(path.c_str());
+    if (dir == nullptr) return std::nullopt;
+    struct Closer {
+        DIR* d;
+        ~Closer() { ::closedir(d); }
+    } closer{dir};
+    const int dir_fd = ::dirfd(dir);
+    std::vector<DirEntry> out;
+    for (;;) {
+        errno = 0;
+        const dirent* ent = ::readdir(dir);
+        if (ent == nullptr) {
+            if (errno != 0) return std::nullopt;
+            break;
+        }
+        const char* name = ent->d_name;
+        if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
+        DirEntry entry;
+        entry.name = name;
+        switch (ent->d_type) {
+            case DT_DIR:
+                entry.kind = EntryKind::directory;
+                break;
+            case DT_REG:
+                entry.kind = EntryKind::file;
+                break;
+            case DT_LNK:
+            case DT_UNKNOWN: {
+                struct stat st {};
+                if (::fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // vanished meanwhile
+                if (S_ISLNK(st.st_mode)) {
+                    entry.is_symlink = true;
+                    if (::fstatat(dir_fd, name, &st, 0) != 0) {
+                        entry.kind = EntryKind::other;  // dangling link
+                        break;
+                    }
+                }
+                entry.kind = S_ISREG(st.st_mode)   ? EntryKind::file
+                             : S_ISDIR(st.st_mode) ? EntryKind::directory
+                                                   : EntryKind::other;
+                break;
+            }
+            default:
+                entry.kind = EntryKind::other;
+        }
+        out.push_back(std::move(entry));
+    }
+    return out;
+}
+
+// The FileStat that LocalSkillReader::stat gives a path that is not a symlink (the same fields
+// and identity; keep in step with reader.cpp), from lstat or fstat data.
+FileStat local_file_stat(const struct stat& info) noexcept {
+    FileStat st;
+    st.kind = S_ISREG(info.st_mode) ? EntryKind::file : S_ISDIR(info.st_mode) ? EntryKind::directory : EntryKind::other;
+    st.size = static_cast<std::uint64_t>(info.st_size);
+    st.mtime_ns = static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 +
+                  static_cast<std::int64_t>(info.st_mtim.tv_nsec);
+    st.identity =
+        static_cast<std::uint64_t>(info.st_ino) ^ (static_cast<std::uint64_t>(info.st_dev) * 0x9E3779B97F4A7C15ULL);
+    return st;
+}
+
 const Diagnostic* first_error(const Diagnostics& ds) {
     for (const auto& d : ds) {
         if (d.severity == Severity::error) return &d;
@@ -144,6 +266,9 @@ struct FilesystemSkillLoader::Impl {
     std::mutex cache_mutex;
     std::unordered_map<std::string, CacheEntryPtr> cache;  // key: SKILL.md path
 
+    std::mutex snapshot_mutex;
+    std::shared_ptr<const Snapshot> snapshot;  // nullptr: the next discovery takes the full path
+
     mutable std::shared_mutex kept_mutex;
     std::unordered_map<std::string, Kept> kept;  // key: NFKC name
     bool discovered = false;
@@ -153,6 +278,12 @@ struct FilesystemSkillLoader::Impl {
     explicit Impl(FilesystemLoaderOptions opts);
     void resolve_roots();
     void process(Candidate& c);
+    void store(Candidate& c, const FileStat& st, std::string_view data, bool truncated);
+    bool read_local_fresh(Candidate& c);
+    [[nodiscard]] std::size_t thread_count() const noexcept;
+    std::optional<Discovery> reuse_snapshot(const Diagnostics& root_diagnostics,
+                                            const std::vector<SkippedSkill>& root_skipped,
+                                            const std::vector<Listed>& listed);
     [[nodiscard]] bool same_bytes(const CacheEntry& a, const std::string& path_a, const CacheEntry& b,
                                   const std::string& path_b) const;
     Discovery discover();
@@ -212,7 +343,8 @@ void FilesystemSkillLoader::Impl::resolve_roots() {
 // to be sure (this only happens for two skills with one name).
 bool FilesystemSkillLoader::Impl::same_bytes(const CacheEntry& a, const std::string& path_a, const CacheEntry& b,
                                              const std::string& path_b) const {
-    if (a.text_size != b.text_size || a.text_hash != b.text_hash || a.truncated || b.truncated) return false;
+    if (a.text_size != b.text_size || a.truncated || b.truncated) return false;
+    if (a.hashed && b.hashed && a.text_hash != b.text_hash) return false;
     try {
         return reader->read_file(path_a, options.max_bytes).data == reader->read_file(path_b, options.max_bytes).data;
     } catch (const std::exception&) {
@@ -230,6 +362,7 @@ void FilesystemSkillLoader::Impl::process(Candidate& c) {
             if (!ec) c.skill_dir = target.string();
         }
         c.skill_file = join_path(c.skill_dir, skill_file_name);
+        if (local && read_local_fresh(c)) return;
         FileStat st;
         try {
             st = reader->stat(c.skill_file);
@@ -253,9 +386,8 @@ void FilesystemSkillLoader::Impl::process(Candidate& c) {
             return;
         }
         ReadResult read = reader->read_file(c.skill_file, options.max_bytes);
-        const std::size_t hash = std::hash<std::string_view>{}(read.data);
-        if (cached && read.truncated == cached->truncated && read.data.size() == cached->text_size &&
-            hash == cached->text_hash) {
+        if (cached && cached->hashed && read.truncated == cached->truncated && read.data.size() == cached->text_size &&
+            std::hash<std::string_view>{}(read.data) == cached->text_hash) {
             // The same bytes: keep the parse, and trust the stat from now on if it has settled.
             if (stat_needs_verification(st)) {
                 c.entry = std::move(cached);
@@ -269,46 +401,217 @@ void FilesystemSkillLoader::Impl::process(Candidate& c) {
             c.entry = std::move(shared);
             return;
         }
-        auto entry = std::make_shared<CacheEntry>();
-        entry->stat = st;
-        entry->verify = stat_needs_verification(st);
-        entry->truncated = read.truncated;
-        ParseOptions popts;
-        popts.name_policy = options.name_policy;
-        popts.max_lines = options.max_lines;
-        popts.max_bytes = options.max_bytes;
-        popts.path = c.skill_file;
-        popts.directory_name = c.dir_name;
-        ParseResult parsed = parse_skill_md(read.data, popts, read.truncated);
-        entry->manifest = std::move(parsed.manifest);
-        entry->body = std::move(parsed.body);
-        entry->diagnostics = std::move(parsed.diagnostics);
-        entry->skip_reason = parsed.skip_reason;
-        if (read.truncated) entry->skip_reason = SkipReason::too_large;
-        if (entry->skip_reason && entry->manifest) entry->manifest.reset();
-        if (!entry->manifest && !entry->skip_reason) entry->skip_reason = SkipReason::invalid;
-        if (entry->skip_reason) {
-            entry->skip_message = fmt::format("{}: {}", c.skill_file, first_error_message(entry->diagnostics));
-            if (*entry->skip_reason == SkipReason::too_large && read.truncated && entry->diagnostics.empty()) {
-                entry->skip_message =
-                    fmt::format("{}: larger than the limit of {} bytes", c.skill_file, options.max_bytes);
-            }
-        }
-        entry->text_size = read.data.size();
-        entry->text_hash = hash;
-        if (entry->manifest) entry->name_key = nfkc(entry->manifest->name);
-        CacheEntryPtr shared = std::move(entry);
-        {
-            std::lock_guard lock(cache_mutex);
-            cache[c.skill_file] = shared;
-        }
-        c.entry = std::move(shared);
+        store(c, st, read.data, read.truncated);
     } catch (const std::exception& e) {
         c.has_skill_file = true;
         c.failure = SkipReason::unreadable;
         c.failure_message =
             fmt::format("cannot read {}: {}", c.skill_file.empty() ? c.child_dir : c.skill_file, e.what());
     }
+}
+
+// Parses the bytes of c.skill_file, caches the result under its path and gives it to `c`.
+void FilesystemSkillLoader::Impl::store(Candidate& c, const FileStat& st, std::string_view data, bool truncated) {
+    auto entry = std::make_shared<CacheEntry>();
+    entry->stat = st;
+    entry->verify = stat_needs_verification(st);
+    entry->truncated = truncated;
+    ParseOptions popts;
+    popts.name_policy = options.name_policy;
+    popts.max_lines = options.max_lines;
+    popts.max_bytes = options.max_bytes;
+    popts.path = c.skill_file;
+    popts.directory_name = c.dir_name;
+    ParseResult parsed = parse_skill_md(data, popts, truncated);
+    entry->manifest = std::move(parsed.manifest);
+    entry->body = std::move(parsed.body);
+    entry->diagnostics = std::move(parsed.diagnostics);
+    entry->skip_reason = parsed.skip_reason;
+    if (truncated) entry->skip_reason = SkipReason::too_large;
+    if (entry->skip_reason && entry->manifest) entry->manifest.reset();
+    if (!entry->manifest && !entry->skip_reason) entry->skip_reason = SkipReason::invalid;
+    if (entry->skip_reason) {
+        entry->skip_message = fmt::format("{}: {}", c.skill_file, first_error_message(entry->diagnostics));
+        if (*entry->skip_reason == SkipReason::too_large && truncated && entry->diagnostics.empty()) {
+            entry->skip_message = fmt::format("{}: larger than the limit of {} bytes", c.skill_file, options.max_bytes);
+        }
+    }
+    entry->text_size = data.size();
+    if (entry->verify) {
+        entry->text_hash = std::hash<std::string_view>{}(data);
+        entry->hashed = true;
+    }
+    if (entry->manifest) {
+        entry->name_key = nfkc(entry->manifest->name);
+        entry->manifest->root = c.skill_dir;
+        entry->manifest->library = c.library;
+    }
+    CacheEntryPtr shared = std::move(entry);
+    {
+        std::lock_guard lock(cache_mutex);
+        cache[c.skill_file] = shared;
+    }
+    c.entry = std::move(shared);
+}
+
+// A local SKILL.md that the cache has never seen (every file of a first discovery): one
+// open + fstat + read, where the general path takes lstat + open + fstat + read, and the bytes
+// go to a buffer that each thread reuses instead of a new string per file (fewer allocations,
+// no zero-filling, less heap fragmentation). Returns false, having changed nothing, whenever
+// the general path must decide (a symlinked SKILL.md, not a regular file, any error other
+// than "does not exist"), so that every message stays the reader's.
+bool FilesystemSkillLoader::Impl::read_local_fresh(Candidate& c) {
+    {
+        std::lock_guard lock(cache_mutex);
+        if (cache.count(c.skill_file) != 0) return false;
+    }
+    const int fd = ::open(c.skill_file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+    if (fd < 0) return errno == ENOENT || errno == ENOTDIR;  // true: an ordinary directory, not a skill
+    struct FdCloser {
+        int fd;
+        ~FdCloser() { ::close(fd); }
+    } closer{fd};
+    struct stat info {};
+    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) return false;
+    const FileStat st = local_file_stat(info);
+
+    // Read one byte past the limit (or past the size) to learn whether more follows.
+    thread_local std::unique_ptr<char[]> buffer;
+    thread_local std::size_t buffer_size = 0;
+    const std::size_t limit = options.max_bytes == 0 ? std::numeric_limits<std::size_t>::max() - 1 : options.max_bytes;
+    std::size_t capacity = std::min(static_cast<std::size_t>(info.st_size), limit) + 1;
+    std::size_t got = 0;
+    for (;;) {
+        if (capacity > buffer_size) {
+            auto bigger = std::make_unique_for_overwrite<char[]>(capacity);
+            if (got != 0) std::memcpy(bigger.get(), buffer.get(), got);
+            buffer = std::move(bigger);
+            buffer_size = capacity;
+        }
+        if (got == capacity) {
+            if (got > limit) break;
+            capacity = std::min(limit + 1, std::max<std::size_t>(capacity * 2, 4096));
+            continue;
+        }
+        const ssize_t n = ::read(fd, buffer.get() + got, capacity - got);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        if (n == 0) break;
+        got += static_cast<std::size_t>(n);
+    }
+    const bool truncated = got > limit;
+    if (truncated) got = limit;
+    c.has_skill_file = true;
+    store(c, st, std::string_view(buffer.get(), got), truncated);
+    return true;
+}
+
+std::size_t FilesystemSkillLoader::Impl::thread_count() const noexcept {
+    return options.threads != 0 ? options.threads : std::max(1U, std::thread::hardware_concurrency());
+}
+
+namespace {
+
+// What LocalSkillReader::stat reports for `path`, without its copy of the path; nullopt for a
+// symlink or an error (then the reader answers, with its own messages). `missing`: ENOENT or
+// ENOTDIR. With `dir_fd` >= 0, `relative` (the same file relative to that directory) is
+// looked up instead: a shorter path walk.
+std::optional<FileStat> lstat_local(const std::string& path, int dir_fd, const std::string& relative, bool& missing) {
+    missing = false;
+    struct stat info {};
+    const int rc =
+        dir_fd >= 0 ? ::fstatat(dir_fd, relative.c_str(), &info, AT_SYMLINK_NOFOLLOW) : ::lstat(path.c_str(), &info);
+    if (rc != 0) {
+        missing = errno == ENOENT || errno == ENOTDIR;
+        return std::nullopt;
+    }
+    if (S_ISLNK(info.st_mode)) return std::nullopt;
+    return local_file_stat(info);
+}
+
+}  // namespace
+
+// The last discovery's result when the roots report the same, the children are the same and
+// no SKILL.md changed, appeared or needs its bytes checked; nullopt otherwise.
+std::optional<Discovery> FilesystemSkillLoader::Impl::reuse_snapshot(const Diagnostics& root_diagnostics,
+                                                                     const std::vector<SkippedSkill>& root_skipped,
+                                                                     const std::vector<Listed>& listed) {
+    std::shared_ptr<const Snapshot> snap;
+    {
+        std::lock_guard lock(snapshot_mutex);
+        snap = snapshot;
+    }
+    if (!snap) return std::nullopt;
+    if (root_diagnostics != snap->root_diagnostics || root_skipped.size() != snap->root_skipped.size()) {
+        return std::nullopt;
+    }
+    for (std::size_t i = 0; i < root_skipped.size(); ++i) {
+        const SkippedSkill& a = root_skipped[i];
+        const SkippedSkill& b = snap->root_skipped[i];
+        if (a.path != b.path || a.reason != b.reason || a.message != b.message) return std::nullopt;
+    }
+    std::size_t k = 0;
+    for (const Listed& l : listed) {
+        for (const DirEntry& e : l.children) {
+            if (k == snap->children.size()) return std::nullopt;
+            const Snapshot::Child& s = snap->children[k++];
+            if (e.is_symlink || l.root_index != s.root_index || e.name != s.dir_name) return std::nullopt;
+        }
+    }
+    if (k != snap->children.size()) return std::nullopt;
+
+    // Stat every SKILL.md again (on the worker threads) and compare; local files relative to
+    // their root, opened once.
+    std::vector<int> root_fds(roots.size(), -1);
+    struct FdsCloser {
+        std::vector<int>& fds;
+        ~FdsCloser() {
+            for (int fd : fds) {
+                if (fd >= 0) ::close(fd);
+            }
+        }
+    } fds_closer{root_fds};
+    if (local) {
+        for (const Listed& l : listed) {
+            root_fds[l.root_index] = ::open(roots[l.root_index].path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        }
+    }
+    std::atomic<bool> same{true};
+    parallel_for(snap->children.size(), thread_count(), [&](std::size_t i) {
+        if (!same.load(std::memory_order_relaxed)) return;
+        const Snapshot::Child& s = snap->children[i];
+        std::string absent;  // where a SKILL.md would be
+        if (s.skill_file.empty()) absent = join_path(join_path(roots[s.root_index].path, s.dir_name), skill_file_name);
+        const std::string& path = s.skill_file.empty() ? absent : s.skill_file;
+        if (local) {
+            bool missing = false;
+            if (std::optional<FileStat> now = lstat_local(path, root_fds[s.root_index], s.relative, missing)) {
+                if (s.skill_file.empty() || !(*now == s.stat)) same = false;
+                return;
+            }
+            if (missing) {
+                if (!s.skill_file.empty()) same = false;
+                return;
+            }
+        }
+        try {
+            const FileStat now = reader->stat(path);
+            if (s.skill_file.empty() || !(now == s.stat)) same = false;
+        } catch (const NotFoundError&) {
+            if (!s.skill_file.empty()) same = false;
+        } catch (const std::exception&) {
+            same = false;
+        }
+    });
+    if (!same) return std::nullopt;
+    Discovery out;
+    out.skills.resize(snap->skills.size());
+    parallel_for(snap->skills.size(), thread_count(), [&](std::size_t i) { out.skills[i] = *snap->skills[i]; });
+    out.skipped = snap->skipped;
+    out.diagnostics = snap->diagnostics;
+    return out;
 }
 
 Discovery FilesystemSkillLoader::Impl::discover() {
@@ -324,6 +627,7 @@ Discovery FilesystemSkillLoader::Impl::discover() {
     };
 
     // 1. List the roots (in precedence order) and collect the child directories.
+    std::vector<Listed> listed;
     std::vector<Candidate> candidates;
     std::vector<std::string> seen_root_dirs;
     for (std::size_t ri = 0; ri < roots.size(); ++ri) {
@@ -356,7 +660,9 @@ Discovery FilesystemSkillLoader::Impl::discover() {
         }
         std::vector<DirEntry> entries;
         try {
-            entries = reader->list_dir(root.path);
+            std::optional<std::vector<DirEntry>> fast;
+            if (local) fast = list_local_kinds(root.path);
+            entries = fast ? std::move(*fast) : reader->list_dir(root.path);
         } catch (const Error& e) {
             throw DiscoveryError(fmt::format("cannot list library root {}: {}", root.path, e.what()));
         }
@@ -370,10 +676,27 @@ Discovery FilesystemSkillLoader::Impl::discover() {
             continue;
         }
         std::sort(entries.begin(), entries.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
-        for (auto& e : entries) {
-            if (e.kind != EntryKind::directory) continue;
+        std::erase_if(entries, [](const DirEntry& e) { return e.kind != EntryKind::directory; });
+        listed.push_back(Listed{ri, std::move(entries)});
+    }
+
+    // An unchanged library: the last result again.
+    if (std::optional<Discovery> same = reuse_snapshot(out.diagnostics, out.skipped, listed)) {
+        if (options.on_diagnostic) {
+            for (const auto& d : same->diagnostics) options.on_diagnostic(d);
+        }
+        return std::move(*same);
+    }
+    Diagnostics root_diagnostics = out.diagnostics;
+    std::vector<SkippedSkill> root_skipped = out.skipped;
+    std::size_t child_count = 0;
+    for (const Listed& l : listed) child_count += l.children.size();
+    candidates.reserve(child_count);
+    for (Listed& l : listed) {
+        const Root& root = roots[l.root_index];
+        for (DirEntry& e : l.children) {
             Candidate c;
-            c.root_index = ri;
+            c.root_index = l.root_index;
             c.library = root.path;
             c.child_dir = join_path(root.path, e.name);
             c.dir_name = std::move(e.name);
@@ -383,21 +706,7 @@ Discovery FilesystemSkillLoader::Impl::discover() {
     }
 
     // 2. Read and parse the children on worker threads; each writes only its own slot.
-    std::size_t threads = options.threads != 0 ? options.threads : std::max(1U, std::thread::hardware_concurrency());
-    threads = std::min(threads, candidates.size());
-    if (threads <= 1) {
-        for (auto& c : candidates) process(c);
-    } else {
-        std::atomic<std::size_t> next{0};
-        auto work = [&] {
-            for (std::size_t i = next.fetch_add(1); i < candidates.size(); i = next.fetch_add(1))
-                process(candidates[i]);
-        };
-        std::vector<std::jthread> pool;
-        pool.reserve(threads - 1);
-        for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-        work();
-    }
+    parallel_for(candidates.size(), thread_count(), [&](std::size_t i) { process(candidates[i]); });
 
     // 3. Merge in order: precedence of roots, then children by name.
     struct Winner {
@@ -408,6 +717,8 @@ Discovery FilesystemSkillLoader::Impl::discover() {
     std::unordered_set<std::string> skipped_dir_names;     // for the include check
     std::unordered_map<std::string, Kept> kept_now;
     std::unordered_set<std::string_view> live_keys;
+    std::vector<std::shared_ptr<const SkillManifest>> kept_in_order;
+    kept_in_order.reserve(candidates.size());
     live_keys.reserve(candidates.size());
     winners.reserve(candidates.size());
     kept_now.reserve(candidates.size());
@@ -468,11 +779,18 @@ Discovery FilesystemSkillLoader::Impl::discover() {
         }
         winners.emplace(key, Winner{i});
         out.diagnostics.insert(out.diagnostics.end(), e.diagnostics.begin(), e.diagnostics.end());
-        SkillManifest m = *e.manifest;
-        m.skill_file = c.skill_file;
-        m.root = c.skill_dir;
-        m.library = c.library;
-        out.skills.push_back(std::move(m));
+        // The cached manifest has this candidate's paths, unless the same file was cached under
+        // another root (a symlinked library): then a copy gets the right ones.
+        std::shared_ptr<const SkillManifest> manifest(c.entry, &*e.manifest);
+        if (e.manifest->skill_file != c.skill_file || e.manifest->root != c.skill_dir ||
+            e.manifest->library != c.library) {
+            auto placed = std::make_shared<SkillManifest>(*e.manifest);
+            placed->skill_file = c.skill_file;
+            placed->root = c.skill_dir;
+            placed->library = c.library;
+            manifest = std::move(placed);
+        }
+        kept_in_order.push_back(std::move(manifest));
         kept_now.emplace(key, Kept{c.entry, c.skill_file, c.skill_dir, c.library});
     }
 
@@ -488,6 +806,9 @@ Discovery FilesystemSkillLoader::Impl::discover() {
             throw DiscoveryError(fmt::format("include names no discovered skill: {}", list));
         }
     }
+    // The caller's copies of the kept manifests, made on the worker threads.
+    out.skills.resize(kept_in_order.size());
+    parallel_for(kept_in_order.size(), thread_count(), [&](std::size_t i) { out.skills[i] = *kept_in_order[i]; });
 
     // 4. Publish: forget cache entries of files that are gone, swap in what load() serves.
     {
@@ -504,6 +825,37 @@ Discovery FilesystemSkillLoader::Impl::discover() {
             published_ticket = ticket;
         }
         discovered = true;
+    }
+    // Remember this discovery for reuse, unless a child could not be read (tried again every
+    // time), is a symlink (its target may change without the listing changing), or has bytes
+    // that its stat cannot vouch for (re-read next time).
+    std::shared_ptr<Snapshot> snap;
+    const bool reusable = std::none_of(candidates.begin(), candidates.end(), [](const Candidate& c) {
+        return c.is_symlink || c.failure.has_value() || (c.has_skill_file && (!c.entry || c.entry->verify));
+    });
+    if (reusable) {
+        snap = std::make_shared<Snapshot>();
+        snap->root_diagnostics = std::move(root_diagnostics);
+        snap->root_skipped = std::move(root_skipped);
+        snap->children.reserve(candidates.size());
+        for (const Candidate& c : candidates) {
+            Snapshot::Child child;
+            child.root_index = c.root_index;
+            child.dir_name = c.dir_name;
+            child.relative = join_path(c.dir_name, skill_file_name);
+            if (c.has_skill_file) {
+                child.skill_file = c.skill_file;
+                child.stat = c.entry->stat;
+            }
+            snap->children.push_back(std::move(child));
+        }
+        snap->skills = std::move(kept_in_order);
+        snap->skipped = out.skipped;
+        snap->diagnostics = out.diagnostics;
+    }
+    {
+        std::lock_guard lock(snapshot_mutex);
+        snapshot = std::move(snap);
     }
     if (options.on_diagnostic) {
         for (const auto& d : out.diagnostics) options.on_diagnostic(d);
