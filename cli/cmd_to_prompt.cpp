@@ -1,4 +1,5 @@
 // agentskills to-prompt — the <available_skills> catalog of libraries or skill directories.
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -11,6 +12,7 @@
 #include <agentskills/prompt.hpp>
 
 #include "command.hpp"
+#include "keep_until_exit.hpp"
 #include "shim_support.hpp"
 #include "skill_file.hpp"
 
@@ -25,11 +27,17 @@ struct ToPromptArgs {
 
 int run(const ToPromptArgs& args) {
     int status = exit_ok;
-    std::vector<SkillManifest> found;
+    // Pointers into the catalog (no copies of its manifests) and into `singles`, which is sized
+    // up front so that its elements do not move.
+    std::vector<const SkillManifest*> found;
     if (!args.roots.empty()) {
         SkillCatalogPtr catalog = discover_roots(args.roots, "to-prompt");
-        found.insert(found.end(), catalog->begin(), catalog->end());
+        found.reserve(catalog->size() + args.skill_dirs.size());
+        for (const auto& m : *catalog) found.push_back(&m);
+        keep_until_exit(catalog);
     }
+    auto singles = std::make_shared<std::vector<SkillManifest>>();
+    singles->reserve(args.skill_dirs.size());
     for (const auto& dir : args.skill_dirs) {
         CheckedSkill checked = check_skill(dir, ParseOptions{});
         for (const auto& d : checked.result.diagnostics) {
@@ -47,13 +55,18 @@ int run(const ToPromptArgs& args) {
             m.skill_file = file.string();
             m.root = file.parent_path().string();
         }
-        found.push_back(std::move(m));
+        singles->push_back(std::move(m));
+        found.push_back(&singles->back());
     }
     std::vector<const SkillManifest*> visible;
-    for (const auto& m : found) {
-        if (m.model_invocable()) visible.push_back(&m);
+    visible.reserve(found.size());
+    for (const SkillManifest* m : found) {
+        if (m->model_invocable()) visible.push_back(m);
     }
-    fmt::print("{}\n", render_available_skills(visible));
+    const std::string block = render_available_skills(visible);
+    std::fwrite(block.data(), 1, block.size(), stdout);
+    std::fputc('\n', stdout);
+    keep_until_exit(std::move(singles));
     return status;
 }
 

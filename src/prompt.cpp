@@ -9,27 +9,33 @@ namespace agentskills {
 std::string xml_escape(std::string_view text) {
     std::string out;
     out.reserve(text.size());
-    for (char c : text) {
-        switch (c) {
+    std::size_t from = 0;  // start of the run of characters not copied yet
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        std::string_view entity;
+        switch (text[i]) {
             case '&':
-                out += "&amp;";
+                entity = "&amp;";
                 break;
             case '<':
-                out += "&lt;";
+                entity = "&lt;";
                 break;
             case '>':
-                out += "&gt;";
+                entity = "&gt;";
                 break;
             case '"':
-                out += "&quot;";
+                entity = "&quot;";
                 break;
             case '\'':
-                out += "&apos;";
+                entity = "&apos;";
                 break;
             default:
-                out += c;
+                continue;
         }
+        out.append(text.substr(from, i - from));
+        out.append(entity);
+        from = i + 1;
     }
+    out.append(text.substr(from));
     return out;
 }
 
