@@ -163,8 +163,8 @@ TEST_CASE("reuse keeps what the roots reported, and on_diagnostic still sees eve
     mem->add_file("lib/a/SKILL.md", skill_md("a", "Aye."));
     mem->add_file("lib/bad/SKILL.md", "---\nname: bad\n---\nno description\n");
     std::size_t seen = 0;
-    FilesystemLoaderOptions options{.roots = {"lib", "missing"}, .reader = mem,
-                                    .on_diagnostic = [&](const Diagnostic&) { ++seen; }};
+    FilesystemLoaderOptions options{
+        .roots = {"lib", "missing"}, .reader = mem, .on_diagnostic = [&](const Diagnostic&) { ++seen; }};
     FilesystemSkillLoader loader(options);
     Discovery first = loader.discover();
     const std::size_t per_discovery = seen;
