@@ -43,7 +43,8 @@ public:
     const char* what() const noexcept override { return "too complex"; }
 };
 
-// Limits that keep hostile YAML (alias bombs, huge documents) bounded.
+// Limits that keep hostile YAML (alias bombs, huge documents) bounded: every node built, every
+// node copied for an alias and every node copied into the anchor table counts.
 constexpr std::size_t max_yaml_nodes = 100000;
 
 class TreeBuilder final : public YAML::EventHandler {
@@ -174,7 +175,12 @@ private:
 
     void attach(YNode n) {
         count(1);
-        if (n.anchor != 0) anchors_[n.anchor] = n;
+        if (n.anchor != 0) {
+            // The anchor table holds a copy of the subtree: it costs its size, or nested
+            // anchors over one large collection would copy it once per level (quadratic).
+            count(size_of(n));
+            anchors_[n.anchor] = n;
+        }
         if (stack_.empty()) {
             if (!root) root = std::move(n);
             return;
