@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include <fmt/core.h>
@@ -290,11 +291,16 @@ std::vector<std::string> split_list(std::string_view text, bool on_commas) {
     return out;
 }
 
+// Keeps the first of equal items, in order (a hash set: lists may hold ~100,000 items).
 void dedupe(std::vector<std::string>& v) {
+    std::unordered_set<std::string_view> seen;
+    seen.reserve(v.size());
     std::vector<std::string> out;
     out.reserve(v.size());
     for (auto& s : v) {
-        if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(std::move(s));
+        if (seen.count(s) != 0) continue;
+        out.push_back(std::move(s));
+        seen.insert(out.back());  // views into `out`, which never reallocates (reserved)
     }
     v = std::move(out);
 }
@@ -645,13 +651,14 @@ void Parse::interpret(const YNode& root) {
 
     if (const YNode* md = find("metadata")) {
         if (md->kind == YNode::Kind::mapping) {
+            std::unordered_map<std::string, std::size_t> position;  // key -> index in m.metadata
             for (std::size_t i = 0; i + 1 < md->items.size(); i += 2) {
                 const YNode& value = md->items[i + 1];
                 std::string text = value.is_scalar() ? value.text : to_json(value).dump();
                 std::string key = key_text(md->items[i]);
-                auto it = std::find_if(m.metadata.begin(), m.metadata.end(), [&](const auto& kv) { return kv.first == key; });
-                if (it != m.metadata.end()) {
-                    it->second = std::move(text);
+                auto [it, inserted] = position.emplace(key, m.metadata.size());
+                if (!inserted) {
+                    m.metadata[it->second].second = std::move(text);
                 } else {
                     m.metadata.emplace_back(std::move(key), std::move(text));
                 }
