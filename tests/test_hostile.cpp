@@ -352,6 +352,34 @@ TEST_CASE("nested anchors over one large collection do not copy it once per leve
     }
 }
 
+TEST_CASE("wide collections on one line are handled in linear time", "[hostile]") {
+    // Regression: metadata keys and list items were de-duplicated with a linear search each,
+    // so 30,000 keys and 30,000 tags on two lines (a 540 KB file) took 30 s in a Debug build.
+    auto mem = memory_library();
+    std::string text = "---\nname: wide\ndescription: Wide.\nmetadata: {";
+    for (int i = 0; i < 30000; ++i) text += (i == 0 ? "k" : ", k") + std::to_string(i) + ": v";
+    text += "}\ntags: [";
+    for (int i = 0; i < 30000; ++i) text += (i == 0 ? "t" : ", t") + std::to_string(i % 25000);
+    text += "]\n---\nBody\n";
+    mem->add_file("lib/wide/SKILL.md", text);
+    Discovery d;
+    const double secs = seconds_of([&] { d = discover_memory(mem, {.threads = 1}); });
+    CHECK(secs < 10.0);
+    const auto it = std::find_if(d.skills.begin(), d.skills.end(), [](const auto& m) { return m.name == "wide"; });
+    REQUIRE(it != d.skills.end());
+    CHECK(it->metadata.size() == 30000);
+    CHECK(it->tags.size() == 25000);
+    CHECK(names_of(d) == std::vector<std::string>{"alpha", "wide", "zulu"});
+
+    // Past the node budget, the same shape is refused, and named.
+    std::string huge = "---\nname: wider\ndescription: Wider.\nmetadata: {";
+    for (int i = 0; i < 60000; ++i) huge += (i == 0 ? "k" : ", k") + std::to_string(i) + ": v";
+    huge += "}\n---\n";
+    mem->add_file("lib/wider/SKILL.md", huge);
+    require_survivors_and_named(discover_memory(mem, {.threads = 1}), "lib/wider/SKILL.md", SkipReason::invalid,
+                                "yaml-too-complex");
+}
+
 TEST_CASE("a 10,000-deep nested collection does not overflow the stack", "[hostile]") {
     constexpr int depth = 10000;
     const std::string flow_sequence = std::string(depth, '[') + "x" + std::string(depth, ']');
