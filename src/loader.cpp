@@ -29,13 +29,13 @@ namespace {
 constexpr std::string_view skill_file_name = "SKILL.md";
 
 // Diagnostic codes of discovery (the parser has its own; see docs/loading.md).
-constexpr std::string_view code_root_missing = "root_missing";
-constexpr std::string_view code_root_not_a_directory = "root_not_a_directory";
-constexpr std::string_view code_root_skill_package = "root_is_skill_package";
-constexpr std::string_view code_skill_unreadable = "skill_unreadable";
-constexpr std::string_view code_skill_skipped = "skill_skipped";
-constexpr std::string_view code_duplicate_name = "duplicate_name";
-constexpr std::string_view code_duplicate_copy = "duplicate_copy";
+constexpr std::string_view code_root_missing = "root-missing";
+constexpr std::string_view code_root_not_a_directory = "root-not-a-directory";
+constexpr std::string_view code_root_skill_package = "root-is-skill-package";
+constexpr std::string_view code_skill_unreadable = "skill-unreadable";
+constexpr std::string_view code_skill_skipped = "skill-skipped";
+constexpr std::string_view code_duplicate_name = "duplicate-name";
+constexpr std::string_view code_duplicate_copy = "duplicate-copy";
 
 struct Root {
     std::string path;        // in the reader's namespace

@@ -1,0 +1,310 @@
+// Tests of reader.hpp: path rules, LocalSkillReader, MemorySkillReader, MountedReader.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "agentskills/errors.hpp"
+#include "agentskills/reader.hpp"
+#include "fs_fixtures.hpp"
+
+using namespace agentskills;
+using agentskills_test::TempDir;
+
+TEST_CASE("normalize_relative_path collapses and refuses", "[reader][paths]") {
+    CHECK(normalize_relative_path("a/b") == "a/b");
+    CHECK(normalize_relative_path("./a//b/") == "a/b");
+    CHECK(normalize_relative_path("a/./b/../c") == "a/c");
+    CHECK(normalize_relative_path(".") == ".");
+    CHECK(normalize_relative_path("a/..") == ".");
+    CHECK_THROWS_AS(normalize_relative_path(""), PathError);
+    CHECK_THROWS_AS(normalize_relative_path("/abs"), PathError);
+    CHECK_THROWS_AS(normalize_relative_path("a\\b"), PathError);
+    CHECK_THROWS_AS(normalize_relative_path(std::string("a\0b", 3)), PathError);
+    CHECK_THROWS_AS(normalize_relative_path("C:/x"), PathError);
+    CHECK_THROWS_AS(normalize_relative_path("a/d:stuff"), PathError);
+    CHECK_THROWS_AS(normalize_relative_path("~/skills"), PathError);
+    CHECK_THROWS_AS(normalize_relative_path("a/~b"), PathError);
+    CHECK_THROWS_AS(normalize_relative_path(".."), PathError);
+    CHECK_THROWS_AS(normalize_relative_path("a/../../b"), PathError);
+}
+
+TEST_CASE("normalize_virtual_path resolves from a rooted cwd", "[reader][paths]") {
+    CHECK(normalize_virtual_path("/tenant//skills/./x") == "/tenant/skills/x");
+    CHECK(normalize_virtual_path("skills", "/tenant") == "/tenant/skills");
+    CHECK(normalize_virtual_path("../local/x", "/tenant/sessions") == "/tenant/local/x");
+    CHECK(normalize_virtual_path("/") == "/");
+    CHECK(normalize_virtual_path(".", "/") == "/");
+    CHECK(normalize_virtual_path("/a/..") == "/");
+    CHECK_THROWS_AS(normalize_virtual_path("/.."), PathError);
+    CHECK_THROWS_AS(normalize_virtual_path("../../x", "/a"), PathError);
+    CHECK_THROWS_AS(normalize_virtual_path("/a\\b"), PathError);
+    CHECK_THROWS_AS(normalize_virtual_path("/~x"), PathError);
+    CHECK_THROWS_AS(normalize_virtual_path("/C:/x"), PathError);
+    CHECK_THROWS_AS(normalize_virtual_path(""), PathError);
+    CHECK_THROWS_AS(normalize_virtual_path("x", "relative-cwd"), PathError);
+}
+
+TEST_CASE("join_path and path_basename", "[reader][paths]") {
+    CHECK(join_path(".", "x") == "x");
+    CHECK(join_path("/", "x") == "/x");
+    CHECK(join_path("a/b", "c") == "a/b/c");
+    CHECK(join_path("a/b/", "c") == "a/b/c");
+    CHECK(path_basename("a/b/") == "b");
+    CHECK(path_basename("a") == "a");
+    CHECK(path_basename("/x/SKILL.md") == "SKILL.md");
+}
+
+TEST_CASE("MemorySkillReader reads, lists, stats and limits", "[reader][memory]") {
+    MemorySkillReader r;
+    r.add_file("skills/a/SKILL.md", "hello world", 42);
+    r.add_file("skills/a/scripts/run.sh", "#!/bin/sh");
+    r.add_directory("skills/empty");
+
+    CHECK(r.read_file("skills/a/SKILL.md", 0).data == "hello world");
+    CHECK(r.read_file("./skills//a/SKILL.md", 0).data == "hello world");
+    auto limited = r.read_file("skills/a/SKILL.md", 5);
+    CHECK(limited.data == "hello");
+    CHECK(limited.truncated);
+    CHECK_FALSE(r.read_file("skills/a/SKILL.md", 11).truncated);
+
+    auto top = r.list_dir(".");
+    REQUIRE(top.size() == 1);
+    CHECK(top[0].name == "skills");
+    CHECK(top[0].kind == EntryKind::directory);
+
+    auto skills = r.list_dir("skills");
+    REQUIRE(skills.size() == 2);
+    CHECK(skills[0].name == "a");
+    CHECK(skills[1].name == "empty");
+    CHECK(r.list_dir("skills/empty").empty());
+
+    auto a = r.list_dir("skills/a");
+    REQUIRE(a.size() == 2);
+    CHECK(a[0] == DirEntry{.name = "SKILL.md", .kind = EntryKind::file, .size = 11, .mtime_ns = 42});
+    CHECK(a[1].name == "scripts");
+
+    FileStat st = r.stat("skills/a/SKILL.md");
+    CHECK(st.kind == EntryKind::file);
+    CHECK(st.size == 11);
+    CHECK(st.mtime_ns == 42);
+    CHECK(r.stat("skills").kind == EntryKind::directory);
+    CHECK(r.stat("skills/empty").kind == EntryKind::directory);
+
+    // Replacing a file changes its identity even with the same size and mtime.
+    r.add_file("skills/a/SKILL.md", "HELLO WORLD", 42);
+    CHECK(r.stat("skills/a/SKILL.md").identity != st.identity);
+
+    CHECK_THROWS_AS(r.read_file("skills/missing", 0), NotFoundError);
+    CHECK_THROWS_AS(r.read_file("skills/a", 0), IoError);
+    CHECK_THROWS_AS(r.list_dir("nope"), NotFoundError);
+    CHECK_THROWS_AS(r.list_dir("skills/a/SKILL.md"), IoError);
+    CHECK_THROWS_AS(r.stat("nope"), NotFoundError);
+    CHECK_THROWS_AS(r.read_file("../x", 0), PathError);
+    CHECK_THROWS_AS(r.read_file("/abs", 0), PathError);
+
+    CHECK(r.remove("skills/a"));
+    CHECK_THROWS_AS(r.stat("skills/a/SKILL.md"), NotFoundError);
+    CHECK_FALSE(r.remove("skills/a"));
+}
+
+namespace {
+
+// A reader that only implements the two required members, to exercise the default stat.
+class ListingOnlyReader final : public SkillReader {
+public:
+    explicit ListingOnlyReader(std::shared_ptr<MemorySkillReader> inner) : inner_(std::move(inner)) {}
+    ReadResult read_file(std::string_view path, std::size_t max_bytes) const override {
+        return inner_->read_file(path, max_bytes);
+    }
+    std::vector<DirEntry> list_dir(std::string_view path) const override { return inner_->list_dir(path); }
+
+private:
+    std::shared_ptr<MemorySkillReader> inner_;
+};
+
+}  // namespace
+
+TEST_CASE("SkillReader::stat defaults to listing the parent", "[reader]") {
+    auto mem = std::make_shared<MemorySkillReader>();
+    mem->add_file("lib/x/SKILL.md", "12345", 7);
+    mem->add_file("top.txt", "1");
+    ListingOnlyReader r(mem);
+    FileStat st = r.stat("lib/x/SKILL.md");
+    CHECK(st.kind == EntryKind::file);
+    CHECK(st.size == 5);
+    CHECK(st.mtime_ns == 7);
+    CHECK(r.stat("lib").kind == EntryKind::directory);
+    CHECK(r.stat("top.txt").size == 1);
+    CHECK(r.stat(".").kind == EntryKind::directory);
+    CHECK_THROWS_AS(r.stat("lib/nope"), NotFoundError);
+    CHECK_THROWS_AS(r.stat("nope/deeper"), NotFoundError);
+}
+
+TEST_CASE("LocalSkillReader reads files with a byte limit", "[reader][local]") {
+    TempDir tmp;
+    tmp.write("small.txt", "0123456789");
+    LocalSkillReader r;
+
+    auto whole = r.read_file(tmp.path("small.txt"), 0);
+    CHECK(whole.data == "0123456789");
+    CHECK_FALSE(whole.truncated);
+    CHECK_FALSE(r.read_file(tmp.path("small.txt"), 10).truncated);
+    auto cut = r.read_file(tmp.path("small.txt"), 4);
+    CHECK(cut.data == "0123");
+    CHECK(cut.truncated);
+
+    tmp.write("empty.txt", "");
+    CHECK(r.read_file(tmp.path("empty.txt"), 100).data.empty());
+
+    CHECK_THROWS_AS(r.read_file(tmp.path("missing.txt"), 0), NotFoundError);
+    CHECK_THROWS_AS(r.read_file(tmp.path("small.txt/below"), 0), NotFoundError);
+    CHECK_THROWS_AS(r.read_file(tmp.path(""), 0), IoError);  // a directory
+}
+
+TEST_CASE("LocalSkillReader never reads past the limit of a large file", "[reader][local]") {
+    TempDir tmp;
+    tmp.write("big.bin", "head");
+    std::filesystem::resize_file(tmp.path("big.bin"), std::uintmax_t{100} << 20);  // 100 MiB (sparse)
+    LocalSkillReader r;
+    const auto start = std::chrono::steady_clock::now();
+    auto result = r.read_file(tmp.path("big.bin"), 1024);
+    const auto elapsed = std::chrono::steady_clock::now() - start;
+    CHECK(result.truncated);
+    CHECK(result.data.size() == 1024);
+    CHECK(elapsed < std::chrono::seconds(1));
+}
+
+TEST_CASE("LocalSkillReader refuses FIFOs without blocking", "[reader][local]") {
+    TempDir tmp;
+    REQUIRE(::mkfifo(tmp.path("SKILL.md").c_str(), 0600) == 0);
+    LocalSkillReader r;
+    CHECK_THROWS_AS(r.read_file(tmp.path("SKILL.md"), 100), IoError);
+    CHECK(r.stat(tmp.path("SKILL.md")).kind == EntryKind::other);
+}
+
+TEST_CASE("LocalSkillReader lists children with kind, size, mtime and symlink flag", "[reader][local]") {
+    TempDir tmp;
+    tmp.write("dir/file.txt", "abc");
+    tmp.mkdir("dir/sub");
+    std::filesystem::create_symlink(tmp.path("dir/sub"), tmp.path("dir/link-to-sub"));
+    std::filesystem::create_symlink(tmp.path("dir/file.txt"), tmp.path("dir/link-to-file"));
+    std::filesystem::create_symlink(tmp.path("dir/nowhere"), tmp.path("dir/dangling"));
+    LocalSkillReader r;
+    auto entries = r.list_dir(tmp.path("dir"));
+    std::sort(entries.begin(), entries.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+    REQUIRE(entries.size() == 5);
+    CHECK(entries[0].name == "dangling");
+    CHECK(entries[0].kind == EntryKind::other);
+    CHECK(entries[0].is_symlink);
+    CHECK(entries[1].name == "file.txt");
+    CHECK(entries[1].kind == EntryKind::file);
+    CHECK(entries[1].size == 3);
+    CHECK(entries[1].mtime_ns > 0);
+    CHECK_FALSE(entries[1].is_symlink);
+    CHECK(entries[2].name == "link-to-file");
+    CHECK(entries[2].kind == EntryKind::file);
+    CHECK(entries[2].is_symlink);
+    CHECK(entries[3].name == "link-to-sub");
+    CHECK(entries[3].kind == EntryKind::directory);
+    CHECK(entries[3].is_symlink);
+    CHECK(entries[4].name == "sub");
+    CHECK(entries[4].kind == EntryKind::directory);
+
+    CHECK_THROWS_AS(r.list_dir(tmp.path("missing")), NotFoundError);
+    CHECK_THROWS_AS(r.list_dir(tmp.path("dir/file.txt")), IoError);
+
+    FileStat a = r.stat(tmp.path("dir/file.txt"));
+    FileStat b = r.stat(tmp.path("dir/link-to-file"));
+    CHECK(a.identity == b.identity);
+    CHECK(b.is_symlink);
+    CHECK_FALSE(a.is_symlink);
+    CHECK_THROWS_AS(r.stat(tmp.path("missing")), NotFoundError);
+}
+
+TEST_CASE("MountedReader routes rooted virtual paths", "[reader][mount]") {
+    auto tenant = std::make_shared<MemorySkillReader>();
+    tenant->add_file("skills/a/SKILL.md", "tenant");
+    auto local = std::make_shared<MemorySkillReader>();
+    local->add_file("skills/b/SKILL.md", "local");
+    MountedReader m({{"tenant", tenant}, {"local", local}});
+
+    CHECK(m.path_resolver() == &m);
+    CHECK(m.read_file("/tenant/skills/a/SKILL.md", 0).data == "tenant");
+    CHECK(m.read_file("/local/skills/b/SKILL.md", 0).data == "local");
+    CHECK(m.read_file("tenant/skills/a/SKILL.md", 0).data == "tenant");  // from cwd "/"
+    CHECK(m.read_file("/local/../tenant/skills/./a//SKILL.md", 0).data == "tenant");
+
+    auto top = m.list_dir("/");
+    REQUIRE(top.size() == 2);
+    CHECK(top[0].name == "local");
+    CHECK(top[0].kind == EntryKind::directory);
+    CHECK(top[1].name == "tenant");
+    CHECK(m.list_dir("/tenant").size() == 1);
+    CHECK(m.stat("/").kind == EntryKind::directory);
+    CHECK(m.stat("/tenant").kind == EntryKind::directory);
+    CHECK(m.stat("/tenant/skills/a/SKILL.md").size == 6);
+
+    // Unknown mount: not found, with no prefix match and no fallback.
+    CHECK_THROWS_AS(m.read_file("/ten/skills/a/SKILL.md", 0), NotFoundError);
+    CHECK_THROWS_AS(m.read_file("/tenant2/skills/a/SKILL.md", 0), NotFoundError);
+    CHECK_THROWS_AS(m.list_dir("/other"), NotFoundError);
+    // A mount root and "/" are not files.
+    CHECK_THROWS_AS(m.read_file("/", 0), IoError);
+    CHECK_THROWS_AS(m.read_file("/tenant", 0), IoError);
+    // ".." above "/" is refused.
+    CHECK_THROWS_AS(m.read_file("/../tenant/skills/a/SKILL.md", 0), PathError);
+    CHECK_THROWS_AS(m.list_dir("/tenant/../.."), PathError);
+    // Child errors propagate unchanged.
+    CHECK_THROWS_AS(m.read_file("/tenant/skills/none", 0), NotFoundError);
+    CHECK_THROWS_AS(m.read_file("/tenant/skills/a", 0), IoError);
+
+    CHECK(m.resolve("x/../y", "/tenant") == "/tenant/y");
+}
+
+TEST_CASE("MountedReader resolves relative paths from its cwd", "[reader][mount]") {
+    auto tenant = std::make_shared<MemorySkillReader>();
+    tenant->add_file("sessions/s1/notes.md", "n");
+    tenant->add_file("skills/a/SKILL.md", "s");
+    MountedReader m({{"tenant", tenant}}, "/tenant/sessions/s1");
+    CHECK(m.cwd() == "/tenant/sessions/s1");
+    CHECK(m.read_file("notes.md", 0).data == "n");
+    CHECK(m.read_file("../../skills/a/SKILL.md", 0).data == "s");
+    CHECK(m.read_file("/tenant/skills/a/SKILL.md", 0).data == "s");
+}
+
+TEST_CASE("MountedReader refuses invalid mount names", "[reader][mount]") {
+    auto r = std::make_shared<MemorySkillReader>();
+    for (const char* bad : {"", ".", "..", "a/b", "~home", "C:", "a\\b"}) {
+        INFO(bad);
+        CHECK_THROWS_AS(MountedReader({{bad, r}}), ConfigurationError);
+    }
+    CHECK_THROWS_AS(MountedReader({{"ok", nullptr}}), ConfigurationError);
+    CHECK_NOTHROW(MountedReader({{"ok-name", r}, {"x.y", r}}));
+}
+
+TEST_CASE("readers are safe to share between threads", "[reader][concurrency]") {
+    auto mem = std::make_shared<MemorySkillReader>();
+    for (int i = 0; i < 20; ++i) mem->add_file("lib/s" + std::to_string(i) + "/SKILL.md", "x");
+    MountedReader m({{"m", mem}});
+    std::atomic<int> ok{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) {
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < 50; ++i) {
+                if (t % 2 == 0) mem->add_file("lib/w" + std::to_string(t) + "/SKILL.md", std::to_string(i));
+                if (m.list_dir("/m/lib").size() >= 20 && m.read_file("/m/lib/s1/SKILL.md", 0).data == "x") ++ok;
+            }
+        });
+    }
+    for (auto& th : threads) th.join();
+    CHECK(ok.load() == 8 * 50);
+}
