@@ -10,12 +10,12 @@
 #include <vector>
 
 // An invariant of the library; a violation is a crash that libFuzzer reports with its input.
-#define FUZZ_CHECK(cond)                                                                   \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
+#define FUZZ_CHECK(cond)                                                                      \
+    do {                                                                                      \
+        if (!(cond)) {                                                                        \
             std::fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #cond); \
-            std::abort();                                                                  \
-        }                                                                                  \
+            std::abort();                                                                     \
+        }                                                                                     \
     } while (false)
 
 namespace fuzz {

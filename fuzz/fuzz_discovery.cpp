@@ -47,7 +47,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FilesystemLoaderOptions opt;
     opt.reader = mem;
     if (mounted) {
-        opt.reader = std::make_shared<const MountedReader>(std::map<std::string, SkillReaderPtr, std::less<>>{{"m", mem}});
+        opt.reader =
+            std::make_shared<const MountedReader>(std::map<std::string, SkillReaderPtr, std::less<>>{{"m", mem}});
     }
     if ((flags & 4) != 0) {
         opt.roots = mounted ? std::vector<std::string>{"/m/lib", "m/lib2"} : std::vector<std::string>{"lib", "lib2"};

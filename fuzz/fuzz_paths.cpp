@@ -121,7 +121,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } catch (const Error&) {
     }
     try {
-        for (const DirEntry& e : mounted->list_dir(path)) FUZZ_CHECK(!e.name.empty() && e.name.find('/') == std::string::npos);
+        for (const DirEntry& e : mounted->list_dir(path))
+            FUZZ_CHECK(!e.name.empty() && e.name.find('/') == std::string::npos);
     } catch (const Error&) {
     }
     try {

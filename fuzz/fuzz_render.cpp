@@ -14,7 +14,9 @@ using namespace agentskills;
 
 namespace {
 
-std::size_t count_char(std::string_view s, char c) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), c)); }
+std::size_t count_char(std::string_view s, char c) {
+    return static_cast<std::size_t>(std::count(s.begin(), s.end(), c));
+}
 
 std::string non_empty(std::string_view s) { return s.empty() ? std::string("x") : std::string(s); }
 
@@ -29,12 +31,18 @@ std::string unescape(std::string_view s) {
         const std::size_t semi = s.find(';', i);
         FUZZ_CHECK(semi != std::string_view::npos);
         const std::string_view entity = s.substr(i, semi - i + 1);
-        if (entity == "&amp;") out += '&';
-        else if (entity == "&lt;") out += '<';
-        else if (entity == "&gt;") out += '>';
-        else if (entity == "&quot;") out += '"';
-        else if (entity == "&apos;" || entity == "&#39;") out += '\'';
-        else FUZZ_CHECK(false && "unknown entity");
+        if (entity == "&amp;")
+            out += '&';
+        else if (entity == "&lt;")
+            out += '<';
+        else if (entity == "&gt;")
+            out += '>';
+        else if (entity == "&quot;")
+            out += '"';
+        else if (entity == "&apos;" || entity == "&#39;")
+            out += '\'';
+        else
+            FUZZ_CHECK(false && "unknown entity");
         i = semi + 1;
     }
     return out;

@@ -127,7 +127,8 @@ void require_survivors_and_named(const Discovery& d, const std::string& bad_file
     CHECK(std::find(names.begin(), names.end(), "alpha") != names.end());
     CHECK(std::find(names.begin(), names.end(), "zulu") != names.end());
     for (const auto& m : d.skills) CHECK(m.skill_file != bad_file);
-    const auto skipped = std::find_if(d.skipped.begin(), d.skipped.end(), [&](const SkippedSkill& s) { return s.path == bad_file; });
+    const auto skipped =
+        std::find_if(d.skipped.begin(), d.skipped.end(), [&](const SkippedSkill& s) { return s.path == bad_file; });
     REQUIRE(skipped != d.skipped.end());
     CHECK(skipped->reason == reason);
     CHECK(skipped->message.find(bad_file) != std::string::npos);
@@ -246,7 +247,9 @@ double seconds_of(F&& f) {
 
 // "billion laughs": nine levels of nine aliases each (9^9 nodes if expanded).
 std::string alias_bomb() {
-    std::string s = "---\nname: bomb\ndescription: An alias bomb.\nmetadata:\n  a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+    std::string s =
+        "---\nname: bomb\ndescription: An alias bomb.\nmetadata:\n  a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, "
+        "lol]\n";
     for (int i = 1; i < 10; ++i) {
         s += "  a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
         for (int k = 0; k < 9; ++k) s += (k == 0 ? "*a" : ", *a") + std::to_string(i - 1);
@@ -304,7 +307,8 @@ TEST_CASE("a 10,000-line frontmatter is refused by the line limit, and parses wi
     const double secs = seconds_of([&] { unlimited = discover_memory(mem, {.max_lines = 0}); });
     CHECK(secs < 10.0);
     CHECK(unlimited.skills.size() == 3);
-    const auto it = std::find_if(unlimited.skills.begin(), unlimited.skills.end(), [](const auto& m) { return m.name == "long"; });
+    const auto it =
+        std::find_if(unlimited.skills.begin(), unlimited.skills.end(), [](const auto& m) { return m.name == "long"; });
     REQUIRE(it != unlimited.skills.end());
     CHECK(it->metadata.size() == 10000);
     CHECK(it->metadata.back() == std::pair<std::string, std::string>{"key9999", "value 9999"});
@@ -589,7 +593,8 @@ TEST_CASE("a reader that throws on one skill costs only that skill", "[hostile]"
     SECTION("listing the resources throws at load") {
         auto mem = memory_library();
         auto reader = std::make_shared<FaultyReader>(mem);
-        auto loader = std::make_shared<FilesystemSkillLoader>(FilesystemLoaderOptions{.roots = {"lib"}, .reader = reader});
+        auto loader =
+            std::make_shared<FilesystemSkillLoader>(FilesystemLoaderOptions{.roots = {"lib"}, .reader = reader});
         const auto catalog = discover_skill_catalog(loader);
         reader->before_list = [](std::string_view path) {
             if (path.starts_with("lib/alpha")) throw IoError("injected listing failure");
@@ -606,27 +611,17 @@ namespace {
 
 const std::vector<std::string>& hostile_paths() {
     static const std::vector<std::string> paths = {
-        "",
-        "..",
-        "../lib",
-        "lib/../..",
-        "lib/../../etc/passwd",
-        "/etc/passwd",
-        "/",
-        "lib/\0/x"s,
-        "lib\0"s,
-        "lib\\alpha",
-        "..\\..\\windows",
-        "~",
-        "~/lib",
-        "lib/~alpha",
-        "C:/lib",
-        "lib/c:",
+        "",      "..",         "../lib", "lib/../..",  "lib/../../etc/passwd", "/etc/passwd",
+        "/",     "lib/\0/x"s,  "lib\0"s, "lib\\alpha", "..\\..\\windows",      "~",
+        "~/lib", "lib/~alpha", "C:/lib", "lib/c:",
     };
     return paths;
 }
 
-bool is_absolute_only(std::string_view p) { return !p.empty() && p.front() == '/' && p.find('\0') == std::string_view::npos && p.find('\\') == std::string_view::npos; }
+bool is_absolute_only(std::string_view p) {
+    return !p.empty() && p.front() == '/' && p.find('\0') == std::string_view::npos &&
+           p.find('\\') == std::string_view::npos;
+}
 
 }  // namespace
 
@@ -667,7 +662,8 @@ TEST_CASE("hostile paths: MemorySkillReader refuses them in every member", "[hos
 
 TEST_CASE("hostile paths: MountedReader refuses them and never leaves its mounts", "[hostile][paths]") {
     auto mem = memory_library();
-    const auto mounted = std::make_shared<MountedReader>(std::map<std::string, SkillReaderPtr, std::less<>>{{"m", mem}});
+    const auto mounted =
+        std::make_shared<MountedReader>(std::map<std::string, SkillReaderPtr, std::less<>>{{"m", mem}});
     for (const auto& p : hostile_paths()) {
         INFO("path: " << p);
         // Every hostile path is refused, or (rooted ones) lands on an unknown mount or on `/`.
@@ -706,8 +702,10 @@ TEST_CASE("hostile paths: FilesystemSkillLoader roots with injected readers", "[
         INFO("root: " << p);
         CHECK_THROWS_AS(FilesystemSkillLoader({.roots = {p}, .reader = mem}), ConfigurationError);
     }
-    const auto mounted = std::make_shared<MountedReader>(std::map<std::string, SkillReaderPtr, std::less<>>{{"m", mem}});
-    for (const auto& root : std::vector<std::string>{""s, "/m/../.."s, "~"s, "/m/~x"s, "/m/a\0b"s, "/m/a\\b"s, "/m/C:"s, "../m"s}) {
+    const auto mounted =
+        std::make_shared<MountedReader>(std::map<std::string, SkillReaderPtr, std::less<>>{{"m", mem}});
+    for (const auto& root :
+         std::vector<std::string>{""s, "/m/../.."s, "~"s, "/m/~x"s, "/m/a\0b"s, "/m/a\\b"s, "/m/C:"s, "../m"s}) {
         INFO("mounted root: " << root);
         CHECK_THROWS_AS(FilesystemSkillLoader({.roots = {root}, .reader = mounted}), ConfigurationError);
     }
@@ -748,7 +746,8 @@ TEST_CASE("hostile paths: SkillCatalog::load and list_skill_resources", "[hostil
     }
     CHECK(catalog->load("alpha").resources == std::vector<SkillResource>{{"scripts/run.sh"}});
 
-    const auto mounted = std::make_shared<MountedReader>(std::map<std::string, SkillReaderPtr, std::less<>>{{"m", mem}});
+    const auto mounted =
+        std::make_shared<MountedReader>(std::map<std::string, SkillReaderPtr, std::less<>>{{"m", mem}});
     CHECK_THROWS_AS(list_skill_resources(*mounted, "/m/../../lib/alpha"), PathError);
     CHECK_THROWS_AS(list_skill_resources(*mounted, "/m/lib/alpha\\x"), PathError);
     CHECK(list_skill_resources(*mounted, "/m/lib/alpha") == std::vector<SkillResource>{{"scripts/run.sh"}});
@@ -759,10 +758,11 @@ TEST_CASE("hostile paths: SkillCatalog::load and list_skill_resources", "[hostil
 
 TEST_CASE("concurrent discover and load while the tree changes", "[concurrency][hostile]") {
     auto mem = memory_library();
-    for (int i = 0; i < 20; ++i) mem->add_file("lib/s" + std::to_string(i) + "/SKILL.md", skill_text("s" + std::to_string(i)));
+    for (int i = 0; i < 20; ++i)
+        mem->add_file("lib/s" + std::to_string(i) + "/SKILL.md", skill_text("s" + std::to_string(i)));
     mem->add_file("lib/bomb/SKILL.md", alias_bomb());
-    auto loader = std::make_shared<FilesystemSkillLoader>(
-        FilesystemLoaderOptions{.roots = {"lib"}, .reader = mem, .threads = 4});
+    auto loader =
+        std::make_shared<FilesystemSkillLoader>(FilesystemLoaderOptions{.roots = {"lib"}, .reader = mem, .threads = 4});
 
     std::atomic<bool> stop{false};
     std::atomic<int> discoveries{0};
