@@ -356,6 +356,33 @@ TEST_CASE("nested anchors over one large collection do not copy it once per leve
     }
 }
 
+TEST_CASE("one long scalar aliased many times is a bomb in bytes, and is bounded", "[hostile]") {
+    // Regression (found while writing these tests): the node budget counted an alias of a
+    // 400 KB scalar as one node, so 20,000 such aliases (a 480 KB file) asked for 8 GB.
+    auto mem = memory_library();
+    std::string text = "---\nname: bytes\ndescription: Byte bomb.\nmetadata:\n  a: &a \"" + std::string(400000, 'x') +
+                       "\"\n  b: [*a";
+    for (int i = 1; i < 20000; ++i) text += ", *a";
+    text += "]\n---\nBody\n";
+    mem->add_file("lib/bytes/SKILL.md", text);
+    Discovery d;
+    const double secs = seconds_of([&] { d = discover_memory(mem, {.threads = 1}); });
+    CHECK(secs < 5.0);
+    require_survivors_and_named(d, "lib/bytes/SKILL.md", SkipReason::invalid, "yaml-too-complex");
+    if (!HOSTILE_SANITIZED) {
+        const long growth = peak_rss_growth_kib([&] { (void)discover_memory(mem, {.threads = 1}); });
+        INFO("peak RSS growth: " << growth << " KiB");
+        REQUIRE(growth >= 0);
+        CHECK(growth < 50L * 1024);
+    }
+
+    // A few aliases of a long scalar are fine.
+    std::string few = "---\nname: few\ndescription: Few aliases.\nmetadata:\n  a: &a \"" + std::string(100000, 'y') +
+                      "\"\n  b: [*a, *a, *a]\n---\nBody\n";
+    mem->add_file("lib/few/SKILL.md", few);
+    CHECK(names_of(discover_memory(mem)) == std::vector<std::string>{"alpha", "few", "zulu"});
+}
+
 TEST_CASE("wide collections on one line are handled in linear time", "[hostile]") {
     // Regression: metadata keys and list items were de-duplicated with a linear search each,
     // so 30,000 keys and 30,000 tags on two lines (a 540 KB file) took 30 s in a Debug build.
