@@ -18,42 +18,49 @@ if [ -f "$out/.from-shared" ]; then
   exit 0  # already made (the working corpora grow while fuzzing; keep what they found)
 fi
 
-max_size=65536
-n=0
-group=()
-flush_group() {
-  # One discovery seed: option byte 0x04 (roots lib, lib2), then up to four skills as records.
-  [ ${#group[@]} -eq 0 ] && return 0
-  local file="$out/discovery/shared-$n" first=1
-  printf '\x04' > "$file"
-  for f in "${group[@]}"; do
-    [ $first -eq 1 ] || printf '\x01' >> "$file"
-    first=0
-    printf 'lib/%s/SKILL.md\n' "$(basename "$(dirname "$f")")" >> "$file"
-    cat "$f" >> "$file"
-  done
-  group=()
-}
-while IFS= read -r -d '' f; do
-  size=$(stat -c %s "$f")
-  [ "$size" -le "$max_size" ] || continue
-  n=$((n + 1))
-  # Parser seeds: option byte 0 (standard profile, keep), or 4/7 for a few to vary options.
-  case $((n % 8)) in
-    0) printf '\x07' ;;
-    1) printf '\x04' ;;
-    *) printf '\x00' ;;
-  esac > "$out/parser/shared-$n"
-  cat "$f" >> "$out/parser/shared-$n"
-  # Path seeds: the path of the file inside the corpus (relative).
-  if [ $((n % 4)) -eq 0 ]; then
-    printf '\x01%s\xff/' "${f#"$shared"/}" > "$out/paths/shared-$n"
-  fi
-  if [ $((n % 3)) -eq 0 ] && [ "$size" -le 8192 ]; then
-    group+=("$f")
-    [ ${#group[@]} -lt 4 ] || flush_group
-  fi
-done < <(find "$shared" -type f \( -name SKILL.md -o -name skill.md \) -print0 | sort -z)
-flush_group
+if ! command -v python3 > /dev/null; then
+  echo "make_seeds: python3 not found; the handmade seeds alone are used"
+  exit 0
+fi
+python3 - "$shared" "$out" <<'PY'
+import os, sys
+shared, out = sys.argv[1], sys.argv[2]
+files = []
+for d, _, names in os.walk(shared):
+    for n in names:
+        if n in ("SKILL.md", "skill.md"):
+            files.append(os.path.join(d, n))
+files.sort()
+n = 0
+group = []
+def flush():
+    # One discovery seed: option byte 0x04 (roots lib, lib2), then up to four skills as records.
+    global group
+    if group:
+        records = [b"lib/" + os.path.basename(os.path.dirname(f)).encode() + b"/SKILL.md\n" + data for f, data in group]
+        with open(os.path.join(out, "discovery", "shared-%d" % n), "wb") as o:
+            o.write(b"\x04" + b"\x01".join(records))
+    group = []
+for f in files:
+    size = os.path.getsize(f)
+    if size > 65536:
+        continue
+    n += 1
+    with open(f, "rb") as i:
+        data = i.read()
+    # Parser seeds: option byte 0 (standard profile, keep), some with 4 or 7 to vary options.
+    flag = {0: b"\x07", 1: b"\x04"}.get(n % 8, b"\x00")
+    with open(os.path.join(out, "parser", "shared-%d" % n), "wb") as o:
+        o.write(flag + data)
+    # Path seeds: the path of the file inside the corpus.
+    if n % 4 == 0:
+        with open(os.path.join(out, "paths", "shared-%d" % n), "wb") as o:
+            o.write(b"\x01" + os.path.relpath(f, shared).encode() + b"\xff/")
+    if n % 3 == 0 and size <= 8192:
+        group.append((f, data))
+        if len(group) == 4:
+            flush()
+flush()
+print("make_seeds: %d files from %s" % (n, shared))
+PY
 touch "$out/.from-shared"
-echo "make_seeds: $n files from $shared"
