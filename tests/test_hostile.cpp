@@ -148,10 +148,11 @@ public:
     std::function<void(std::string_view)> before_list;
     std::function<void(std::string_view)> before_stat;
     std::function<void(std::string_view)> after_stat;
+    bool ignore_byte_limit = false;  ///< a careless reader that returns whole files
 
     ReadResult read_file(std::string_view path, std::size_t max_bytes) const override {
         if (before_read) before_read(path);
-        return inner_->read_file(path, max_bytes);
+        return inner_->read_file(path, ignore_byte_limit ? 0 : max_bytes);
     }
     std::vector<DirEntry> list_dir(std::string_view path) const override {
         if (before_list) before_list(path);
@@ -290,6 +291,16 @@ TEST_CASE("a 100 MB SKILL.md is read only up to the byte limit, in bounded memor
     INFO("peak RSS growth: " << growth << " KiB");
     REQUIRE(growth >= 0);
     CHECK(growth < 50L * 1024);
+}
+
+TEST_CASE("a reader that ignores the byte limit cannot push an oversized SKILL.md through", "[hostile]") {
+    auto mem = memory_library();
+    std::string big = skill_text("big") + std::string(2 * 1024 * 1024, 'x');
+    mem->add_file("lib/big/SKILL.md", std::move(big));
+    auto reader = std::make_shared<FaultyReader>(mem);
+    reader->ignore_byte_limit = true;
+    const Discovery d = discover_memory(mem, {.reader = reader});
+    require_survivors_and_named(d, "lib/big/SKILL.md", SkipReason::too_large, "too-large");
 }
 
 TEST_CASE("a 10,000-line frontmatter is refused by the line limit, and parses within bounds without it", "[hostile]") {
