@@ -3,7 +3,9 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/core.h>
@@ -26,46 +28,29 @@ struct ListArgs {
     NamePolicy name_policy = NamePolicy::keep;
 };
 
-nlohmann::ordered_json skill_to_json(const SkillManifest& m) {
-    nlohmann::ordered_json j = {
-        {"name", m.name},
-        {"description", m.description},
-        {"location", m.skill_file},
-        {"root", m.root},
-        {"library", m.library},
-        {"model_invocable", m.model_invocable()},
-        {"user_invocable", m.user_invocable},
-    };
-    if (m.license) j["license"] = *m.license;
-    if (m.compatibility) j["compatibility"] = *m.compatibility;
-    if (m.version) j["version"] = *m.version;
-    if (!m.metadata.empty()) {
-        nlohmann::ordered_json meta = nlohmann::ordered_json::object();
-        for (const auto& [k, v] : m.metadata) meta[k] = v;
-        j["metadata"] = std::move(meta);
+// Writes `"key": [ ... ]` one element at a time, so that a large library never exists twice
+// in memory as a JSON document and as its text. The result is what
+// `json{{"diagnostics",…},{"skills",…},{"skipped",…}}.dump(2)` prints (keys in sorted order).
+template <class T>
+void print_json_array(std::ostream& out, std::string_view key, const std::vector<T>& items, bool last) {
+    out << "  \"" << key << "\": [";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const std::string text = nlohmann::json(items[i]).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+        out << (i == 0 ? "\n    " : ",\n    ");
+        for (char ch : text) {
+            out << ch;
+            if (ch == '\n') out << "    ";
+        }
     }
-    if (m.tools) j["tools"] = *m.tools;
-    if (!m.disallowed_tools.empty()) j["disallowed_tools"] = m.disallowed_tools;
-    if (!m.ignored_behavioral_fields.empty()) j["ignored_behavioral_fields"] = m.ignored_behavioral_fields;
-    return j;
+    out << (items.empty() ? "]" : "\n  ]") << (last ? "\n" : ",\n");
 }
 
-nlohmann::ordered_json discovery_to_json(const Discovery& d) {
-    nlohmann::ordered_json skills = nlohmann::ordered_json::array();
-    for (const auto& m : d.skills) skills.push_back(skill_to_json(m));
-    nlohmann::ordered_json skipped = nlohmann::ordered_json::array();
-    for (const auto& s : d.skipped) {
-        skipped.push_back({{"path", s.path}, {"reason", std::string(to_string(s.reason))}, {"message", s.message}});
-    }
-    nlohmann::ordered_json diagnostics = nlohmann::ordered_json::array();
-    for (const auto& x : d.diagnostics) {
-        diagnostics.push_back({{"code", x.code},
-                               {"severity", std::string(to_string(x.severity))},
-                               {"path", x.path},
-                               {"line", x.line},
-                               {"message", x.message}});
-    }
-    return {{"skills", std::move(skills)}, {"skipped", std::move(skipped)}, {"diagnostics", std::move(diagnostics)}};
+void print_discovery_json(std::ostream& out, const Discovery& d) {
+    out << "{\n";
+    print_json_array(out, "diagnostics", d.diagnostics, false);
+    print_json_array(out, "skills", d.skills, false);
+    print_json_array(out, "skipped", d.skipped, true);
+    out << "}\n";
 }
 
 int run_list(const ListArgs& args) {
@@ -92,7 +77,7 @@ int run_list(const ListArgs& args) {
 
     if (args.json) {
         // Indented by two spaces; invalid UTF-8 in a path or message is replaced, never fatal.
-        std::cout << discovery_to_json(discovery).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+        print_discovery_json(std::cout, discovery);
         return exit_ok;
     }
     for (const auto& m : discovery.skills) fmt::print("{}\t{}\n", m.name, m.skill_file);
@@ -107,7 +92,8 @@ void setup_list(CLI::App& app, int* status) {
     auto args = std::make_shared<ListArgs>();
     CLI::App* cmd = app.add_subcommand("list", "Discover the skills of library roots and list them");
     cmd->add_flag("--json", args->json, "Print {skills, skipped, diagnostics} as JSON");
-    cmd->add_option("--root", args->roots, "A library root (repeatable, in precedence order); default: the standard roots");
+    cmd->add_option("--root", args->roots,
+                    "A library root (repeatable, in precedence order); default: the standard roots");
     CLI::Option* include = cmd->add_option("--include", args->include, "Only this skill name (repeatable)");
     cmd->add_option("--exclude", args->exclude, "Leave this skill name out (repeatable)")->excludes(include);
     const std::map<std::string, MissingDirectories> missing{{"error", MissingDirectories::error},

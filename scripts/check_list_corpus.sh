@@ -3,15 +3,17 @@
 # folder of the shared corpus: each child directory holding a SKILL.md must be listed in
 # `skills`, or in `skipped` with a reason (or noted as a byte-identical / same-directory copy).
 #
+# Usage: scripts/check_list_corpus.sh [AGENTSKILLS_PROGRAM]
 # Environment:
 #   AGENTSKILLS_CORPUS_DIR  corpus folder (default: ../shared/corpus next to this clone)
-#   AGENTSKILLS_BIN         the agentskills program (default: build/agentskills in this clone)
+#   AGENTSKILLS_BIN         the agentskills program when no argument is given
+#                           (default: build/agentskills in this clone)
 # Exit status: 0 all accounted (or no corpus), 1 a mismatch, 2 set-up problem.
 set -euo pipefail
 
 repo_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 corpus_dir="${AGENTSKILLS_CORPUS_DIR:-$repo_dir/../shared/corpus}"
-bin="${AGENTSKILLS_BIN:-$repo_dir/build/agentskills}"
+bin="${1:-${AGENTSKILLS_BIN:-$repo_dir/build/agentskills}}"
 
 if [[ ! -d "$corpus_dir/libraries" ]]; then
   echo "check_list_corpus: no corpus at $corpus_dir/libraries; nothing to check (skipped)"

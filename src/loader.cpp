@@ -3,10 +3,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <shared_mutex>
+#include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -38,14 +42,18 @@ constexpr std::string_view code_duplicate_name = "duplicate-name";
 constexpr std::string_view code_duplicate_copy = "duplicate-copy";
 
 struct Root {
-    std::string path;        // in the reader's namespace
-    bool is_default = false; // a default root: always skip-if-missing
+    std::string path;         // in the reader's namespace
+    bool is_default = false;  // a default root: always skip-if-missing
 };
 
 // One parsed SKILL.md, shared between discoveries while its stat does not change.
 struct CacheEntry {
     FileStat stat;
-    std::string text;                       // the bytes read (for the byte-identical check)
+    bool verify = false;  // the stat cannot vouch for the bytes: compare them on the next hit
+    bool truncated = false;
+    std::size_t text_size = 0;              // size and hash of the bytes read, for the
+    std::size_t text_hash = 0;              // byte-identical and re-verification checks
+    std::string name_key;                   // NFKC of the manifest's name
     std::optional<SkillManifest> manifest;  // paths not filled in
     std::string body;
     Diagnostics diagnostics;
@@ -64,17 +72,20 @@ struct Candidate {
 
     // Filled in by the worker.
     bool has_skill_file = false;
-    std::string skill_dir;   // resolved (symlink target for local skills)
+    std::string skill_dir;  // resolved (symlink target for local skills)
     std::string skill_file;
-    CacheEntryPtr entry;     // parse result, or nullptr with `failure` set
+    CacheEntryPtr entry;  // parse result, or nullptr with `failure` set
     std::optional<SkipReason> failure;
     std::string failure_message;
 };
 
 // A kept skill of the current discovery (what load() serves).
+// The parse is shared with the cache; the manifest is completed with its paths on load().
 struct Kept {
-    SkillManifest manifest;
-    std::shared_ptr<const std::string> instructions;
+    CacheEntryPtr entry;
+    std::string skill_file;
+    std::string skill_dir;
+    std::string library;
 };
 
 std::string default_home_root() {
@@ -83,11 +94,26 @@ std::string default_home_root() {
     return (fs::path(home) / ".agents" / "skills").lexically_normal().string();
 }
 
-std::string absolute_normal(const std::string& root) {
-    fs::path p = fs::absolute(fs::path(root)).lexically_normal();
+std::string absolute_normal(const std::string& root, const std::string& base = {}) {
+    fs::path p = fs::path(root);
+    if (p.is_relative() && !base.empty()) p = fs::path(base) / p;
+    p = fs::absolute(p).lexically_normal();
     std::string s = p.string();
     while (s.size() > 1 && s.back() == '/') s.pop_back();
     return s;
+}
+
+// Whether a stat cannot tell a later edit apart: the reader knows neither a modification time
+// nor an identity, or the file was modified so recently that another write within the same
+// timestamp tick would leave size, mtime and inode unchanged (the "racy" case). Such entries
+// are re-read (not re-parsed) on the next discovery and compared byte for byte.
+bool stat_needs_verification(const FileStat& st) {
+    if (st.mtime_ns == 0) return st.identity == 0;
+    constexpr std::int64_t racy_window_ns = 2'000'000'000;
+    const std::int64_t now_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    return now_ns - st.mtime_ns < racy_window_ns;
 }
 
 std::string first_error_message(const Diagnostics& ds) {
@@ -121,10 +147,14 @@ struct FilesystemSkillLoader::Impl {
     mutable std::shared_mutex kept_mutex;
     std::unordered_map<std::string, Kept> kept;  // key: NFKC name
     bool discovered = false;
+    std::atomic<std::uint64_t> next_ticket{0};  // order of the discoveries' starts
+    std::uint64_t published_ticket = 0;         // the discovery load() serves (guarded by kept_mutex)
 
     explicit Impl(FilesystemLoaderOptions opts);
     void resolve_roots();
     void process(Candidate& c);
+    [[nodiscard]] bool same_bytes(const CacheEntry& a, const std::string& path_a, const CacheEntry& b,
+                                  const std::string& path_b) const;
     Discovery discover();
 };
 
@@ -154,7 +184,9 @@ void FilesystemSkillLoader::Impl::resolve_roots() {
         if (root.empty()) throw ConfigurationError("a library root is an empty path");
         try {
             if (local) {
-                add(absolute_normal(root), false);
+                const auto* local_reader = dynamic_cast<const LocalSkillReader*>(reader.get());
+                add(absolute_normal(root, local_reader != nullptr ? local_reader->base_directory() : std::string()),
+                    false);
             } else if (resolver != nullptr) {
                 add(resolver->resolve(root, "/"), false);
             } else {
@@ -173,6 +205,18 @@ void FilesystemSkillLoader::Impl::resolve_roots() {
         }
     } else if (options.roots.empty()) {
         add(resolver != nullptr ? resolver->resolve(".", "/") : std::string("."), false);
+    }
+}
+
+// Whether two parsed files hold the same bytes: size and hash first, then both are read again
+// to be sure (this only happens for two skills with one name).
+bool FilesystemSkillLoader::Impl::same_bytes(const CacheEntry& a, const std::string& path_a, const CacheEntry& b,
+                                             const std::string& path_b) const {
+    if (a.text_size != b.text_size || a.text_hash != b.text_hash || a.truncated || b.truncated) return false;
+    try {
+        return reader->read_file(path_a, options.max_bytes).data == reader->read_file(path_b, options.max_bytes).data;
+    } catch (const std::exception&) {
+        return false;
     }
 }
 
@@ -198,17 +242,37 @@ void FilesystemSkillLoader::Impl::process(Candidate& c) {
             c.failure_message = fmt::format("{} is not a regular file", c.skill_file);
             return;
         }
+        CacheEntryPtr cached;
         {
             std::lock_guard lock(cache_mutex);
             auto it = cache.find(c.skill_file);
-            if (it != cache.end() && it->second->stat == st) {
-                c.entry = it->second;
-                return;
-            }
+            if (it != cache.end() && it->second->stat == st) cached = it->second;
+        }
+        if (cached && !cached->verify) {
+            c.entry = std::move(cached);
+            return;
         }
         ReadResult read = reader->read_file(c.skill_file, options.max_bytes);
+        const std::size_t hash = std::hash<std::string_view>{}(read.data);
+        if (cached && read.truncated == cached->truncated && read.data.size() == cached->text_size &&
+            hash == cached->text_hash) {
+            // The same bytes: keep the parse, and trust the stat from now on if it has settled.
+            if (stat_needs_verification(st)) {
+                c.entry = std::move(cached);
+                return;
+            }
+            auto settled = std::make_shared<CacheEntry>(*cached);
+            settled->verify = false;
+            CacheEntryPtr shared = std::move(settled);
+            std::lock_guard lock(cache_mutex);
+            cache[c.skill_file] = shared;
+            c.entry = std::move(shared);
+            return;
+        }
         auto entry = std::make_shared<CacheEntry>();
         entry->stat = st;
+        entry->verify = stat_needs_verification(st);
+        entry->truncated = read.truncated;
         ParseOptions popts;
         popts.name_policy = options.name_policy;
         popts.max_lines = options.max_lines;
@@ -226,10 +290,13 @@ void FilesystemSkillLoader::Impl::process(Candidate& c) {
         if (entry->skip_reason) {
             entry->skip_message = fmt::format("{}: {}", c.skill_file, first_error_message(entry->diagnostics));
             if (*entry->skip_reason == SkipReason::too_large && read.truncated && entry->diagnostics.empty()) {
-                entry->skip_message = fmt::format("{}: larger than the limit of {} bytes", c.skill_file, options.max_bytes);
+                entry->skip_message =
+                    fmt::format("{}: larger than the limit of {} bytes", c.skill_file, options.max_bytes);
             }
         }
-        entry->text = std::move(read.data);
+        entry->text_size = read.data.size();
+        entry->text_hash = hash;
+        if (entry->manifest) entry->name_key = nfkc(entry->manifest->name);
         CacheEntryPtr shared = std::move(entry);
         {
             std::lock_guard lock(cache_mutex);
@@ -239,11 +306,13 @@ void FilesystemSkillLoader::Impl::process(Candidate& c) {
     } catch (const std::exception& e) {
         c.has_skill_file = true;
         c.failure = SkipReason::unreadable;
-        c.failure_message = fmt::format("cannot read {}: {}", c.skill_file.empty() ? c.child_dir : c.skill_file, e.what());
+        c.failure_message =
+            fmt::format("cannot read {}: {}", c.skill_file.empty() ? c.child_dir : c.skill_file, e.what());
     }
 }
 
 Discovery FilesystemSkillLoader::Impl::discover() {
+    const std::uint64_t ticket = next_ticket.fetch_add(1) + 1;
     Discovery out;
     auto note = [&](std::string_view code, Severity severity, std::string path, std::string message) {
         out.diagnostics.push_back(Diagnostic{std::string(code), severity, std::move(path), 0, std::move(message)});
@@ -321,7 +390,8 @@ Discovery FilesystemSkillLoader::Impl::discover() {
     } else {
         std::atomic<std::size_t> next{0};
         auto work = [&] {
-            for (std::size_t i = next.fetch_add(1); i < candidates.size(); i = next.fetch_add(1)) process(candidates[i]);
+            for (std::size_t i = next.fetch_add(1); i < candidates.size(); i = next.fetch_add(1))
+                process(candidates[i]);
         };
         std::vector<std::jthread> pool;
         pool.reserve(threads - 1);
@@ -333,10 +403,14 @@ Discovery FilesystemSkillLoader::Impl::discover() {
     struct Winner {
         std::size_t candidate;
     };
-    std::unordered_map<std::string, Winner> winners;  // NFKC name -> kept candidate
-    std::unordered_set<std::string> skipped_dir_names;  // for the include check
+    // Views into the candidates and their cache entries, which outlive these maps.
+    std::unordered_map<std::string_view, Winner> winners;  // NFKC name -> kept candidate
+    std::unordered_set<std::string> skipped_dir_names;     // for the include check
     std::unordered_map<std::string, Kept> kept_now;
-    std::unordered_set<std::string> live_keys;
+    std::unordered_set<std::string_view> live_keys;
+    live_keys.reserve(candidates.size());
+    winners.reserve(candidates.size());
+    kept_now.reserve(candidates.size());
     auto selected = [&](const std::string& key) {
         if (include) return include->count(key) > 0;
         return exclude.count(key) == 0;
@@ -361,11 +435,12 @@ Discovery FilesystemSkillLoader::Impl::discover() {
             if (first_error(e.diagnostics) == nullptr) {
                 note(code_skill_skipped, Severity::error, c.skill_file, e.skip_message);
             }
-            out.skipped.push_back(SkippedSkill{c.skill_file, e.skip_reason.value_or(SkipReason::invalid), e.skip_message});
+            out.skipped.push_back(
+                SkippedSkill{c.skill_file, e.skip_reason.value_or(SkipReason::invalid), e.skip_message});
             continue;
         }
         const CacheEntry& e = *c.entry;
-        const std::string key = nfkc(e.manifest->name);
+        const std::string& key = e.name_key;
         if (!selected(key)) continue;
         auto found = winners.find(key);
         if (found != winners.end()) {
@@ -378,7 +453,7 @@ Discovery FilesystemSkillLoader::Impl::discover() {
                 const fs::path b = fs::canonical(fs::path(c.skill_dir), ec2);
                 same_dir = !ec1 && !ec2 && a == b;
             }
-            if (same_dir || first.entry->text == e.text) {
+            if (same_dir || same_bytes(*first.entry, first.skill_file, e, c.skill_file)) {
                 note(code_duplicate_copy, Severity::info, c.skill_file,
                      fmt::format("{} is the same skill as {} ({}); it counts once", c.skill_file, first.skill_file,
                                  same_dir ? "same directory" : "byte-identical SKILL.md"));
@@ -397,15 +472,15 @@ Discovery FilesystemSkillLoader::Impl::discover() {
         m.skill_file = c.skill_file;
         m.root = c.skill_dir;
         m.library = c.library;
-        kept_now.emplace(key, Kept{m, std::shared_ptr<const std::string>(c.entry, &c.entry->body)});
         out.skills.push_back(std::move(m));
+        kept_now.emplace(key, Kept{c.entry, c.skill_file, c.skill_dir, c.library});
     }
 
     if (include) {
         std::vector<std::string> unknown;
         for (const auto& name : *options.include) {
             const std::string key = nfkc(name);
-            if (winners.count(key) == 0 && skipped_dir_names.count(key) == 0) unknown.push_back(name);
+            if (winners.count(std::string_view(key)) == 0 && skipped_dir_names.count(key) == 0) unknown.push_back(name);
         }
         if (!unknown.empty()) {
             std::string list;
@@ -422,8 +497,12 @@ Discovery FilesystemSkillLoader::Impl::discover() {
         }
     }
     {
+        // Of two overlapping discoveries, the one that started later wins, whichever ends last.
         std::unique_lock lock(kept_mutex);
-        kept = std::move(kept_now);
+        if (ticket > published_ticket) {
+            kept = std::move(kept_now);
+            published_ticket = ticket;
+        }
         discovered = true;
     }
     if (options.on_diagnostic) {
@@ -451,8 +530,12 @@ LoadedSkill FilesystemSkillLoader::load(std::string_view name) {
         std::shared_lock lock(impl_->kept_mutex);
         auto it = impl_->kept.find(nfkc(name));
         if (it == impl_->kept.end()) throw NotFoundError(fmt::format("no discovered skill named '{}'", name));
-        out.manifest = it->second.manifest;
-        out.instructions = *it->second.instructions;
+        const Kept& k = it->second;
+        out.manifest = *k.entry->manifest;
+        out.manifest.skill_file = k.skill_file;
+        out.manifest.root = k.skill_dir;
+        out.manifest.library = k.library;
+        out.instructions = k.entry->body;
     }
     out.resources = list_skill_resources(*impl_->reader, out.manifest.root);
     return out;

@@ -134,7 +134,8 @@ FileStat SkillReader::stat(std::string_view path) const {
     const std::string_view name = path_basename(trimmed);
     for (const DirEntry& entry : list_dir(path_parent(trimmed))) {
         if (entry.name == name) {
-            return FileStat{.kind = entry.kind, .is_symlink = entry.is_symlink, .size = entry.size, .mtime_ns = entry.mtime_ns};
+            return FileStat{
+                .kind = entry.kind, .is_symlink = entry.is_symlink, .size = entry.size, .mtime_ns = entry.mtime_ns};
         }
     }
     throw NotFoundError(fmt::format("'{}' does not exist", path));
@@ -190,8 +191,19 @@ std::uint64_t identity_of(const struct stat& st) noexcept {
 
 }  // namespace
 
+LocalSkillReader::LocalSkillReader(std::string base_directory) : base_(std::move(base_directory)) {
+    while (base_.size() > 1 && base_.back() == '/') base_.pop_back();
+}
+
+std::string LocalSkillReader::native_path(std::string_view path) const {
+    std::string p = c_path(path);
+    if (base_.empty() || p.front() == '/') return p;
+    if (p == ".") return base_;
+    return join_path(base_, p);
+}
+
 ReadResult LocalSkillReader::read_file(std::string_view path, std::size_t max_bytes) const {
-    const std::string p = c_path(path);
+    const std::string p = native_path(path);
     // O_NONBLOCK: opening a FIFO must not wait for a writer; we refuse it right after fstat.
     Fd fd(::open(p.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
     if (fd.get() < 0) {
@@ -235,7 +247,7 @@ ReadResult LocalSkillReader::read_file(std::string_view path, std::size_t max_by
 }
 
 std::vector<DirEntry> LocalSkillReader::list_dir(std::string_view path) const {
-    const std::string p = c_path(path);
+    const std::string p = native_path(path);
     Fd fd(::open(p.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (fd.get() < 0) {
         const int err = errno;
@@ -289,7 +301,7 @@ std::vector<DirEntry> LocalSkillReader::list_dir(std::string_view path) const {
 }
 
 FileStat LocalSkillReader::stat(std::string_view path) const {
-    const std::string p = c_path(path);
+    const std::string p = native_path(path);
     struct stat st {};
     if (::lstat(p.c_str(), &st) != 0) {
         const int err = errno;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <mutex>
 #include <set>
@@ -207,9 +208,8 @@ TEST_CASE("a missing local root and the default roots", "[loader][local]") {
                                   .missing_directories = MissingDirectories::error});
     CHECK_THROWS_AS(strict.discover(), DiscoveryError);
     // Default roots never fail discovery, whatever the policy.
-    FilesystemSkillLoader defaults({.roots = {tmp.path("lib")},
-                                    .include_default_roots = true,
-                                    .missing_directories = MissingDirectories::error});
+    FilesystemSkillLoader defaults(
+        {.roots = {tmp.path("lib")}, .include_default_roots = true, .missing_directories = MissingDirectories::error});
     CHECK_NOTHROW(defaults.discover());
 }
 
@@ -288,9 +288,9 @@ TEST_CASE("manifest paths: rooted for a mounted reader", "[loader][mount]") {
     auto local = std::make_shared<MemorySkillReader>();
     local->add_file("skills/refund-policy/SKILL.md", skill_md("refund-policy", "Local refunds, shadowed."));
     local->add_file("skills/lint/SKILL.md", skill_md("lint", "Lint things."));
-    auto mounted = std::make_shared<MountedReader>(std::map<std::string, SkillReaderPtr, std::less<>>{
-                                                       {"tenant", tenant}, {"local", local}},
-                                                   "/tenant/sessions/s-1");
+    auto mounted = std::make_shared<MountedReader>(
+        std::map<std::string, SkillReaderPtr, std::less<>>{{"tenant", tenant}, {"local", local}},
+        "/tenant/sessions/s-1");
     // A relative mounted root starts at "/", not at the reader's cwd.
     FilesystemSkillLoader loader({.roots = {"/tenant/skills", "local/skills"}, .reader = mounted});
     Discovery d = loader.discover();
@@ -361,10 +361,8 @@ TEST_CASE("unreadable, oversized and odd SKILL.md files are skipped, the rest ke
     tmp.mkdir("lib/dir-named-skill/SKILL.md");
     tmp.write("lib/huge/SKILL.md", skill_md("huge", "Big.", std::string(5000, 'x')));
     tmp.write("lib/long/SKILL.md", skill_md("long", "Many lines.", std::string(40, '\n') + "end"));
-    FilesystemSkillLoader loader({.roots = {tmp.path("lib")},
-                                  .include_default_roots = false,
-                                  .max_lines = 20,
-                                  .max_bytes = 4096});
+    FilesystemSkillLoader loader(
+        {.roots = {tmp.path("lib")}, .include_default_roots = false, .max_lines = 20, .max_bytes = 4096});
     Discovery d = loader.discover();
     CHECK(names_of(d) == std::vector<std::string>{"good"});
     REQUIRE(d.skipped.size() == 4);
@@ -492,6 +490,9 @@ TEST_CASE("a second discover() over an unchanged library reads nothing again", "
 TEST_CASE("the local cache notices a replaced file", "[loader][cache][local]") {
     TempDir tmp;
     tmp.write("lib/a/SKILL.md", skill_md("a", "First."));
+    // An hour old, so the stat alone vouches for the content (see the racy case below).
+    std::filesystem::last_write_time(tmp.path("lib/a/SKILL.md"),
+                                     std::filesystem::file_time_type::clock::now() - std::chrono::hours(1));
     auto recording = std::make_shared<RecordingReader>(std::make_shared<LocalSkillReader>());
     FilesystemSkillLoader loader({.roots = {tmp.path("lib")}, .include_default_roots = false, .reader = recording});
     CHECK(loader.discover().skills.at(0).description == "First.");
@@ -584,7 +585,8 @@ TEST_CASE("discover() and load() from 8 threads at once", "[loader][concurrency]
         mem->add_file("lib/" + name + "/SKILL.md", skill_md(name, "D" + std::to_string(i), "Body " + name));
         mem->add_file("lib/" + name + "/scripts/run.sh", "run");
     }
-    auto loader = std::make_shared<FilesystemSkillLoader>(FilesystemLoaderOptions{.roots = {"lib"}, .reader = mem, .threads = 2});
+    auto loader =
+        std::make_shared<FilesystemSkillLoader>(FilesystemLoaderOptions{.roots = {"lib"}, .reader = mem, .threads = 2});
     (void)loader->discover();
     std::atomic<int> failures{0};
     std::vector<std::thread> threads;
@@ -632,4 +634,140 @@ TEST_CASE("discover() from 8 threads on a local library", "[loader][concurrency]
     }
     for (auto& th : threads) th.join();
     CHECK(failures.load() == 0);
+}
+
+TEST_CASE("a mounted local directory and an in-memory store in one loader", "[loader][mount][local]") {
+    TempDir tmp;
+    tmp.write("app/skills/local-skill/SKILL.md", skill_md("local-skill", "On disk."));
+    tmp.write("app/skills/local-skill/references/guide.md", "g");
+    auto mem = std::make_shared<MemorySkillReader>();
+    mem->add_file("skills/remote-skill/SKILL.md", skill_md("remote-skill", "In memory."));
+    auto mounted = std::make_shared<MountedReader>(std::map<std::string, SkillReaderPtr, std::less<>>{
+        {"local", std::make_shared<LocalSkillReader>(tmp.path("app"))}, {"tenant", mem}});
+    FilesystemSkillLoader loader({.roots = {"/tenant/skills", "/local/skills"}, .reader = mounted});
+    Discovery d = loader.discover();
+    REQUIRE(names_of(d) == std::vector<std::string>{"remote-skill", "local-skill"});
+    CHECK(d.skills[1].skill_file == "/local/skills/local-skill/SKILL.md");
+    CHECK(loader.load("local-skill").resources == std::vector<SkillResource>{{"references/guide.md"}});
+}
+
+TEST_CASE("a local reader with a base directory resolves relative roots from it", "[loader][local]") {
+    TempDir tmp;
+    tmp.write("app/skills/a/SKILL.md", skill_md("a", "A."));
+    FilesystemSkillLoader loader({.roots = {"skills"},
+                                  .include_default_roots = false,
+                                  .reader = std::make_shared<LocalSkillReader>(tmp.path("app"))});
+    Discovery d = loader.discover();
+    REQUIRE(d.skills.size() == 1);
+    CHECK(d.skills[0].skill_file == tmp.path("app/skills/a/SKILL.md"));
+}
+
+TEST_CASE("require_valid: the name defaults to the directory and must match it", "[loader]") {
+    auto mem = std::make_shared<MemorySkillReader>();
+    mem->add_file("lib/unnamed/SKILL.md", "---\ndescription: No name field.\n---\nBody.\n");
+    mem->add_file("lib/mismatch/SKILL.md", skill_md("other-name", "Name differs from the directory."));
+    mem->add_file("lib/Bad_Dir/SKILL.md", skill_md("Bad_Dir", "Breaks the rules."));
+    auto opts = memory_options(mem, {"lib"});
+    opts.name_policy = NamePolicy::require_valid;
+    Discovery strict = FilesystemSkillLoader(opts).discover();
+    CHECK(names_of(strict) == std::vector<std::string>{"unnamed"});
+    CHECK(strict.skipped.size() == 2);
+    for (const auto& s : strict.skipped) CHECK(s.reason == SkipReason::invalid);
+
+    opts.name_policy = NamePolicy::keep;
+    Discovery kept = FilesystemSkillLoader(opts).discover();
+    CHECK(names_of(kept) == std::vector<std::string>{"Bad_Dir", "other-name"});
+    CHECK(kept.skipped.size() == 1);  // no name at all is still an error under keep
+}
+
+TEST_CASE("a same-size rewrite right after discovery is noticed", "[loader][cache][local]") {
+    TempDir tmp;
+    tmp.write("lib/a/SKILL.md", skill_md("a", "Version 1."));
+    auto recording = std::make_shared<RecordingReader>(std::make_shared<LocalSkillReader>());
+    FilesystemSkillLoader loader({.roots = {tmp.path("lib")}, .include_default_roots = false, .reader = recording});
+    CHECK(loader.discover().skills.at(0).description == "Version 1.");
+    // Same size, same inode, possibly the same timestamp tick: the fresh file is re-read and compared.
+    const auto mtime = std::filesystem::last_write_time(tmp.path("lib/a/SKILL.md"));
+    tmp.write("lib/a/SKILL.md", skill_md("a", "Version 2."));
+    std::filesystem::last_write_time(tmp.path("lib/a/SKILL.md"), mtime);
+    CHECK(loader.discover().skills.at(0).description == "Version 2.");
+}
+
+namespace {
+
+// Knows neither modification times nor identities: only the default stat over list_dir.
+class NoMtimeReader final : public SkillReader {
+public:
+    explicit NoMtimeReader(std::shared_ptr<MemorySkillReader> inner) : inner_(std::move(inner)) {}
+    ReadResult read_file(std::string_view path, std::size_t max_bytes) const override {
+        return inner_->read_file(path, max_bytes);
+    }
+    std::vector<DirEntry> list_dir(std::string_view path) const override { return inner_->list_dir(path); }
+
+private:
+    std::shared_ptr<MemorySkillReader> inner_;
+};
+
+}  // namespace
+
+TEST_CASE("a reader without mtimes: same-size edits are still seen", "[loader][cache]") {
+    auto mem = std::make_shared<MemorySkillReader>();
+    mem->add_file("lib/a/SKILL.md", skill_md("a", "AAAA"));
+    FilesystemSkillLoader loader({.roots = {"lib"}, .reader = std::make_shared<NoMtimeReader>(mem)});
+    CHECK(loader.discover().skills.at(0).description == "AAAA");
+    mem->add_file("lib/a/SKILL.md", skill_md("a", "BBBB"));
+    CHECK(loader.discover().skills.at(0).description == "BBBB");
+    CHECK(loader.load("a").manifest.description == "BBBB");
+}
+
+namespace {
+
+// Fails in chosen ways, to show that one failing skill does not stop the others.
+class FaultyReader final : public SkillReader {
+public:
+    explicit FaultyReader(std::shared_ptr<MemorySkillReader> inner) : inner_(std::move(inner)) {}
+    ReadResult read_file(std::string_view path, std::size_t max_bytes) const override {
+        if (path == "lib/read-fails/SKILL.md") throw IoError("simulated read failure");
+        if (path == "lib/throws-other/SKILL.md") throw std::runtime_error("not even an agentskills error");
+        return inner_->read_file(path, max_bytes);
+    }
+    std::vector<DirEntry> list_dir(std::string_view path) const override {
+        if (path == "broken-root") throw IoError("simulated listing failure");
+        auto entries = inner_->list_dir(path);
+        // A child that vanishes between the listing and its stat.
+        if (path == "lib") entries.push_back(DirEntry{.name = "vanished", .kind = EntryKind::directory});
+        return entries;
+    }
+    FileStat stat(std::string_view path) const override {
+        if (path == "lib/stat-fails/SKILL.md") throw IoError("simulated stat failure");
+        if (path == "broken-root") return FileStat{.kind = EntryKind::directory};
+        return inner_->stat(path);
+    }
+
+private:
+    std::shared_ptr<MemorySkillReader> inner_;
+};
+
+}  // namespace
+
+TEST_CASE("a reader that fails for some skills: the others are still discovered", "[loader]") {
+    auto mem = std::make_shared<MemorySkillReader>();
+    for (const char* dir : {"good", "read-fails", "stat-fails", "throws-other", "zz-good"}) {
+        mem->add_file(std::string("lib/") + dir + "/SKILL.md", skill_md(dir, "Some skill."));
+    }
+    auto faulty = std::make_shared<FaultyReader>(mem);
+    FilesystemSkillLoader loader({.roots = {"lib"}, .reader = faulty});
+    Discovery d = loader.discover();
+    CHECK(names_of(d) == std::vector<std::string>{"good", "zz-good"});
+    REQUIRE(d.skipped.size() == 3);
+    for (const auto& s : d.skipped) {
+        CHECK(s.reason == SkipReason::unreadable);
+        CHECK(s.message.find(s.path) != std::string::npos);
+        CHECK(has_diagnostic_for(d, s.path));
+    }
+    CHECK(d.skipped[0].message.find("simulated read failure") != std::string::npos);
+
+    // A root that cannot be listed fails discovery as a whole.
+    FilesystemSkillLoader broken({.roots = {"broken-root"}, .reader = faulty});
+    CHECK_THROWS_AS(broken.discover(), DiscoveryError);
 }

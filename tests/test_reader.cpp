@@ -308,3 +308,23 @@ TEST_CASE("readers are safe to share between threads", "[reader][concurrency]") 
     for (auto& th : threads) th.join();
     CHECK(ok.load() == 8 * 50);
 }
+
+TEST_CASE("LocalSkillReader with a base directory", "[reader][local]") {
+    TempDir tmp;
+    tmp.write("app/skills/a/SKILL.md", "local a");
+    LocalSkillReader r(tmp.path("app") + "/");
+    CHECK(r.base_directory() == tmp.path("app"));
+    CHECK(r.read_file("skills/a/SKILL.md", 0).data == "local a");
+    CHECK(r.list_dir(".").at(0).name == "skills");
+    CHECK(r.stat("skills/a").kind == EntryKind::directory);
+    CHECK(r.read_file(tmp.path("app/skills/a/SKILL.md"), 0).data == "local a");  // absolute paths as they are
+
+    // As the child of a MountedReader: local and in-memory storage side by side.
+    auto mem = std::make_shared<MemorySkillReader>();
+    mem->add_file("skills/b/SKILL.md", "memory b");
+    MountedReader m({{"local", std::make_shared<LocalSkillReader>(tmp.path("app"))}, {"tenant", mem}});
+    CHECK(m.read_file("/local/skills/a/SKILL.md", 0).data == "local a");
+    CHECK(m.read_file("/tenant/skills/b/SKILL.md", 0).data == "memory b");
+    CHECK(m.list_dir("/local").at(0).name == "skills");
+    CHECK_THROWS_AS(m.read_file("/local/../../etc/passwd", 0), PathError);
+}

@@ -15,6 +15,32 @@ namespace agentskills {
 /// `<available_skills>` with one `<skill>` (name, description, location) per manifest, in order.
 [[nodiscard]] std::string render_available_skills(const std::vector<const SkillManifest*>& skills);
 
+/// One entry of a catalog listing; `include_description = false` leaves `<description>` out
+/// (what a size budget does to low-priority entries first).
+struct CatalogEntry {
+    const SkillManifest* manifest = nullptr;
+    bool include_description = true;
+};
+
+/// `<available_skills>` over entries that may lack their description. Layout:
+///
+///     <available_skills>
+///       <skill>
+///         <name>NAME</name>
+///         <description>DESCRIPTION</description>
+///         <location>SKILL.md PATH</location>
+///       </skill>
+///     </available_skills>
+///
+/// Every value is XML-escaped. No entries: `<available_skills>` and its closing tag only.
+[[nodiscard]] std::string render_available_skills(const std::vector<CatalogEntry>& entries);
+
+/// The note after the `Skill directory:` line of an activation result.
+inline constexpr std::string_view SKILL_DIRECTORY_NOTE =
+    "Relative paths in these instructions start from the skill directory. Activating a skill does not "
+    "change the working directory of any tool: give file tools the read_path of a resource listed below, "
+    "or a path joined with the skill directory.";
+
 struct SkillContentOptions {
     /// Include the `Skill directory:` line and the note on relative references.
     bool include_directory = true;
@@ -23,6 +49,19 @@ struct SkillContentOptions {
 /// The first-activation result: `<skill_content name="...">` with the instructions, the skill
 /// directory, the note on relative paths and `<skill_resources>` (one `<file path read_path/>`
 /// per resource, `read_path` = manifest root joined with the resource path).
+///
+///     <skill_content name="NAME">
+///     INSTRUCTIONS
+///
+///     Skill directory: ROOT
+///     SKILL_DIRECTORY_NOTE
+///
+///     <skill_resources>
+///       <file path="references/a.md" read_path="ROOT/references/a.md" />
+///     </skill_resources>
+///     </skill_content>
+///
+/// The instructions are verbatim (Markdown); the name, directory and paths are XML-escaped.
 [[nodiscard]] std::string render_skill_content(const LoadedSkill& skill, const SkillContentOptions& options = {});
 
 }  // namespace agentskills

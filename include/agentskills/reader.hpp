@@ -106,14 +106,23 @@ using SkillReaderPtr = std::shared_ptr<const SkillReader>;
 // ---------------------------------------------------------------------------------------
 
 /// The local file system. Paths are native paths; relative ones resolve from the process's
-/// working directory.
+/// working directory, or from `base_directory` when one is given (handy as a MountedReader
+/// child: `{"local", std::make_shared<LocalSkillReader>("/app")}`). The base is not a
+/// sandbox: absolute paths and symlinks still reach the whole file system.
 class LocalSkillReader final : public SkillReader {
 public:
     LocalSkillReader() = default;
+    explicit LocalSkillReader(std::string base_directory);
     [[nodiscard]] ReadResult read_file(std::string_view path, std::size_t max_bytes) const override;
     [[nodiscard]] std::vector<DirEntry> list_dir(std::string_view path) const override;
     [[nodiscard]] FileStat stat(std::string_view path) const override;
     [[nodiscard]] bool is_local() const noexcept override { return true; }
+    /// The directory relative paths resolve from ("" = the working directory).
+    [[nodiscard]] const std::string& base_directory() const noexcept { return base_; }
+
+private:
+    [[nodiscard]] std::string native_path(std::string_view path) const;
+    std::string base_;
 };
 
 /// An in-memory tree of files (tests, skills compiled into a binary, object-store-like
@@ -166,7 +175,7 @@ public:
 private:
     struct Route {
         const SkillReader* reader = nullptr;
-        std::string rest;  // "." for the mount root
+        std::string rest;     // "." for the mount root
         bool is_top = false;  // "/" itself
     };
     [[nodiscard]] Route route(std::string_view path) const;

@@ -1,0 +1,76 @@
+// agentskills activate — the tool results one run returns for activation calls, in order.
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <agentskills/harness.hpp>
+#include <agentskills/skills_shim.hpp>
+
+#include "command.hpp"
+#include "shim_support.hpp"
+
+namespace agentskills::cli {
+namespace {
+
+struct ActivateArgs {
+    std::vector<std::string> roots;
+    std::vector<std::string> names;
+    std::string tool_name = std::string(DEFAULT_SKILLS_TOOL_NAME);
+    bool json = false;
+};
+
+int run(const ActivateArgs& args) {
+    SkillCatalogPtr catalog = discover_roots(args.roots, "activate");
+    auto shim = std::make_shared<SkillsShim>(SkillsShimOptions{.catalog = catalog, .tool_name = args.tool_name});
+    // One response that calls the activation tool once per name, in order; then an answer.
+    std::vector<ToolCall> calls;
+    for (std::size_t i = 0; i < args.names.size(); ++i) {
+        calls.push_back({.id = fmt::format("call_{}", i + 1),
+                         .name = args.tool_name,
+                         .arguments = nlohmann::json{{"name", args.names[i]}}.dump()});
+    }
+    auto model =
+        std::make_shared<ScriptedModel>(std::vector<Message>{assistant_message("", calls), assistant_message("")});
+    DefaultAgent agent(
+        {.name = "agentskills-activate", .instructions = "", .model = model, .tools = {}, .shims = {shim}},
+        {.max_turns = 2, .parallel_tool_calls = false, .hooks = nullptr});
+    (void)agent.run("activate");
+
+    std::vector<Message> results;
+    for (const auto& m : agent.run_state().history) {
+        if (m.role == Role::tool) results.push_back(m);
+    }
+    if (args.json) {
+        std::cout << to_json(results).dump(2) << '\n';
+        return exit_ok;
+    }
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        if (i > 0) fmt::print("\n");
+        fmt::print("{}\n", results[i].content);
+    }
+    return exit_ok;
+}
+
+void setup(CLI::App& app, int* status) {
+    auto args = std::make_shared<ActivateArgs>();
+    auto* cmd =
+        app.add_subcommand("activate",
+                           "Print what the activation tool returns, in order, when one run calls it for each NAME "
+                           "(a repeated name gets the already-active result)");
+    cmd->add_option("--root", args->roots, "A skills library (repeatable; earlier roots win)")
+        ->required()
+        ->allow_extra_args(false);
+    cmd->add_option("name", args->names, "Skill names, in call order")->required();
+    cmd->add_option("--tool-name", args->tool_name, "Name of the activation tool")->capture_default_str();
+    cmd->add_flag("--json", args->json, "Print the tool messages as chat-completions JSON");
+    cmd->callback([args, status] { *status = run(*args); });
+}
+
+const RegisterCommand registration{"activate", setup};
+
+}  // namespace
+}  // namespace agentskills::cli

@@ -1,0 +1,53 @@
+// agentskills prompt — the system-prompt block exactly as SkillsShim appends it.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include <agentskills/skills_shim.hpp>
+
+#include "command.hpp"
+#include "shim_support.hpp"
+
+namespace agentskills::cli {
+namespace {
+
+struct PromptArgs {
+    std::vector<std::string> roots;
+    std::string tool_name = std::string(DEFAULT_SKILLS_TOOL_NAME);
+    std::size_t budget = 0;
+    bool show_omitted = false;
+};
+
+int run(const PromptArgs& args) {
+    SkillCatalogPtr catalog = discover_roots(args.roots, "prompt");
+    SkillsShim shim({.catalog = catalog, .tool_name = args.tool_name, .budget = {.limit = args.budget}});
+    SkillsPrompt prompt = shim.render_prompt(*catalog);
+    if (!prompt.text.empty()) fmt::print("{}\n", prompt.text);
+    if (args.show_omitted) {
+        for (const auto& name : prompt.omitted) fmt::print(stderr, "omitted: {}\n", name);
+    }
+    return exit_ok;
+}
+
+void setup(CLI::App& app, int* status) {
+    auto args = std::make_shared<PromptArgs>();
+    auto* cmd = app.add_subcommand(
+        "prompt",
+        "Print the skills block that SkillsShim appends to the system instruction (nothing when no skill "
+        "is model-invocable)");
+    cmd->add_option("--root", args->roots, "A skills library (repeatable; earlier roots win)")
+        ->required()
+        ->allow_extra_args(false);
+    cmd->add_option("--tool-name", args->tool_name, "Name of the activation tool")->capture_default_str();
+    cmd->add_option("--budget", args->budget, "Largest block size in characters (0 = no budget)")
+        ->capture_default_str();
+    cmd->add_flag("--show-omitted", args->show_omitted, "List the skills the budget left out on stderr");
+    cmd->callback([args, status] { *status = run(*args); });
+}
+
+const RegisterCommand registration{"prompt", setup};
+
+}  // namespace
+}  // namespace agentskills::cli

@@ -1,0 +1,27 @@
+// agentskills CLI — helpers shared by the shim commands (prompt, activate, to-prompt).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include <agentskills/catalog.hpp>
+#include <agentskills/diagnostics.hpp>
+#include <agentskills/loader.hpp>
+
+namespace agentskills::cli {
+
+/// Discovers the libraries `roots` (local file system, no default roots; a missing root is an
+/// error) and reports every skipped skill on stderr, prefixed with `command`.
+inline SkillCatalogPtr discover_roots(const std::vector<std::string>& roots, const char* command) {
+    auto loader = std::make_shared<FilesystemSkillLoader>(FilesystemLoaderOptions{
+        .roots = roots, .include_default_roots = false, .missing_directories = MissingDirectories::error});
+    SkillCatalogPtr catalog = discover_skill_catalog(loader);
+    for (const auto& s : catalog->skipped())
+        fmt::print(stderr, "agentskills {}: skipped {}: {}\n", command, s.path, s.message);
+    return catalog;
+}
+
+}  // namespace agentskills::cli

@@ -1,0 +1,168 @@
+// agentskills-cpp — host-side use: skill definitions a person can invoke, skills
+// configurations, combining several configurations into one catalog, and agent specs.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "diagnostics.hpp"
+#include "loader.hpp"
+#include "reader.hpp"
+#include "skill.hpp"
+
+namespace agentskills {
+
+// ---------------------------------------------------------------------------------------
+// Arguments
+
+/// Substitutes user arguments into a skill body (docs/host.md, "Rendering"):
+/// every `$ARGUMENTS` placeholder becomes `arguments`; when the body holds none, the line
+/// `ARGUMENTS: <arguments>` is appended after one blank line (nothing is appended when
+/// `arguments` is empty). `$ARGUMENTS[N]`, `$ARGUMENTS` followed by a letter, digit or `_`,
+/// `$0`, `$1,000` and every other `$` text are left as written. The inserted text is never
+/// scanned again.
+[[nodiscard]] std::string substitute_arguments(std::string_view body, std::string_view arguments);
+
+// ---------------------------------------------------------------------------------------
+// Skill definitions and the host catalog
+
+/// One valid skill as a host sees it: metadata, the body, where it lives, and who may invoke it.
+struct SkillDefinition {
+    std::string name;
+    std::string description;
+    /// The Markdown after the frontmatter, trimmed of leading and trailing blank lines.
+    std::string body;
+    /// The SKILL.md it was read from (in its reader's namespace; absolute for local skills).
+    std::string path;
+    /// The skill directory (the folder holding SKILL.md).
+    std::string directory;
+    /// False when the frontmatter says `disable-model-invocation: true`: the model's catalog
+    /// leaves the skill out, a host may still offer it to a person.
+    bool model_invocable = true;
+    /// False when the frontmatter says `user-invocable: false`: a host should not offer it as
+    /// a command. The library itself offers no commands; this is for the host to check.
+    bool user_invocable = true;
+    /// Whether it was read from the run's workspace, where the model's own file and shell
+    /// tools can reach its directory. When false, `render` leaves the directory out.
+    bool in_run_workspace = true;
+    /// Claude-Code behavioural frontmatter keys the library accepts but does not implement.
+    std::vector<std::string> ignored_behavioral_fields = {};
+    /// The full manifest and the bundled files listed when the catalog was loaded.
+    SkillManifest manifest = {};
+    std::vector<SkillResource> resources = {};
+
+    /// The skill's instructions as the model receives them on activation
+    /// (render_skill_content, directory line only when `in_run_workspace`). With `arguments`,
+    /// the body first goes through substitute_arguments. `render()` equals the activation text.
+    [[nodiscard]] std::string render(std::optional<std::string_view> arguments = std::nullopt) const;
+};
+
+/// What a host reads outside a run: every valid skill (model-invocable or not), in catalog
+/// order, and every SKILL.md or library path that was left out. Loading it emits nothing: no
+/// diagnostic callback fires; the findings are returned here for the host to show.
+struct HostCatalog {
+    std::vector<SkillDefinition> skills = {};
+    std::vector<SkippedSkill> skipped = {};
+    Diagnostics diagnostics = {};
+
+    /// The skill named `name` (compared after NFKC; a leading '/' is ignored), or nullptr.
+    [[nodiscard]] const SkillDefinition* find(std::string_view name) const;
+};
+
+// ---------------------------------------------------------------------------------------
+// Skills configurations
+
+/// One skills configuration, as a host or an agent spec states it (the `Skills` capability).
+/// Unlike FilesystemLoaderOptions, nothing is searched by default: every library is named.
+struct SkillsConfig {
+    /// Library paths in precedence order (at least one). `~` is not expanded.
+    std::vector<std::string> directories = {};
+    /// Only these names (after NFKC); an unknown name fails discovery. Not with `exclude`.
+    std::optional<std::vector<std::string>> include = std::nullopt;
+    /// Leave these names out (after NFKC). Not with `include`.
+    std::optional<std::vector<std::string>> exclude = std::nullopt;
+    MissingDirectories missing_directories = MissingDirectories::error;
+    DuplicateNames duplicate_names = DuplicateNames::error;
+    /// How `name` is checked; the default follows the Agent Skills rules (name may be omitted,
+    /// must be valid and match its directory).
+    NamePolicy name_policy = NamePolicy::require_valid;
+    /// Where the libraries live when not in the run's workspace (for example skills shipped
+    /// with the application while the agent works in a sandbox). nullptr = the workspace the
+    /// catalog is loaded with.
+    SkillReaderPtr workspace = nullptr;
+    /// Whether the model's tools can reach these skills' directories. Default: true without
+    /// `workspace`, false with one.
+    std::optional<bool> in_run_workspace = std::nullopt;
+};
+
+/// Throws ConfigurationError when `config` cannot work: no directory, or both `include` and
+/// `exclude`.
+void validate_skills_config(const SkillsConfig& config);
+
+/// Serves several configurations through one catalog. Each configuration is discovered on its
+/// own (its include/exclude, missing-directory and duplicate-name rules apply inside it); then
+/// the results are merged in configuration order. A name selected by two configurations must
+/// be the same SKILL.md (same reader, same path) or a byte-identical copy — it then counts
+/// once — unless the later configuration has `duplicate_names = keep_first`, which keeps the
+/// earlier skill and reports the later one as `duplicate_name`. Otherwise `discover` throws
+/// DiscoveryError naming both files.
+///
+/// No diagnostic callback is ever called. Thread safety: `discover` and `load` may be called
+/// from several threads at once.
+class CombinedSkillLoader final : public SkillLoader {
+public:
+    /// `workspace`: where configurations without their own workspace are read (nullptr = the
+    /// local file system). Throws ConfigurationError for an empty list or a bad configuration.
+    explicit CombinedSkillLoader(std::vector<SkillsConfig> configs, const SkillReaderPtr& workspace = nullptr);
+    ~CombinedSkillLoader() override;
+    CombinedSkillLoader(const CombinedSkillLoader&) = delete;
+    CombinedSkillLoader& operator=(const CombinedSkillLoader&) = delete;
+
+    [[nodiscard]] Discovery discover() override;
+    [[nodiscard]] LoadedSkill load(std::string_view name) override;
+
+    /// Whether the skill of the last discovery named `name` is in the run's workspace
+    /// (true for an unknown name).
+    [[nodiscard]] bool in_run_workspace(std::string_view name) const;
+    /// The reader the skill named `name` was found through (nullptr for an unknown name).
+    [[nodiscard]] SkillReaderPtr reader_for(std::string_view name) const;
+    [[nodiscard]] const std::vector<SkillsConfig>& configs() const noexcept;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+/// Reads the configurations now, as a run would at its start, without emitting anything, and
+/// loads every selected skill. Throws ConfigurationError or DiscoveryError like a run would
+/// fail (unknown include name, two different skills with one name under `error`, ...).
+[[nodiscard]] HostCatalog load_host_catalog(const std::vector<SkillsConfig>& configs,
+                                            const SkillReaderPtr& workspace = nullptr);
+[[nodiscard]] HostCatalog load_host_catalog(const SkillsConfig& config, const SkillReaderPtr& workspace = nullptr);
+
+// ---------------------------------------------------------------------------------------
+// Agent specs (docs/host.md, "Agent specs")
+
+enum class SpecFormat { yaml, json };
+
+/// The skills configurations of an agent spec, in document order. Accepted shapes:
+///  - a document with `capabilities:` — a list whose `Skills` entries are read, every other
+///    entry and every other top-level key being left to the host;
+///  - a mapping with the single key `Skills`;
+///  - a bare configuration mapping (`directories:`, `include:`, ...).
+/// A `Skills` value is a configuration mapping, or a string / list of strings that is taken
+/// as `directories`. Keys: `directories` (string or list), `include`, `exclude` (lists),
+/// `missing_directories` (`error` | `skip`), `duplicate_names` (`error` | `keep_first`).
+/// Throws ConfigurationError naming the key for an unknown key, a bad value, or `include`
+/// together with `exclude`, and for text that is not valid YAML / JSON.
+[[nodiscard]] std::vector<SkillsConfig> parse_agent_spec(std::string_view text, SpecFormat format);
+
+/// Reads an agent spec file: `.json` is JSON, anything else YAML. Throws IoError or
+/// NotFoundError when the file cannot be read, and what parse_agent_spec throws.
+[[nodiscard]] std::vector<SkillsConfig> load_agent_spec(const std::string& path);
+
+}  // namespace agentskills

@@ -1,0 +1,137 @@
+// agentskills-cpp — SkillsShim: exposes a skill catalog to the model of an agent.
+//
+// Once bound to an agent, the shim appends a guidance block with `<available_skills>` to the
+// system instruction (first turn of a conversation only), adds one strict, cache-stable
+// activation tool, returns each skill's instructions once per conversation (repeats get a short
+// "already active" text), records active names in the run state and filters the turn's tools
+// by the `tools` / `disallowedTools` of the active skills (deny first). See docs/shim.md.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "catalog.hpp"
+#include "harness.hpp"
+#include "loader.hpp"
+#include "skill.hpp"
+
+namespace agentskills {
+
+inline constexpr std::string_view DEFAULT_SKILLS_TOOL_NAME = "activate_skill";
+inline constexpr std::string_view DEFAULT_SKILLS_SHIM_NAME = "skills";
+
+/// The built-in system-prompt template. Placeholders: `{tool_name}` (the activation tool),
+/// `{skills}` (the `<available_skills>` listing, followed by a line that counts the skills a
+/// budget left out, if any), `{skill_count}` (skills listed), `{omitted_count}`. `{{` and `}}`
+/// give literal braces.
+inline constexpr std::string_view DEFAULT_SKILLS_SYSTEM_PROMPT =
+    "Skills are packaged instructions, with the scripts, references and other files they need, for "
+    "particular kinds of tasks. The skills you can use are listed below, each with its name, a description "
+    "of when it helps and the location of its SKILL.md file.\n"
+    "\n"
+    "Before you work on a task that matches a skill's description, call the `{tool_name}` tool with that "
+    "skill's name: it returns the skill's full instructions and the files that come with it. Activate only "
+    "the skills the task needs, each of them once; after activation its instructions stay in this "
+    "conversation.\n"
+    "\n"
+    "{skills}";
+
+/// What a system-prompt callback gets.
+struct SkillsPromptContext {
+    std::string_view tool_name;
+    /// `<available_skills>` plus, when a budget omitted skills, the line that says how many.
+    std::string_view skills;
+    /// The `<available_skills>` element alone.
+    std::string_view catalog;
+    std::size_t skill_count = 0;    ///< skills listed
+    std::size_t omitted_count = 0;  ///< model-invocable skills left out by the budget
+};
+
+using SystemPromptCallback = std::function<std::string(const SkillsPromptContext&)>;
+/// A template string with placeholders, or a callback that builds the whole block.
+using SystemPrompt = std::variant<std::string, SystemPromptCallback>;
+
+/// Optional size budget of the system-prompt block.
+struct CatalogBudget {
+    /// Largest block size; 0 = no budget.
+    std::size_t limit = 0;
+    /// Measures a text (tokens, say); nullptr = Unicode code points.
+    std::function<std::size_t(std::string_view)> count = nullptr;
+    /// Higher priority is kept longer; ties keep the earlier catalog entry. nullptr = the
+    /// catalog order (the end of the catalog goes first).
+    std::function<int(const SkillManifest&)> priority = nullptr;
+};
+
+struct SkillsShimOptions {
+    /// Where skills come from; nullptr (with no catalog) = a FilesystemSkillLoader with its
+    /// default roots. Discovered once per agent the shim binds to.
+    SkillLoaderPtr loader = nullptr;
+    /// An already discovered catalog, shared with the host and never rediscovered.
+    /// Giving both `loader` and `catalog` is a ConfigurationError.
+    SkillCatalogPtr catalog = nullptr;
+    SystemPrompt system_prompt = std::string(DEFAULT_SKILLS_SYSTEM_PROMPT);
+    /// Name of the activation tool (1–64 of `[A-Za-z0-9_-]`).
+    std::string tool_name = std::string(DEFAULT_SKILLS_TOOL_NAME);
+    /// Shim name, the prefix of its `shim_state` keys.
+    std::string name = std::string(DEFAULT_SKILLS_SHIM_NAME);
+    CatalogBudget budget = {};
+    /// How many available names an unknown-name result lists before "and N more".
+    std::size_t max_listed_names = 20;
+};
+
+/// The system-prompt block for one catalog.
+struct SkillsPrompt {
+    /// The block exactly as appended; empty when no skill is model-invocable.
+    std::string text;
+    std::vector<std::string> listed;               ///< in catalog order
+    std::vector<std::string> without_description;  ///< listed, but without a description
+    std::vector<std::string> omitted;              ///< left out by the budget, in catalog order
+    std::size_t size = 0;                          ///< `text` measured by the budget's counter
+};
+
+/// The Agent Skills shim. Thread safety: one SkillsShim may be bound to many agents from
+/// several threads; its bindings' tool handlers are safe to run in parallel.
+class SkillsShim final : public Shim {
+public:
+    /// Throws ConfigurationError for a loader plus a catalog, a bad tool or shim name, or a
+    /// template with an unknown placeholder.
+    explicit SkillsShim(SkillsShimOptions options = {});
+    ~SkillsShim() override;
+
+    [[nodiscard]] std::string_view name() const noexcept override;
+    /// Discovers (unless a catalog was given) and prepares the block and the tool.
+    [[nodiscard]] std::unique_ptr<BoundShim> bind(const AgentDescriptor& agent) override;
+
+    [[nodiscard]] const SkillsShimOptions& options() const noexcept { return options_; }
+
+    /// `"<name>:active-skill-names"`.
+    [[nodiscard]] std::string active_skill_names_key() const;
+    /// `"<name>:system-prompt-appended"`: set once the block went into the run's instructions.
+    [[nodiscard]] std::string prompt_appended_key() const;
+    /// Names activated so far in `state` through this shim, in activation order.
+    [[nodiscard]] std::vector<std::string> active_skill_names(const RunState& state) const;
+
+    /// The activation tool as the model sees it (identical on every turn).
+    [[nodiscard]] ToolSpec tool_spec() const;
+    /// The block for `catalog` under this shim's template, tool name and budget.
+    [[nodiscard]] SkillsPrompt render_prompt(const SkillCatalog& catalog) const;
+
+    /// The catalog of the latest binding (the shared one when given), or nullptr before any.
+    [[nodiscard]] SkillCatalogPtr catalog() const;
+    /// The skills the budget left out of the latest binding's block, in catalog order.
+    [[nodiscard]] std::vector<std::string> omitted_skill_names() const;
+
+private:
+    SkillsShimOptions options_;
+    mutable std::mutex mutex_;
+    SkillCatalogPtr last_catalog_;
+    std::vector<std::string> last_omitted_;
+};
+
+}  // namespace agentskills

@@ -1,0 +1,454 @@
+// Host-side use: rendering with arguments, combined configurations, agent specs.
+#include "agentskills/host.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <shared_mutex>
+#include <sstream>
+#include <unordered_map>
+#include <utility>
+
+#include <fmt/core.h>
+#include <fmt/ranges.h>
+#include <yaml-cpp/yaml.h>
+
+#include "agentskills/errors.hpp"
+#include "agentskills/names.hpp"
+#include "agentskills/prompt.hpp"
+
+namespace agentskills {
+
+// ---------------------------------------------------------------------------------------
+// Arguments
+
+namespace {
+
+constexpr std::string_view arguments_placeholder = "$ARGUMENTS";
+
+bool is_word_char(char c) noexcept {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/// Whether `text[pos..]` (just past `$ARGUMENTS`) starts an index `[digits]`.
+bool starts_index(std::string_view text, std::size_t pos) noexcept {
+    if (pos >= text.size() || text[pos] != '[') return false;
+    std::size_t i = pos + 1;
+    const std::size_t first_digit = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    return i > first_digit && i < text.size() && text[i] == ']';
+}
+
+}  // namespace
+
+std::string substitute_arguments(std::string_view body, std::string_view arguments) {
+    std::string out;
+    out.reserve(body.size() + arguments.size() + 16);
+    bool replaced = false;
+    std::size_t pos = 0;
+    while (pos < body.size()) {
+        const std::size_t hit = body.find(arguments_placeholder, pos);
+        if (hit == std::string_view::npos) break;
+        const std::size_t after = hit + arguments_placeholder.size();
+        out.append(body.substr(pos, hit - pos));
+        const bool standalone = !(after < body.size() && is_word_char(body[after])) && !starts_index(body, after);
+        if (standalone) {
+            out.append(arguments);
+            replaced = true;
+        } else {
+            out.append(arguments_placeholder);
+        }
+        pos = after;
+    }
+    if (pos < body.size()) out.append(body.substr(pos));
+    if (!replaced && !arguments.empty()) {
+        if (!out.empty()) out.append("\n\n");
+        out.append("ARGUMENTS: ");
+        out.append(arguments);
+    }
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Skill definitions
+
+std::string SkillDefinition::render(std::optional<std::string_view> arguments) const {
+    LoadedSkill skill{manifest, arguments ? substitute_arguments(body, *arguments) : body, resources};
+    return render_skill_content(skill, SkillContentOptions{.include_directory = in_run_workspace});
+}
+
+const SkillDefinition* HostCatalog::find(std::string_view name) const {
+    if (!name.empty() && name.front() == '/') name.remove_prefix(1);
+    const std::string key = nfkc(name);
+    for (const auto& s : skills) {
+        if (nfkc(s.name) == key) return &s;
+    }
+    return nullptr;
+}
+
+// ---------------------------------------------------------------------------------------
+// Configurations
+
+void validate_skills_config(const SkillsConfig& config) {
+    if (config.directories.empty()) {
+        throw ConfigurationError("skills configuration: 'directories' names no library; pass at least one");
+    }
+    for (const auto& d : config.directories) {
+        if (d.empty()) throw ConfigurationError("skills configuration: 'directories' holds an empty path");
+    }
+    if (config.include && config.exclude) {
+        throw ConfigurationError("skills configuration: 'include' and 'exclude' cannot be used together");
+    }
+}
+
+namespace {
+
+struct Entry {
+    std::size_t config = 0;   // which configuration found it
+    std::string loader_name;  // the name its loader knows it by
+};
+
+}  // namespace
+
+struct CombinedSkillLoader::Impl {
+    std::vector<SkillsConfig> configs;
+    std::vector<std::shared_ptr<FilesystemSkillLoader>> loaders;
+    std::vector<SkillReaderPtr> readers;  // the reader each loader uses
+    mutable std::shared_mutex mutex;
+    std::unordered_map<std::string, Entry> entries;  // NFKC name -> where it lives
+
+    [[nodiscard]] bool in_run(std::size_t i) const {
+        return configs[i].in_run_workspace.value_or(configs[i].workspace == nullptr);
+    }
+};
+
+CombinedSkillLoader::CombinedSkillLoader(std::vector<SkillsConfig> configs, const SkillReaderPtr& workspace)
+    : impl_(std::make_unique<Impl>()) {
+    if (configs.empty()) throw ConfigurationError("CombinedSkillLoader: no skills configuration given");
+    for (const auto& c : configs) validate_skills_config(c);
+    impl_->configs = std::move(configs);
+    for (const auto& c : impl_->configs) {
+        FilesystemLoaderOptions o;
+        o.roots = c.directories;
+        o.include_default_roots = false;
+        o.reader = c.workspace ? c.workspace : workspace;
+        o.name_policy = c.name_policy;
+        o.include = c.include;
+        o.exclude = c.exclude.value_or(std::vector<std::string>{});
+        o.missing_directories = c.missing_directories;
+        o.duplicate_names = c.duplicate_names;
+        o.on_diagnostic = nullptr;
+        auto loader = std::make_shared<FilesystemSkillLoader>(std::move(o));
+        impl_->readers.push_back(loader->reader());
+        impl_->loaders.push_back(std::move(loader));
+    }
+}
+
+CombinedSkillLoader::~CombinedSkillLoader() = default;
+
+namespace {
+
+std::optional<ReadResult> read_for_compare(const SkillReader& reader, const std::string& path) {
+    try {
+        return reader.read_file(path, SKILL_MAX_FILE_BYTES);
+    } catch (const Error&) {
+        return std::nullopt;
+    }
+}
+
+}  // namespace
+
+Discovery CombinedSkillLoader::discover() {
+    Discovery out;
+    std::unordered_map<std::string, Entry> entries;
+    std::unordered_map<std::string, std::size_t> position;  // NFKC name -> index in out.skills
+    for (std::size_t i = 0; i < impl_->loaders.size(); ++i) {
+        Discovery d = impl_->loaders[i]->discover();
+        out.skipped.insert(out.skipped.end(), std::make_move_iterator(d.skipped.begin()),
+                           std::make_move_iterator(d.skipped.end()));
+        out.diagnostics.insert(out.diagnostics.end(), std::make_move_iterator(d.diagnostics.begin()),
+                               std::make_move_iterator(d.diagnostics.end()));
+        for (auto& m : d.skills) {
+            std::string key = nfkc(m.name);
+            auto found = entries.find(key);
+            if (found == entries.end()) {
+                entries.emplace(key, Entry{i, m.name});
+                position.emplace(std::move(key), out.skills.size());
+                out.skills.push_back(std::move(m));
+                continue;
+            }
+            const SkillManifest& first = out.skills[position.at(key)];
+            const std::size_t j = found->second.config;
+            // Two local readers share one namespace (absolute, resolved paths).
+            const bool same_reader = impl_->readers[i] == impl_->readers[j] ||
+                                     (impl_->readers[i]->is_local() && impl_->readers[j]->is_local());
+            if (same_reader && first.skill_file == m.skill_file) continue;  // the same SKILL.md
+            auto a = read_for_compare(*impl_->readers[j], first.skill_file);
+            auto b = read_for_compare(*impl_->readers[i], m.skill_file);
+            if (a && b && !a->truncated && !b->truncated && a->data == b->data) continue;  // identical copy
+            if (impl_->configs[i].duplicate_names == DuplicateNames::keep_first) {
+                std::string message = fmt::format(
+                    "{}: skipped: the skill name '{}' is already used by {}, selected by an earlier "
+                    "configuration (the first is kept)",
+                    m.skill_file, m.name, first.skill_file);
+                out.diagnostics.push_back(Diagnostic{"duplicate_name", Severity::warning, m.skill_file, 0, message});
+                out.skipped.push_back(SkippedSkill{m.skill_file, SkipReason::duplicate_name, std::move(message)});
+                continue;
+            }
+            throw DiscoveryError(
+                fmt::format("two skills configurations select the name '{}' from different SKILL.md files: {} and {} "
+                            "(set duplicate_names to keep_first on the later configuration to keep the first)",
+                            m.name, first.skill_file, m.skill_file));
+        }
+    }
+    {
+        std::unique_lock lock(impl_->mutex);
+        impl_->entries = std::move(entries);
+    }
+    return out;
+}
+
+LoadedSkill CombinedSkillLoader::load(std::string_view name) {
+    Entry entry;
+    {
+        std::shared_lock lock(impl_->mutex);
+        auto it = impl_->entries.find(nfkc(name));
+        if (it == impl_->entries.end()) {
+            throw NotFoundError(fmt::format("no skill named '{}' was discovered", name));
+        }
+        entry = it->second;
+    }
+    return impl_->loaders[entry.config]->load(entry.loader_name);
+}
+
+bool CombinedSkillLoader::in_run_workspace(std::string_view name) const {
+    std::shared_lock lock(impl_->mutex);
+    auto it = impl_->entries.find(nfkc(name));
+    return it == impl_->entries.end() ? true : impl_->in_run(it->second.config);
+}
+
+SkillReaderPtr CombinedSkillLoader::reader_for(std::string_view name) const {
+    std::shared_lock lock(impl_->mutex);
+    auto it = impl_->entries.find(nfkc(name));
+    return it == impl_->entries.end() ? nullptr : impl_->readers[it->second.config];
+}
+
+const std::vector<SkillsConfig>& CombinedSkillLoader::configs() const noexcept { return impl_->configs; }
+
+HostCatalog load_host_catalog(const std::vector<SkillsConfig>& configs, const SkillReaderPtr& workspace) {
+    CombinedSkillLoader loader(configs, workspace);
+    Discovery d = loader.discover();
+    HostCatalog catalog;
+    catalog.skipped = std::move(d.skipped);
+    catalog.diagnostics = std::move(d.diagnostics);
+    catalog.skills.reserve(d.skills.size());
+    for (const auto& m : d.skills) {
+        LoadedSkill loaded = loader.load(m.name);
+        SkillDefinition def;
+        def.name = loaded.manifest.name;
+        def.description = loaded.manifest.description;
+        def.body = std::move(loaded.instructions);
+        def.path = loaded.manifest.skill_file;
+        def.directory = loaded.manifest.root;
+        def.model_invocable = loaded.manifest.model_invocable();
+        def.user_invocable = loaded.manifest.user_invocable;
+        def.in_run_workspace = loader.in_run_workspace(m.name);
+        def.ignored_behavioral_fields = loaded.manifest.ignored_behavioral_fields;
+        def.manifest = std::move(loaded.manifest);
+        def.resources = std::move(loaded.resources);
+        catalog.skills.push_back(std::move(def));
+    }
+    return catalog;
+}
+
+HostCatalog load_host_catalog(const SkillsConfig& config, const SkillReaderPtr& workspace) {
+    return load_host_catalog(std::vector<SkillsConfig>{config}, workspace);
+}
+
+// ---------------------------------------------------------------------------------------
+// Agent specs
+
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view config_keys = "directories, include, exclude, missing_directories, duplicate_names";
+
+/// YAML -> JSON with every scalar as its literal text (no YAML 1.1 typing).
+json yaml_to_json(const YAML::Node& node) {
+    switch (node.Type()) {
+        case YAML::NodeType::Scalar:
+            return json(node.Scalar());
+        case YAML::NodeType::Sequence: {
+            json out = json::array();
+            for (const auto& child : node) out.push_back(yaml_to_json(child));
+            return out;
+        }
+        case YAML::NodeType::Map: {
+            json out = json::object();
+            for (const auto& kv : node) {
+                const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : YAML::Dump(kv.first);
+                if (out.contains(key)) throw ConfigurationError(fmt::format("agent spec: duplicate key '{}'", key));
+                out[key] = yaml_to_json(kv.second);
+            }
+            return out;
+        }
+        case YAML::NodeType::Null:
+        case YAML::NodeType::Undefined:
+            return json(nullptr);
+    }
+    return json(nullptr);
+}
+
+std::string describe(const json& v) {
+    if (v.is_string()) return fmt::format("'{}'", v.get<std::string>());
+    return v.dump();
+}
+
+std::vector<std::string> string_list(const json& v, std::string_view key, bool allow_single) {
+    std::vector<std::string> out;
+    if (allow_single && v.is_string()) {
+        out.push_back(v.get<std::string>());
+        return out;
+    }
+    if (!v.is_array()) {
+        throw ConfigurationError(fmt::format("agent spec: '{}' must be {}a list of strings, not {}", key,
+                                             allow_single ? "a string or " : "", describe(v)));
+    }
+    for (const auto& item : v) {
+        if (!item.is_string()) {
+            throw ConfigurationError(
+                fmt::format("agent spec: '{}' must hold only strings, not {}", key, describe(item)));
+        }
+        out.push_back(item.get<std::string>());
+    }
+    return out;
+}
+
+std::string string_value(const json& v, std::string_view key) {
+    if (!v.is_string()) {
+        throw ConfigurationError(fmt::format("agent spec: '{}' must be a string, not {}", key, describe(v)));
+    }
+    return v.get<std::string>();
+}
+
+SkillsConfig config_from_mapping(const json& m) {
+    SkillsConfig c;
+    bool has_directories = false;
+    for (const auto& [key, value] : m.items()) {
+        if (key == "directories") {
+            c.directories = string_list(value, key, true);
+            has_directories = true;
+        } else if (key == "include") {
+            c.include = string_list(value, key, false);
+        } else if (key == "exclude") {
+            c.exclude = string_list(value, key, false);
+        } else if (key == "missing_directories") {
+            const std::string s = string_value(value, key);
+            if (s == "error") {
+                c.missing_directories = MissingDirectories::error;
+            } else if (s == "skip") {
+                c.missing_directories = MissingDirectories::skip;
+            } else {
+                throw ConfigurationError(
+                    fmt::format("agent spec: 'missing_directories' must be 'error' or 'skip', not '{}'", s));
+            }
+        } else if (key == "duplicate_names") {
+            const std::string s = string_value(value, key);
+            if (s == "error") {
+                c.duplicate_names = DuplicateNames::error;
+            } else if (s == "keep_first") {
+                c.duplicate_names = DuplicateNames::keep_first;
+            } else {
+                throw ConfigurationError(
+                    fmt::format("agent spec: 'duplicate_names' must be 'error' or 'keep_first', not '{}'", s));
+            }
+        } else {
+            throw ConfigurationError(
+                fmt::format("agent spec: unknown key '{}' in a Skills configuration (accepted: {})", key, config_keys));
+        }
+    }
+    if (!has_directories) {
+        throw ConfigurationError("agent spec: a Skills configuration needs 'directories'");
+    }
+    if (c.include && c.exclude) {
+        throw ConfigurationError("agent spec: 'include' and 'exclude' cannot be used together");
+    }
+    validate_skills_config(c);
+    return c;
+}
+
+/// The value of a `Skills` entry: a mapping, or directories given directly.
+SkillsConfig config_from_value(const json& v) {
+    if (v.is_object()) return config_from_mapping(v);
+    if (v.is_string() || v.is_array()) {
+        SkillsConfig c;
+        c.directories = string_list(v, "directories", true);
+        validate_skills_config(c);
+        return c;
+    }
+    throw ConfigurationError(
+        fmt::format("agent spec: 'Skills' must be a mapping, a string or a list of strings, not {}", describe(v)));
+}
+
+std::vector<SkillsConfig> configs_from_document(const json& doc) {
+    std::vector<SkillsConfig> out;
+    if (!doc.is_object()) {
+        throw ConfigurationError(fmt::format("agent spec: the document must be a mapping, not {}", describe(doc)));
+    }
+    if (doc.contains("capabilities")) {
+        const json& caps = doc.at("capabilities");
+        if (caps.is_null()) return out;
+        if (!caps.is_array()) throw ConfigurationError("agent spec: 'capabilities' must be a list");
+        for (const auto& cap : caps) {
+            if (cap.is_string() && cap.get<std::string>() == "Skills") {
+                throw ConfigurationError("agent spec: a Skills capability needs 'directories'");
+            }
+            if (!cap.is_object() || !cap.contains("Skills")) continue;  // another capability
+            if (cap.size() != 1) {
+                throw ConfigurationError("agent spec: a capabilities entry with 'Skills' must hold that one key");
+            }
+            out.push_back(config_from_value(cap.at("Skills")));
+        }
+        return out;
+    }
+    if (doc.size() == 1 && doc.contains("Skills")) {
+        out.push_back(config_from_value(doc.at("Skills")));
+        return out;
+    }
+    out.push_back(config_from_mapping(doc));
+    return out;
+}
+
+}  // namespace
+
+std::vector<SkillsConfig> parse_agent_spec(std::string_view text, SpecFormat format) {
+    json doc;
+    if (format == SpecFormat::json) {
+        try {
+            doc = json::parse(text);
+        } catch (const json::exception& e) {
+            throw ConfigurationError(fmt::format("agent spec: invalid JSON: {}", e.what()));
+        }
+    } else {
+        try {
+            doc = yaml_to_json(YAML::Load(std::string(text)));
+        } catch (const YAML::Exception& e) {
+            throw ConfigurationError(fmt::format("agent spec: invalid YAML: {}", e.what()));
+        }
+    }
+    return configs_from_document(doc);
+}
+
+std::vector<SkillsConfig> load_agent_spec(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw NotFoundError(fmt::format("cannot open agent spec '{}'", path));
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    if (in.bad()) throw IoError(fmt::format("cannot read agent spec '{}'", path));
+    const bool is_json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+    return parse_agent_spec(buffer.str(), is_json ? SpecFormat::json : SpecFormat::yaml);
+}
+
+}  // namespace agentskills

@@ -1,0 +1,84 @@
+// render() against what the model really receives through SkillsShim.
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "agentskills/harness.hpp"
+#include "agentskills/host.hpp"
+#include "agentskills/skills_shim.hpp"
+
+namespace fs = std::filesystem;
+using namespace agentskills;
+
+namespace {
+
+class ShimTempDir {
+public:
+    ShimTempDir() {
+        static std::atomic<int> counter{0};
+        const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+        path_ = fs::temp_directory_path() /
+                ("agentskills-host-shim-" + std::to_string(stamp) + "-" + std::to_string(counter++));
+        fs::create_directories(path_);
+    }
+    ~ShimTempDir() {
+        std::error_code ec;
+        fs::remove_all(path_, ec);
+    }
+    ShimTempDir(const ShimTempDir&) = delete;
+    ShimTempDir& operator=(const ShimTempDir&) = delete;
+    [[nodiscard]] std::string str(const std::string& rel) const { return (path_ / rel).string(); }
+    void write(const std::string& rel, const std::string& content) const {
+        const fs::path p = path_ / rel;
+        fs::create_directories(p.parent_path());
+        std::ofstream out(p, std::ios::binary);
+        out << content;
+    }
+
+private:
+    fs::path path_;
+};
+
+}  // namespace
+
+TEST_CASE("render() is the text the model receives when SkillsShim activates the skill", "[host][render][shim]") {
+    ShimTempDir dir;
+    dir.write("skills/code-review/SKILL.md",
+              "---\nname: code-review\ndescription: Review a change.\n---\n\nReview $ARGUMENTS by severity.\n");
+    dir.write("skills/code-review/references/levels.md", "high, medium, low");
+    dir.write("skills/publish/SKILL.md",
+              "---\nname: publish\ndescription: Publish a release.\ndisable-model-invocation: true\n---\nShip it.\n");
+    const SkillsConfig config{.directories = {dir.str("skills")}};
+
+    const HostCatalog catalog = load_host_catalog(config);
+    REQUIRE(catalog.skills.size() == 2);
+    const SkillDefinition* review = catalog.find("code-review");
+    REQUIRE(review != nullptr);
+
+    auto model = std::make_shared<ScriptedModel>(std::vector<Message>{
+        assistant_message("",
+                          {ToolCall{.id = "c1", .name = "activate_skill", .arguments = R"({"name": "code-review"})"}}),
+        assistant_message("done")});
+    auto shim = std::make_shared<SkillsShim>(
+        SkillsShimOptions{.loader = std::make_shared<CombinedSkillLoader>(std::vector<SkillsConfig>{config})});
+    DefaultAgent agent(AgentDescriptor{.name = "a", .instructions = "Base.", .model = model, .shims = {shim}});
+    (void)agent.run("please review");
+
+    const auto& history = agent.run_state().history;
+    REQUIRE(history.size() >= 3);
+    CHECK(history[2].role == Role::tool);
+    CHECK(history[2].content == review->render());
+
+    // `publish` is in the host catalog (for people) but not in the model's.
+    const SkillDefinition* publish = catalog.find("publish");
+    REQUIRE(publish != nullptr);
+    CHECK_FALSE(publish->model_invocable);
+    const std::string system = model->requests().at(0).messages.at(0).content;
+    CHECK(system.find("<name>code-review</name>") != std::string::npos);
+    CHECK(system.find("<name>publish</name>") == std::string::npos);
+}
