@@ -88,6 +88,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string plain_block = render_available_skills({&pa, &pb});
     FUZZ_CHECK(count_char(block, '<') == count_char(plain_block, '<'));
     FUZZ_CHECK(count_char(block, '>') == count_char(plain_block, '>'));
+    // The same with descriptions left out (what a catalog budget does) and a null entry.
+    const std::vector<CatalogEntry> entries = {{&a, (flags & 2) != 0}, {nullptr, true}, {&b, (flags & 4) != 0}};
+    const std::vector<CatalogEntry> plain_entries = {{&pa, (flags & 2) != 0}, {&pb, (flags & 4) != 0}};
+    FUZZ_CHECK(count_char(render_available_skills(entries), '<') ==
+               count_char(render_available_skills(plain_entries), '<'));
 
     // The activation result: the instructions go in as they are; everything else is escaped.
     LoadedSkill skill;

@@ -30,6 +30,7 @@
 #include <agentskills/names.hpp>
 #include <agentskills/parser.hpp>
 #include <agentskills/reader.hpp>
+#include <agentskills/substrate.hpp>
 
 using namespace agentskills;
 namespace fs = std::filesystem;
@@ -789,6 +790,62 @@ TEST_CASE("hostile paths: SkillCatalog::load and list_skill_resources", "[hostil
     CHECK_THROWS_AS(list_skill_resources(*mounted, "/m/../../lib/alpha"), PathError);
     CHECK_THROWS_AS(list_skill_resources(*mounted, "/m/lib/alpha\\x"), PathError);
     CHECK(list_skill_resources(*mounted, "/m/lib/alpha") == std::vector<SkillResource>{{"scripts/run.sh"}});
+}
+
+TEST_CASE("hostile paths: SkillPackage::read_reference stays inside the skill", "[hostile][paths]") {
+    TempDir tmp;
+    const std::string lib = tmp.library();
+    tmp.write("lib/alpha/references/guide.md", "guide");
+    tmp.write("outside.txt", "secret");
+    fs::create_symlink(tmp.path() / "outside.txt", lib + "/alpha/references/escape.md");
+    fs::create_directory_symlink(tmp.path(), lib + "/alpha/references/up");
+    fs::create_symlink("loop.md", lib + "/alpha/references/loop.md");
+    REQUIRE(::mkfifo((lib + "/alpha/references/fifo.md").c_str(), 0600) == 0);
+
+    auto loader = std::make_shared<FilesystemSkillLoader>(
+        FilesystemLoaderOptions{.roots = {lib}, .include_default_roots = false});
+    const auto catalog = discover_skill_catalog(loader);
+    const SkillPackage package(catalog->load("alpha"));
+    CHECK(package.read_reference("guide.md") == "guide");
+    CHECK(package.read_reference("references/guide.md", 3) == "gui");
+    for (const auto& p : hostile_paths()) {
+        INFO("path: " << p);
+        CHECK_THROWS_AS(package.read_reference(p), PathError);
+    }
+    CHECK_THROWS_AS(package.read_reference("escape.md"), PathError);
+    CHECK_THROWS_AS(package.read_reference("up/outside.txt"), PathError);
+    CHECK_THROWS_AS(package.read_reference("references/../../zulu/SKILL.md"), PathError);
+    // A symlink loop and a FIFO are refused or absent, never followed or waited on.
+    bool loop_refused = false;
+    try {
+        loop_refused = !package.read_reference("loop.md").has_value();
+    } catch (const PathError&) {
+        loop_refused = true;
+    }
+    CHECK(loop_refused);
+    bool fifo_refused = false;
+    try {
+        fifo_refused = !package.read_reference("fifo.md").has_value();
+    } catch (const Error&) {
+        fifo_refused = true;
+    }
+    CHECK(fifo_refused);
+
+    // Through an in-memory reader and a mounted one.
+    auto mem = memory_library();
+    mem->add_file("lib/alpha/references/guide.md", "guide");
+    const auto mounted = std::make_shared<MountedReader>(std::map<std::string, SkillReaderPtr, std::less<>>{{"m", mem}});
+    for (const SkillReaderPtr& reader : {SkillReaderPtr(mem), SkillReaderPtr(mounted)}) {
+        auto l = std::make_shared<FilesystemSkillLoader>(
+            FilesystemLoaderOptions{.roots = {reader == mounted ? "/m/lib" : "lib"}, .reader = reader});
+        const SkillPackage p(discover_skill_catalog(l)->load("alpha"), reader);
+        CHECK(p.read_reference("guide.md") == "guide");
+        for (const auto& h : hostile_paths()) {
+            INFO("path: " << h);
+            CHECK_THROWS_AS(p.read_reference(h), PathError);
+        }
+        CHECK_THROWS_AS(p.read_reference("../zulu/SKILL.md"), PathError);
+    }
 }
 
 // ---------------------------------------------------------------------------------------
