@@ -82,10 +82,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     SkillManifest a = manifest(name, description, file, dir);
     SkillManifest b = manifest(std::string(description.rbegin(), description.rend()),
                                std::string(name.rbegin(), name.rend()), dir, file);
-    const std::string block = render_available_skills({&a, &b});
+    const std::string block = render_available_skills(std::vector<const SkillManifest*>{&a, &b});
     SkillManifest pa = manifest("x", "x", "x", "x");
     SkillManifest pb = manifest("x", "x", "x", "x");
-    const std::string plain_block = render_available_skills({&pa, &pb});
+    const std::string plain_block = render_available_skills(std::vector<const SkillManifest*>{&pa, &pb});
     FUZZ_CHECK(count_char(block, '<') == count_char(plain_block, '<'));
     FUZZ_CHECK(count_char(block, '>') == count_char(plain_block, '>'));
     // The same with descriptions left out (what a catalog budget does) and a null entry.
