@@ -150,6 +150,8 @@ public:
     std::function<void(std::string_view)> before_stat;
     std::function<void(std::string_view)> after_stat;
     bool ignore_byte_limit = false;  ///< a careless reader that returns whole files
+    /// Entries a broken reader adds to each listing.
+    std::function<std::vector<DirEntry>(std::string_view)> extra_entries;
 
     ReadResult read_file(std::string_view path, std::size_t max_bytes) const override {
         if (before_read) before_read(path);
@@ -157,7 +159,11 @@ public:
     }
     std::vector<DirEntry> list_dir(std::string_view path) const override {
         if (before_list) before_list(path);
-        return inner_->list_dir(path);
+        std::vector<DirEntry> out = inner_->list_dir(path);
+        if (extra_entries) {
+            for (auto& e : extra_entries(path)) out.push_back(std::move(e));
+        }
+        return out;
     }
     FileStat stat(std::string_view path) const override {
         if (before_stat) before_stat(path);
@@ -564,6 +570,26 @@ TEST_CASE("symlink loops do not hang discovery or loading", "[hostile]") {
     CHECK(alpha.resources[0].path == "references/guide.md");
 }
 
+TEST_CASE("a library child that is a dangling or looping symlink is reported", "[hostile]") {
+    TempDir tmp;
+    const std::string lib = tmp.library();
+    fs::create_directory_symlink(lib + "/loop", lib + "/loop");
+    fs::create_directory_symlink(lib + "/nowhere", lib + "/dangling");
+    const Discovery d = discover_local(lib);
+    for (const auto& bad : std::vector<std::string>{lib + "/loop", lib + "/dangling"}) {
+        INFO("bad: " << bad);
+        const auto names = names_of(d);
+        CHECK(names == std::vector<std::string>{"alpha", "zulu"});
+        const auto skipped = std::find_if(d.skipped.begin(), d.skipped.end(), [&](const SkippedSkill& s) { return s.path == bad; });
+        REQUIRE(skipped != d.skipped.end());
+        CHECK(skipped->reason == SkipReason::unreadable);
+        CHECK(skipped->message.find(bad) != std::string::npos);
+        const auto diag = std::find_if(d.diagnostics.begin(), d.diagnostics.end(), [&](const Diagnostic& x) { return x.path == bad; });
+        CHECK(diag != d.diagnostics.end());
+    }
+}
+
+
 // ---------------------------------------------------------------------------------------
 // Faults of the reader
 
@@ -641,6 +667,35 @@ TEST_CASE("a reader that throws on one skill costs only that skill", "[hostile]"
         CHECK_THROWS_AS(catalog->load("alpha"), IoError);
         CHECK(catalog->load("zulu").manifest.name == "zulu");
     }
+}
+
+TEST_CASE("a reader that lists hostile entry names cannot lead the loader out of its root", "[hostile][paths]") {
+    auto mem = memory_library();
+    mem->add_file("SKILL.md", skill_text("outside"));  // above the library root "lib"
+    mem->add_file("lib/alpha/secret/SKILL.md", "nested");
+    auto reader = std::make_shared<FaultyReader>(mem);
+    reader->extra_entries = [](std::string_view) {
+        std::vector<DirEntry> out;
+        for (const auto& name : std::vector<std::string>{"..", ".", "", "x/../..", "a\\b", "nul\0"s}) {
+            out.push_back(DirEntry{.name = name, .kind = EntryKind::directory});
+        }
+        return out;
+    };
+    const Discovery d = discover_memory(mem, {.reader = reader, .threads = 1});
+    CHECK(names_of(d) == std::vector<std::string>{"alpha", "zulu"});
+    const auto warned = std::count_if(d.diagnostics.begin(), d.diagnostics.end(), [](const Diagnostic& x) { return x.path.starts_with("lib/"); });
+    CHECK(warned >= 6);
+
+    auto loader = std::make_shared<FilesystemSkillLoader>(FilesystemLoaderOptions{.roots = {"lib"}, .reader = reader, .threads = 1});
+    const auto catalog = discover_skill_catalog(loader);
+    const LoadedSkill alpha = catalog->load("alpha");
+    for (const auto& r : alpha.resources) {
+        INFO("resource: " << r.path);
+        CHECK_FALSE(r.path.starts_with(".."));
+        CHECK(r.path.find("/..") == std::string::npos);
+        CHECK(r.path.find('\0') == std::string::npos);
+    }
+    CHECK(alpha.resources == std::vector<SkillResource>{{"scripts/run.sh"}, {"secret/SKILL.md"}});
 }
 
 // ---------------------------------------------------------------------------------------
