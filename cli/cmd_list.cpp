@@ -98,16 +98,19 @@ void setup_list(CLI::App& app, int* status) {
     cmd->add_option("--exclude", args->exclude, "Leave this skill name out (repeatable)")->excludes(include);
     const std::map<std::string, MissingDirectories> missing{{"error", MissingDirectories::error},
                                                             {"skip", MissingDirectories::skip}};
-    cmd->add_option("--missing-directories", args->missing_directories, "error|skip (default: skip)")
-        ->transform(CLI::CheckedTransformer(missing, CLI::ignore_case));
+    cmd->add_option("--missing-directories", args->missing_directories, "What a missing root does (default: skip)")
+        ->transform(CLI::CheckedTransformer(missing, CLI::ignore_case).description(""))
+        ->option_text("error|skip");
     const std::map<std::string, DuplicateNames> duplicates{{"error", DuplicateNames::error},
                                                            {"keep_first", DuplicateNames::keep_first}};
-    cmd->add_option("--duplicate-names", args->duplicate_names, "error|keep_first (default: keep_first)")
-        ->transform(CLI::CheckedTransformer(duplicates, CLI::ignore_case));
+    cmd->add_option("--duplicate-names", args->duplicate_names, "Two skills with one name (default: keep_first)")
+        ->transform(CLI::CheckedTransformer(duplicates, CLI::ignore_case).description(""))
+        ->option_text("error|keep_first");
     const std::map<std::string, NamePolicy> policies{{"keep", NamePolicy::keep},
                                                      {"require_valid", NamePolicy::require_valid}};
-    cmd->add_option("--name-policy", args->name_policy, "keep|require_valid (default: keep)")
-        ->transform(CLI::CheckedTransformer(policies, CLI::ignore_case));
+    cmd->add_option("--name-policy", args->name_policy, "How names are checked (default: keep)")
+        ->transform(CLI::CheckedTransformer(policies, CLI::ignore_case).description(""))
+        ->option_text("keep|require_valid");
     cmd->callback([args, status] { *status = run_list(*args); });
 }
 

@@ -153,7 +153,8 @@ struct Binding {
             return already_active_result(manifest->name);
         }
         try {
-            return render_skill_content(catalog->load(manifest->name));
+            const bool reachable = !catalog->loader() || catalog->loader()->in_run_workspace(manifest->name);
+            return render_skill_content(catalog->load(manifest->name), {.include_directory = reachable});
         } catch (...) {
             // Not active after all: a later call may try again.
             (void)state.shim_state.remove_value(active_key, manifest->name);

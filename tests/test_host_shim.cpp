@@ -82,3 +82,29 @@ TEST_CASE("render() is the text the model receives when SkillsShim activates the
     CHECK(system.find("<name>code-review</name>") != std::string::npos);
     CHECK(system.find("<name>publish</name>") == std::string::npos);
 }
+
+TEST_CASE("a skill read from another workspace: the model's activation leaves the directory out, as render() does",
+          "[host][render][shim]") {
+    auto storage = std::make_shared<MemorySkillReader>();
+    storage->add_file("app/skills/deploy/SKILL.md", "---\nname: deploy\ndescription: Deploy the app.\n---\nRun the deploy.\n");
+    storage->add_file("app/skills/deploy/scripts/go.sh", "echo go\n");
+    const SkillsConfig config{.directories = {"app/skills"}, .workspace = storage};
+
+    const HostCatalog catalog = load_host_catalog(config);
+    const SkillDefinition* deploy = catalog.find("deploy");
+    REQUIRE(deploy != nullptr);
+    CHECK_FALSE(deploy->in_run_workspace);
+
+    auto model = std::make_shared<ScriptedModel>(std::vector<Message>{
+        assistant_message("", {ToolCall{.id = "c1", .name = "activate_skill", .arguments = R"({"name": "deploy"})"}}),
+        assistant_message("done")});
+    auto shim = std::make_shared<SkillsShim>(
+        SkillsShimOptions{.loader = std::make_shared<CombinedSkillLoader>(std::vector<SkillsConfig>{config})});
+    DefaultAgent agent(AgentDescriptor{.name = "a", .model = model, .shims = {shim}});
+    (void)agent.run("deploy it");
+
+    const auto& history = agent.run_state().history;
+    REQUIRE(history.size() >= 3);
+    CHECK(history[2].content == deploy->render());
+    CHECK(history[2].content.find("Skill directory:") == std::string::npos);
+}

@@ -127,7 +127,7 @@ public:
 
     /// Whether the skill of the last discovery named `name` is in the run's workspace
     /// (true for an unknown name).
-    [[nodiscard]] bool in_run_workspace(std::string_view name) const;
+    [[nodiscard]] bool in_run_workspace(std::string_view name) const override;
     /// The reader the skill named `name` was found through (nullptr for an unknown name).
     [[nodiscard]] SkillReaderPtr reader_for(std::string_view name) const;
     [[nodiscard]] const std::vector<SkillsConfig>& configs() const noexcept;

@@ -33,6 +33,13 @@ public:
     [[nodiscard]] virtual Discovery discover() = 0;
     /// Loads one discovered skill (name compared after NFKC). Throws NotFoundError.
     [[nodiscard]] virtual LoadedSkill load(std::string_view name) = 0;
+    /// Whether the model's own file tools can reach the skill's directory, so that the
+    /// activation text names it. True unless a loader reads skills from somewhere else than
+    /// the run's workspace (see CombinedSkillLoader).
+    [[nodiscard]] virtual bool in_run_workspace(std::string_view name) const {
+        (void)name;
+        return true;
+    }
 };
 
 using SkillLoaderPtr = std::shared_ptr<SkillLoader>;
