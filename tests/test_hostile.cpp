@@ -378,8 +378,8 @@ TEST_CASE("one long scalar aliased many times is a bomb in bytes, and is bounded
     // Regression (found while writing these tests): the node budget counted an alias of a
     // 400 KB scalar as one node, so 20,000 such aliases (a 480 KB file) asked for 8 GB.
     auto mem = memory_library();
-    std::string text = "---\nname: bytes\ndescription: Byte bomb.\nmetadata:\n  a: &a \"" + std::string(400000, 'x') +
-                       "\"\n  b: [*a";
+    std::string text =
+        "---\nname: bytes\ndescription: Byte bomb.\nmetadata:\n  a: &a \"" + std::string(400000, 'x') + "\"\n  b: [*a";
     for (int i = 1; i < 20000; ++i) text += ", *a";
     text += "]\n---\nBody\n";
     mem->add_file("lib/bytes/SKILL.md", text);
@@ -580,15 +580,16 @@ TEST_CASE("a library child that is a dangling or looping symlink is reported", "
         INFO("bad: " << bad);
         const auto names = names_of(d);
         CHECK(names == std::vector<std::string>{"alpha", "zulu"});
-        const auto skipped = std::find_if(d.skipped.begin(), d.skipped.end(), [&](const SkippedSkill& s) { return s.path == bad; });
+        const auto skipped =
+            std::find_if(d.skipped.begin(), d.skipped.end(), [&](const SkippedSkill& s) { return s.path == bad; });
         REQUIRE(skipped != d.skipped.end());
         CHECK(skipped->reason == SkipReason::unreadable);
         CHECK(skipped->message.find(bad) != std::string::npos);
-        const auto diag = std::find_if(d.diagnostics.begin(), d.diagnostics.end(), [&](const Diagnostic& x) { return x.path == bad; });
+        const auto diag = std::find_if(d.diagnostics.begin(), d.diagnostics.end(),
+                                       [&](const Diagnostic& x) { return x.path == bad; });
         CHECK(diag != d.diagnostics.end());
     }
 }
-
 
 // ---------------------------------------------------------------------------------------
 // Faults of the reader
@@ -683,10 +684,12 @@ TEST_CASE("a reader that lists hostile entry names cannot lead the loader out of
     };
     const Discovery d = discover_memory(mem, {.reader = reader, .threads = 1});
     CHECK(names_of(d) == std::vector<std::string>{"alpha", "zulu"});
-    const auto warned = std::count_if(d.diagnostics.begin(), d.diagnostics.end(), [](const Diagnostic& x) { return x.path.starts_with("lib/"); });
+    const auto warned = std::count_if(d.diagnostics.begin(), d.diagnostics.end(),
+                                      [](const Diagnostic& x) { return x.path.starts_with("lib"); });
     CHECK(warned >= 6);
 
-    auto loader = std::make_shared<FilesystemSkillLoader>(FilesystemLoaderOptions{.roots = {"lib"}, .reader = reader, .threads = 1});
+    auto loader = std::make_shared<FilesystemSkillLoader>(
+        FilesystemLoaderOptions{.roots = {"lib"}, .reader = reader, .threads = 1});
     const auto catalog = discover_skill_catalog(loader);
     const LoadedSkill alpha = catalog->load("alpha");
     for (const auto& r : alpha.resources) {
@@ -889,7 +892,8 @@ TEST_CASE("hostile paths: SkillPackage::read_reference stays inside the skill", 
     // Through an in-memory reader and a mounted one.
     auto mem = memory_library();
     mem->add_file("lib/alpha/references/guide.md", "guide");
-    const auto mounted = std::make_shared<MountedReader>(std::map<std::string, SkillReaderPtr, std::less<>>{{"m", mem}});
+    const auto mounted =
+        std::make_shared<MountedReader>(std::map<std::string, SkillReaderPtr, std::less<>>{{"m", mem}});
     for (const SkillReaderPtr& reader : {SkillReaderPtr(mem), SkillReaderPtr(mounted)}) {
         auto l = std::make_shared<FilesystemSkillLoader>(
             FilesystemLoaderOptions{.roots = {reader == mounted ? "/m/lib" : "lib"}, .reader = reader});
