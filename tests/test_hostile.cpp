@@ -634,7 +634,9 @@ TEST_CASE("a reader that throws on one skill costs only that skill", "[hostile]"
         {"std::runtime_error", [] { throw std::runtime_error("injected foreign exception"); }},
         {"std::bad_alloc", [] { throw std::bad_alloc(); }},
     };
-    for (const auto& [kind, fault] : faults) {
+    for (const auto& entry : faults) {
+        const std::string& kind = entry.first;
+        const std::function<void()>& fault = entry.second;  // not a structured binding: lambdas capture it
         SECTION("read_file throws " + kind) {
             auto mem = memory_library();
             mem->add_file("lib/faulty/SKILL.md", skill_text("faulty"));
