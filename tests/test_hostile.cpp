@@ -18,7 +18,6 @@
 #include <fstream>
 #include <functional>
 #include <mutex>
-#include <random>
 #include <set>
 #include <string>
 #include <thread>
@@ -31,6 +30,8 @@
 #include <agentskills/parser.hpp>
 #include <agentskills/reader.hpp>
 #include <agentskills/substrate.hpp>
+
+#include "fs_fixtures.hpp"
 
 using namespace agentskills;
 namespace fs = std::filesystem;
@@ -53,42 +54,14 @@ std::string skill_text(std::string_view name, std::string_view description = "A 
     return "---\nname: "s + std::string(name) + "\ndescription: " + std::string(description) + "\n---\nDo the thing.\n";
 }
 
-// A temporary directory with a unique name, removed at the end of the test.
-class TempDir {
-public:
-    TempDir() {
-        std::random_device rd;
-        const auto tag = std::to_string(::getpid()) + "-" + std::to_string(rd()) + "-" + std::to_string(rd());
-        path_ = fs::temp_directory_path() / ("agentskills-hostile-" + tag);
-        fs::create_directories(path_);
-        path_ = fs::canonical(path_);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
+using agentskills_test::TempDir;
 
-    [[nodiscard]] const fs::path& path() const noexcept { return path_; }
-
-    void write(const std::string& relative, std::string_view content) const {
-        const fs::path p = path_ / relative;
-        fs::create_directories(p.parent_path());
-        std::ofstream out(p, std::ios::binary);
-        out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    }
-
-    // A library "lib" with the two good skills.
-    [[nodiscard]] std::string library() const {
-        write("lib/alpha/SKILL.md", skill_text("alpha"));
-        write("lib/zulu/SKILL.md", skill_text("zulu"));
-        return (path_ / "lib").string();
-    }
-
-private:
-    fs::path path_;
-};
+// A library "lib" in `tmp` with the two good skills; returns its path.
+std::string make_library(const TempDir& tmp) {
+    tmp.write("lib/alpha/SKILL.md", skill_text("alpha"));
+    tmp.write("lib/zulu/SKILL.md", skill_text("zulu"));
+    return tmp.path("lib");
+}
 
 // A memory library "lib" with the two good skills.
 std::shared_ptr<MemorySkillReader> memory_library() {
@@ -273,7 +246,7 @@ std::string alias_bomb() {
 
 TEST_CASE("a 100 MB SKILL.md is read only up to the byte limit, in bounded memory", "[hostile]") {
     TempDir tmp;
-    const std::string lib = tmp.library();
+    const std::string lib = make_library(tmp);
     const std::string bad = lib + "/huge/SKILL.md";
     tmp.write("lib/huge/SKILL.md", skill_text("huge"));
     {
@@ -495,7 +468,7 @@ TEST_CASE("invalid UTF-8 in name, description or body skips the skill", "[hostil
 
 TEST_CASE("a FIFO named SKILL.md does not block discovery", "[hostile]") {
     TempDir tmp;
-    const std::string lib = tmp.library();
+    const std::string lib = make_library(tmp);
     fs::create_directories(lib + "/fifo");
     const std::string bad = lib + "/fifo/SKILL.md";
     REQUIRE(::mkfifo(bad.c_str(), 0600) == 0);
@@ -531,7 +504,7 @@ TEST_CASE("a FIFO named SKILL.md does not block discovery", "[hostile]") {
 
 TEST_CASE("a SKILL.md that is a directory is skipped", "[hostile]") {
     TempDir tmp;
-    const std::string lib = tmp.library();
+    const std::string lib = make_library(tmp);
     tmp.write("lib/dir/SKILL.md/inner.txt", "x");
     const std::string bad = lib + "/dir/SKILL.md";
     require_survivors_and_named(discover_local(lib), bad, SkipReason::unreadable);
@@ -544,7 +517,7 @@ TEST_CASE("a SKILL.md that is a directory is skipped", "[hostile]") {
 
 TEST_CASE("symlink loops do not hang discovery or loading", "[hostile]") {
     TempDir tmp;
-    const std::string lib = tmp.library();
+    const std::string lib = make_library(tmp);
     // A SKILL.md that is a link to itself.
     fs::create_directories(lib + "/self");
     const std::string bad = lib + "/self/SKILL.md";
@@ -572,7 +545,7 @@ TEST_CASE("symlink loops do not hang discovery or loading", "[hostile]") {
 
 TEST_CASE("a library child that is a dangling or looping symlink is reported", "[hostile]") {
     TempDir tmp;
-    const std::string lib = tmp.library();
+    const std::string lib = make_library(tmp);
     fs::create_directory_symlink(lib + "/loop", lib + "/loop");
     fs::create_directory_symlink(lib + "/nowhere", lib + "/dangling");
     const Discovery d = discover_local(lib);
@@ -854,11 +827,11 @@ TEST_CASE("hostile paths: SkillCatalog::load and list_skill_resources", "[hostil
 
 TEST_CASE("hostile paths: SkillPackage::read_reference stays inside the skill", "[hostile][paths]") {
     TempDir tmp;
-    const std::string lib = tmp.library();
+    const std::string lib = make_library(tmp);
     tmp.write("lib/alpha/references/guide.md", "guide");
     tmp.write("outside.txt", "secret");
-    fs::create_symlink(tmp.path() / "outside.txt", lib + "/alpha/references/escape.md");
-    fs::create_directory_symlink(tmp.path(), lib + "/alpha/references/up");
+    fs::create_symlink(tmp.dir() / "outside.txt", lib + "/alpha/references/escape.md");
+    fs::create_directory_symlink(tmp.dir(), lib + "/alpha/references/up");
     fs::create_symlink("loop.md", lib + "/alpha/references/loop.md");
     REQUIRE(::mkfifo((lib + "/alpha/references/fifo.md").c_str(), 0600) == 0);
 
