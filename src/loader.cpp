@@ -48,6 +48,14 @@ constexpr std::string_view code_skill_unreadable = "skill-unreadable";
 constexpr std::string_view code_skill_skipped = "skill-skipped";
 constexpr std::string_view code_duplicate_name = "duplicate-name";
 constexpr std::string_view code_duplicate_copy = "duplicate-copy";
+constexpr std::string_view code_entry_refused = "entry-name-refused";
+
+// A name a directory listing may hold: one component, not "." or "..", no NUL. Anything else
+// comes from a broken reader, and joining it to a path could climb out of the library.
+bool is_plain_entry_name(std::string_view name) noexcept {
+    return !name.empty() && name != "." && name != ".." && name.find('/') == std::string_view::npos &&
+           name.find('\0') == std::string_view::npos;
+}
 
 struct Root {
     std::string path;         // in the reader's namespace
@@ -676,8 +684,33 @@ Discovery FilesystemSkillLoader::Impl::discover() {
             continue;
         }
         std::sort(entries.begin(), entries.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
-        std::erase_if(entries, [](const DirEntry& e) { return e.kind != EntryKind::directory; });
-        listed.push_back(Listed{ri, std::move(entries)});
+        std::vector<DirEntry> children;
+        children.reserve(entries.size());
+        for (auto& e : entries) {
+            if (!is_plain_entry_name(e.name)) {
+                // Only a broken reader lists such a name; following it could leave the root.
+                note(code_entry_refused, Severity::warning, join_path(root.path, e.name),
+                     fmt::format("library root {} lists an entry named '{}', which is not one path component; it "
+                                 "was ignored",
+                                 root.path, e.name));
+                continue;
+            }
+            if (e.kind == EntryKind::other && e.is_symlink) {
+                // A dangling link, a link loop, or a target we may not look at: it may have been
+                // a skill, so say so rather than pass over it.
+                const std::string key = nfkc(e.name);
+                if (include ? include->count(key) == 0 : exclude.count(key) != 0) continue;
+                std::string path = join_path(root.path, e.name);
+                std::string message = fmt::format(
+                    "{} is a symbolic link that cannot be followed (dangling, a loop, or no permission)", path);
+                note(code_skill_unreadable, Severity::warning, path, message);
+                out.skipped.push_back(SkippedSkill{std::move(path), SkipReason::unreadable, std::move(message)});
+                continue;
+            }
+            if (e.kind != EntryKind::directory) continue;
+            children.push_back(std::move(e));
+        }
+        listed.push_back(Listed{ri, std::move(children)});
     }
 
     // An unchanged library: the last result again.
@@ -911,7 +944,18 @@ std::vector<SkillResource> list_skill_resources(const SkillReader& reader, std::
         Pending dir = std::move(stack.back());
         stack.pop_back();
         const std::string path = dir.relative.empty() ? std::string(skill_dir) : join_path(skill_dir, dir.relative);
-        for (const DirEntry& e : reader.list_dir(path)) {
+        std::vector<DirEntry> entries;
+        if (dir.relative.empty()) {
+            entries = reader.list_dir(path);  // the skill directory itself: its errors are the caller's
+        } else {
+            try {
+                entries = reader.list_dir(path);
+            } catch (const Error&) {
+                continue;  // a subdirectory that vanished or cannot be listed costs only its own files
+            }
+        }
+        for (const DirEntry& e : entries) {
+            if (!is_plain_entry_name(e.name)) continue;
             std::string relative = dir.relative.empty() ? e.name : dir.relative + "/" + e.name;
             if (e.kind == EntryKind::directory) {
                 if (!e.is_symlink && dir.depth + 1 < max_depth) stack.push_back({std::move(relative), dir.depth + 1});

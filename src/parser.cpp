@@ -8,6 +8,7 @@
 #include <istream>
 #include <streambuf>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include <fmt/core.h>
@@ -46,8 +47,12 @@ public:
     const char* what() const noexcept override { return "too complex"; }
 };
 
-// Limits that keep hostile YAML (alias bombs, huge documents) bounded.
+// Limits that keep hostile YAML (alias bombs, huge documents) bounded: every node built, every
+// node copied for an alias and every node copied into the anchor table counts against the node
+// budget; the text copied for aliases and anchors counts against the byte budget (one alias of a
+// long scalar repeated many times is a bomb in bytes, not in nodes).
 constexpr std::size_t max_yaml_nodes = 100000;
+constexpr std::size_t max_yaml_copied_bytes = 4 * 1024 * 1024;
 
 class TreeBuilder final : public YAML::EventHandler {
 public:
@@ -77,7 +82,7 @@ public:
             attach(std::move(n));
             return;
         }
-        count(size_of(it->second));
+        charge(cost_of(it->second));
         YNode copy = it->second;
         copy.anchor = 0;
         attach(std::move(copy));
@@ -137,22 +142,33 @@ private:
         if (anchor != 0) strict_.add(line_of(mark), "an anchor");
     }
 
-    void count(std::size_t n) {
-        nodes_ += n;
-        if (nodes_ > max_yaml_nodes) throw TooComplex();
+    // What a copy of a subtree costs: its nodes and the bytes of its text.
+    struct Cost {
+        std::size_t nodes = 0;
+        std::size_t bytes = 0;
+    };
+
+    void count(std::size_t nodes) { charge(Cost{nodes, 0}); }
+
+    void charge(Cost c) {
+        nodes_ += c.nodes;
+        copied_bytes_ += c.bytes;
+        if (nodes_ > max_yaml_nodes || copied_bytes_ > max_yaml_copied_bytes) throw TooComplex();
     }
 
-    static std::size_t size_of(const YNode& n) {
-        std::size_t total = 1;
+    // The cost of copying `n`; the walk stops once either budget is exceeded.
+    static Cost cost_of(const YNode& n) {
+        Cost total{1, n.text.size()};
         std::vector<const YNode*> todo{&n};
         while (!todo.empty()) {
             const YNode* cur = todo.back();
             todo.pop_back();
-            total += cur->items.size();
+            total.nodes += cur->items.size();
             for (const auto& child : cur->items) {
+                total.bytes += child.text.size();
                 if (!child.items.empty()) todo.push_back(&child);
             }
-            if (total > max_yaml_nodes) break;
+            if (total.nodes > max_yaml_nodes || total.bytes > max_yaml_copied_bytes) break;
         }
         return total;
     }
@@ -177,7 +193,12 @@ private:
 
     void attach(YNode n) {
         count(1);
-        if (n.anchor != 0) anchors_[n.anchor] = n;
+        if (n.anchor != 0) {
+            // The anchor table holds a copy of the subtree: it costs its size, or nested
+            // anchors over one large collection would copy it once per level (quadratic).
+            charge(cost_of(n));
+            anchors_[n.anchor] = n;
+        }
         if (stack_.empty()) {
             if (!root) root = std::move(n);
             return;
@@ -190,6 +211,7 @@ private:
     std::vector<YNode> stack_;
     std::unordered_map<YAML::anchor_t, YNode> anchors_;
     std::size_t nodes_ = 0;
+    std::size_t copied_bytes_ = 0;
 };
 
 nlohmann::json to_json(const YNode& n);
@@ -327,11 +349,16 @@ std::vector<std::string> split_list(std::string_view text, bool on_commas) {
     return out;
 }
 
+// Keeps the first of equal items, in order (a hash set: lists may hold ~100,000 items).
 void dedupe(std::vector<std::string>& v) {
+    std::unordered_set<std::string_view> seen;
+    seen.reserve(v.size());
     std::vector<std::string> out;
     out.reserve(v.size());
     for (auto& s : v) {
-        if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(std::move(s));
+        if (seen.count(s) != 0) continue;
+        out.push_back(std::move(s));
+        seen.insert(out.back());  // views into `out`, which never reallocates (reserved)
     }
     v = std::move(out);
 }
@@ -506,7 +533,9 @@ void Parse::run(std::string_view text, bool truncated) {
         return;
     } catch (const TooComplex&) {
         fatal("yaml-too-complex", 0,
-              fmt::format("the frontmatter expands to more than {} YAML nodes (aliases?)", max_yaml_nodes));
+              fmt::format("the frontmatter expands past the YAML budget ({} nodes, {} bytes of text copied by "
+                          "anchors and aliases); is it an alias bomb?",
+                          max_yaml_nodes, max_yaml_copied_bytes));
         return;
     }
     for (const auto& [line, what] : strict.list) {
@@ -688,13 +717,14 @@ void Parse::interpret(const YNode& root) {
 
     if (const YNode* md = find("metadata")) {
         if (md->kind == YNode::Kind::mapping) {
+            std::unordered_map<std::string, std::size_t> position;  // key -> index in m.metadata
             for (std::size_t i = 0; i + 1 < md->items.size(); i += 2) {
                 const YNode& value = md->items[i + 1];
                 std::string text = value.is_scalar() ? value.text : to_json(value).dump();
                 std::string key = key_text(md->items[i]);
-                auto it = std::find_if(m.metadata.begin(), m.metadata.end(), [&](const auto& kv) { return kv.first == key; });
-                if (it != m.metadata.end()) {
-                    it->second = std::move(text);
+                auto [it, inserted] = position.emplace(key, m.metadata.size());
+                if (!inserted) {
+                    m.metadata[it->second].second = std::move(text);
                 } else {
                     m.metadata.emplace_back(std::move(key), std::move(text));
                 }

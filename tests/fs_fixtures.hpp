@@ -33,6 +33,10 @@ public:
     [[nodiscard]] std::string path(std::string_view relative = {}) const {
         return relative.empty() ? root_.string() : (root_ / std::string(relative)).string();
     }
+    /// The same as `path`, for tests that read better with it.
+    [[nodiscard]] std::string str(std::string_view relative = {}) const { return path(relative); }
+    /// The directory itself, for joining with `/`.
+    [[nodiscard]] const std::filesystem::path& dir() const noexcept { return root_; }
     void mkdir(std::string_view relative) const { std::filesystem::create_directories(root_ / std::string(relative)); }
     void write(std::string_view relative, std::string_view content) const {
         const auto p = root_ / std::string(relative);

@@ -16,43 +16,14 @@
 #include "agentskills/reader.hpp"
 #include "agentskills/substrate.hpp"
 
+#include "fs_fixtures.hpp"
+
 namespace fs = std::filesystem;
 using namespace agentskills;
 
 namespace {
 
-/// A unique directory under the system temp directory, removed at scope exit.
-class TempDir {
-public:
-    TempDir() {
-        static std::atomic<int> counter{0};
-        const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-        path_ =
-            fs::temp_directory_path() / ("agentskills-host-" + std::to_string(stamp) + "-" + std::to_string(counter++));
-        fs::create_directories(path_);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-
-    [[nodiscard]] const fs::path& path() const { return path_; }
-    [[nodiscard]] std::string str(const std::string& rel = "") const {
-        return rel.empty() ? path_.string() : (path_ / rel).string();
-    }
-
-    void write(const std::string& rel, const std::string& content) const {
-        const fs::path p = path_ / rel;
-        fs::create_directories(p.parent_path());
-        std::ofstream out(p, std::ios::binary);
-        out << content;
-    }
-
-private:
-    fs::path path_;
-};
+using agentskills_test::TempDir;
 
 std::string skill_md(const std::string& name, const std::string& description, const std::string& body,
                      const std::string& extra = "") {
@@ -126,8 +97,8 @@ TEST_CASE("render equals the model's activation text and substitutes arguments",
     REQUIRE(review != nullptr);
     CHECK(review->in_run_workspace);
     CHECK(review->body == "Review $ARGUMENTS.\nReport $ARGUMENTS by severity.");
-    CHECK(review->directory == fs::canonical(dir.path() / "skills/code-review").string());
-    CHECK(review->path == (fs::canonical(dir.path() / "skills/code-review") / "SKILL.md").string());
+    CHECK(review->directory == fs::canonical(dir.dir() / "skills/code-review").string());
+    CHECK(review->path == (fs::canonical(dir.dir() / "skills/code-review") / "SKILL.md").string());
     // render() is what the model gets on activation.
     const LoadedSkill loaded = model_side.load("code-review");
     CHECK(review->render() == render_skill_content(loaded, {.include_directory = true}));
@@ -291,7 +262,7 @@ TEST_CASE("combining configurations", "[host][combine]") {
         const HostCatalog c = load_host_catalog(
             {SkillsConfig{.directories = {dir.str("project")}}, SkillsConfig{.directories = {dir.str("copy")}}});
         REQUIRE(c.skills.size() == 2);
-        CHECK(c.find("review")->directory == fs::canonical(dir.path() / "project/review").string());
+        CHECK(c.find("review")->directory == fs::canonical(dir.dir() / "project/review").string());
         CHECK(c.skipped.empty());
     }
     SECTION("two different files with one name fail, naming both") {
@@ -302,8 +273,8 @@ TEST_CASE("combining configurations", "[host][combine]") {
         } catch (const DiscoveryError& e) {
             const std::string what = e.what();
             CHECK(what.find("'review'") != std::string::npos);
-            CHECK(what.find((fs::canonical(dir.path() / "project/review") / "SKILL.md").string()) != std::string::npos);
-            CHECK(what.find((fs::canonical(dir.path() / "personal/review") / "SKILL.md").string()) !=
+            CHECK(what.find((fs::canonical(dir.dir() / "project/review") / "SKILL.md").string()) != std::string::npos);
+            CHECK(what.find((fs::canonical(dir.dir() / "personal/review") / "SKILL.md").string()) !=
                   std::string::npos);
         }
     }
@@ -321,7 +292,7 @@ TEST_CASE("combining configurations", "[host][combine]") {
         CHECK(c.find("review")->description == "Project review.");
         REQUIRE(c.skipped.size() == 1);
         CHECK(c.skipped[0].reason == SkipReason::duplicate_name);
-        CHECK(c.skipped[0].path == (fs::canonical(dir.path() / "personal/review") / "SKILL.md").string());
+        CHECK(c.skipped[0].path == (fs::canonical(dir.dir() / "personal/review") / "SKILL.md").string());
     }
     SECTION("the combined loader loads each skill from its own configuration") {
         auto loader = std::make_shared<CombinedSkillLoader>(std::vector<SkillsConfig>{

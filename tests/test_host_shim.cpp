@@ -12,37 +12,14 @@
 #include "agentskills/host.hpp"
 #include "agentskills/skills_shim.hpp"
 
+#include "fs_fixtures.hpp"
+
 namespace fs = std::filesystem;
 using namespace agentskills;
 
 namespace {
 
-class ShimTempDir {
-public:
-    ShimTempDir() {
-        static std::atomic<int> counter{0};
-        const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-        path_ = fs::temp_directory_path() /
-                ("agentskills-host-shim-" + std::to_string(stamp) + "-" + std::to_string(counter++));
-        fs::create_directories(path_);
-    }
-    ~ShimTempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    ShimTempDir(const ShimTempDir&) = delete;
-    ShimTempDir& operator=(const ShimTempDir&) = delete;
-    [[nodiscard]] std::string str(const std::string& rel) const { return (path_ / rel).string(); }
-    void write(const std::string& rel, const std::string& content) const {
-        const fs::path p = path_ / rel;
-        fs::create_directories(p.parent_path());
-        std::ofstream out(p, std::ios::binary);
-        out << content;
-    }
-
-private:
-    fs::path path_;
-};
+using ShimTempDir = agentskills_test::TempDir;
 
 }  // namespace
 

@@ -18,6 +18,8 @@
 #include "agentskills/reader.hpp"
 #include "agentskills/substrate.hpp"
 
+#include "fs_fixtures.hpp"
+
 namespace fs = std::filesystem;
 using namespace agentskills;
 
@@ -73,32 +75,7 @@ std::shared_ptr<CountingLoader> sample_loader() {
     return loader;
 }
 
-class TempDir {
-public:
-    TempDir() {
-        static std::atomic<int> counter{0};
-        const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-        path_ = fs::temp_directory_path() /
-                ("agentskills-substrate-" + std::to_string(stamp) + "-" + std::to_string(counter++));
-        fs::create_directories(path_);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    [[nodiscard]] const fs::path& path() const { return path_; }
-    void write(const std::string& rel, const std::string& content) const {
-        const fs::path p = path_ / rel;
-        fs::create_directories(p.parent_path());
-        std::ofstream out(p, std::ios::binary);
-        out << content;
-    }
-
-private:
-    fs::path path_;
-};
+using agentskills_test::TempDir;
 
 const std::string guidance =
     "Skills are packages of instructions for particular kinds of task. When a task matches the description "
@@ -222,13 +199,13 @@ TEST_CASE("SkillManager over a FilesystemSkillLoader", "[substrate][manager]") {
               "---\nname: code-review\ndescription: Review code.\naliases: [pr-review]\n---\n\nReview it.\n");
     dir.write("skills/code-review/scripts/run.sh", "#!/bin/sh\n");
     dir.write("skills/code-review/references/schema.json", "{}");
-    SkillManager manager({.roots = {(dir.path() / "skills").string()}});
+    SkillManager manager({.roots = {(dir.dir() / "skills").string()}});
     REQUIRE(manager.skills().size() == 1);
     auto package = manager.activate("pr-review");
     REQUIRE(package != nullptr);
     CHECK(package->list_scripts() == std::vector<std::string>{"run.sh"});
     CHECK(package->read_reference("schema.json") == std::optional<std::string>("{}"));
-    const std::string root = fs::canonical(dir.path() / "skills/code-review").string();
+    const std::string root = fs::canonical(dir.dir() / "skills/code-review").string();
     CHECK(package->to_context_block().find("Skill directory: " + root) != std::string::npos);
 }
 
@@ -329,14 +306,14 @@ TEST_CASE("SkillPackage::read_reference stays inside the skill directory", "[sub
     dir.write("skill/notes.md", "notes");
     dir.write("skill/assets/logo.txt", "logo");
     dir.write("secret.txt", "top secret");
-    fs::create_directory_symlink(dir.path(), dir.path() / "skill/references/up");
-    fs::create_symlink(dir.path() / "secret.txt", dir.path() / "skill/leak.txt");
-    fs::create_symlink(dir.path() / "gone.txt", dir.path() / "skill/dangling-out.txt");
-    fs::create_symlink("notes.md", dir.path() / "skill/inner-link.md");
+    fs::create_directory_symlink(dir.dir(), dir.dir() / "skill/references/up");
+    fs::create_symlink(dir.dir() / "secret.txt", dir.dir() / "skill/leak.txt");
+    fs::create_symlink(dir.dir() / "gone.txt", dir.dir() / "skill/dangling-out.txt");
+    fs::create_symlink("notes.md", dir.dir() / "skill/inner-link.md");
 
     LoadedSkill s;
     s.manifest.name = "skill";
-    s.manifest.root = (dir.path() / "skill").string();
+    s.manifest.root = (dir.dir() / "skill").string();
     const SkillPackage package(s);
 
     CHECK(package.read_reference("schema.json") == std::optional<std::string>("{\"a\": 1}"));
@@ -353,7 +330,7 @@ TEST_CASE("SkillPackage::read_reference stays inside the skill directory", "[sub
     CHECK_THROWS_AS(package.read_reference("../x"), PathError);
     CHECK_THROWS_AS(package.read_reference("../secret.txt"), PathError);
     CHECK_THROWS_AS(package.read_reference("assets/../../secret.txt"), PathError);
-    CHECK_THROWS_AS(package.read_reference((dir.path() / "secret.txt").string()), PathError);
+    CHECK_THROWS_AS(package.read_reference((dir.dir() / "secret.txt").string()), PathError);
     CHECK_THROWS_AS(package.read_reference("/etc/passwd"), PathError);
     CHECK_THROWS_AS(package.read_reference("leak.txt"), PathError);
     CHECK_THROWS_AS(package.read_reference("up/secret.txt"), PathError);

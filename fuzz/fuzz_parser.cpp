@@ -1,0 +1,69 @@
+// Fuzz target: the SKILL.md parser, both validation profiles and both name policies.
+//
+// Input: one option byte, then the text of a SKILL.md.
+//   bit 0: reference profile       bit 1: require_valid name policy
+//   bit 2: a directory name is known ("demo")   bit 3: small limits (20 lines, 2 KiB)
+//   bit 4: the caller says the read was truncated
+#include <agentskills/names.hpp>
+#include <agentskills/parser.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "fuzz_common.hpp"
+
+using namespace agentskills;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    fuzz::Input in(data, size);
+    const std::uint8_t flags = in.byte();
+    const std::string_view text = in.rest();
+
+    ParseOptions opt;
+    opt.profile = (flags & 1) != 0 ? ValidationProfile::reference : ValidationProfile::standard;
+    opt.name_policy = (flags & 2) != 0 ? NamePolicy::require_valid : NamePolicy::keep;
+    opt.directory_name = (flags & 4) != 0 ? std::string_view("demo") : std::string_view();
+    if ((flags & 8) != 0) {
+        opt.max_lines = 20;
+        opt.max_bytes = 2048;
+    }
+    opt.path = "lib/demo/SKILL.md";
+    const bool truncated = (flags & 16) != 0;
+
+    const ParseResult r = parse_skill_md(text, opt, truncated);
+
+    // Exactly one of: a manifest, or a skip reason with an error diagnostic.
+    FUZZ_CHECK(r.ok() != r.skip_reason.has_value());
+    for (const Diagnostic& d : r.diagnostics) {
+        FUZZ_CHECK(d.path == opt.path);
+        FUZZ_CHECK(!d.code.empty());
+        FUZZ_CHECK(is_valid_utf8(d.message) || !is_valid_utf8(text));
+        (void)format_diagnostic(d);
+        nlohmann::json j = d;
+        (void)j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    }
+    if (truncated) FUZZ_CHECK(!r.ok() && *r.skip_reason == SkipReason::too_large);
+    if (!r.ok()) {
+        FUZZ_CHECK(has_errors(r.diagnostics));
+        return 0;
+    }
+    FUZZ_CHECK(!has_errors(r.diagnostics));
+    const SkillManifest& m = *r.manifest;
+    FUZZ_CHECK(is_valid_utf8(text));
+    FUZZ_CHECK(text.find('\0') == std::string_view::npos);
+    FUZZ_CHECK(opt.max_bytes == 0 || text.size() <= opt.max_bytes);
+    FUZZ_CHECK(!m.name.empty());
+    FUZZ_CHECK(!m.description.empty());
+    FUZZ_CHECK(is_valid_utf8(m.name) && is_valid_utf8(m.description) && is_valid_utf8(r.body));
+    FUZZ_CHECK(code_point_count(m.description) <= SKILL_MAX_DESCRIPTION_LENGTH);
+    if (m.compatibility) FUZZ_CHECK(code_point_count(*m.compatibility) <= SKILL_MAX_COMPATIBILITY_LENGTH);
+    if (opt.name_policy == NamePolicy::require_valid) {
+        FUZZ_CHECK(is_valid_skill_name(m.name));
+        if (!opt.directory_name.empty()) FUZZ_CHECK(names_equal(m.name, opt.directory_name));
+    }
+    FUZZ_CHECK(r.body.size() <= text.size());
+    FUZZ_CHECK(m.frontmatter.is_object());
+    // Every JSON form of the result can be produced and is valid UTF-8.
+    nlohmann::json j = m;
+    (void)j.dump();
+    return 0;
+}
