@@ -5,10 +5,15 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <unistd.h>
+
+#include <agentskills/reader.hpp>
 
 namespace agentskills_test {
 
@@ -47,6 +52,22 @@ public:
 
 private:
     std::filesystem::path root_;
+};
+
+/// A reader that implements only the two required members over an in-memory store: no
+/// modification times, no identities, the default `stat` (which lists the parent).
+class ListingOnlyReader final : public agentskills::SkillReader {
+public:
+    explicit ListingOnlyReader(std::shared_ptr<agentskills::MemorySkillReader> inner) : inner_(std::move(inner)) {}
+    agentskills::ReadResult read_file(std::string_view path, std::size_t max_bytes) const override {
+        return inner_->read_file(path, max_bytes);
+    }
+    std::vector<agentskills::DirEntry> list_dir(std::string_view path) const override {
+        return inner_->list_dir(path);
+    }
+
+private:
+    std::shared_ptr<agentskills::MemorySkillReader> inner_;
 };
 
 /// A small valid SKILL.md.

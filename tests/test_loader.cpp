@@ -693,22 +693,7 @@ TEST_CASE("a same-size rewrite right after discovery is noticed", "[loader][cach
     CHECK(loader.discover().skills.at(0).description == "Version 2.");
 }
 
-namespace {
-
-// Knows neither modification times nor identities: only the default stat over list_dir.
-class NoMtimeReader final : public SkillReader {
-public:
-    explicit NoMtimeReader(std::shared_ptr<MemorySkillReader> inner) : inner_(std::move(inner)) {}
-    ReadResult read_file(std::string_view path, std::size_t max_bytes) const override {
-        return inner_->read_file(path, max_bytes);
-    }
-    std::vector<DirEntry> list_dir(std::string_view path) const override { return inner_->list_dir(path); }
-
-private:
-    std::shared_ptr<MemorySkillReader> inner_;
-};
-
-}  // namespace
+using NoMtimeReader = agentskills_test::ListingOnlyReader;
 
 TEST_CASE("a reader without mtimes: same-size edits are still seen", "[loader][cache]") {
     auto mem = std::make_shared<MemorySkillReader>();

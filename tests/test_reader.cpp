@@ -116,22 +116,7 @@ TEST_CASE("MemorySkillReader reads, lists, stats and limits", "[reader][memory]"
     CHECK_FALSE(r.remove("skills/a"));
 }
 
-namespace {
-
-// A reader that only implements the two required members, to exercise the default stat.
-class ListingOnlyReader final : public SkillReader {
-public:
-    explicit ListingOnlyReader(std::shared_ptr<MemorySkillReader> inner) : inner_(std::move(inner)) {}
-    ReadResult read_file(std::string_view path, std::size_t max_bytes) const override {
-        return inner_->read_file(path, max_bytes);
-    }
-    std::vector<DirEntry> list_dir(std::string_view path) const override { return inner_->list_dir(path); }
-
-private:
-    std::shared_ptr<MemorySkillReader> inner_;
-};
-
-}  // namespace
+using agentskills_test::ListingOnlyReader;
 
 TEST_CASE("SkillReader::stat defaults to listing the parent", "[reader]") {
     auto mem = std::make_shared<MemorySkillReader>();

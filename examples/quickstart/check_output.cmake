@@ -1,20 +1,6 @@
 cmake_minimum_required(VERSION 3.20)
-# Runs PROGRAM with SKILLS, replaces the (resolved) skills path by <SKILLS> and compares the
-# output with EXPECTED. Set UPDATE=ON to rewrite EXPECTED instead.
-execute_process(COMMAND "${PROGRAM}" "${SKILLS}" OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "quickstart failed (${rc}): ${err}")
-endif()
-file(REAL_PATH "${SKILLS}" real_skills)
-string(REPLACE "${real_skills}" "<SKILLS>" out "${out}")
-if(UPDATE)
-  file(WRITE "${EXPECTED}" "${out}")
-  return()
-endif()
-file(READ "${EXPECTED}" expected)
-if(NOT out STREQUAL expected)
-  file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/quickstart_actual.txt" "${out}")
-  message(FATAL_ERROR "quickstart output differs from ${EXPECTED}; actual output in "
-                      "${CMAKE_CURRENT_BINARY_DIR}/quickstart_actual.txt")
-endif()
-message(STATUS "quickstart output matches")
+# Runs PROGRAM with SKILLS as its one argument and compares the output with EXPECTED (the
+# skills path replaced by <SKILLS>): check_cli.cmake with those arguments and exit status 0.
+set(ARGS "%SKILLS%")
+set(EXIT 0)
+include("${CMAKE_CURRENT_LIST_DIR}/check_cli.cmake")
