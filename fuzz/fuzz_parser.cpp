@@ -61,7 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (!opt.directory_name.empty()) FUZZ_CHECK(names_equal(m.name, opt.directory_name));
     }
     FUZZ_CHECK(r.body.size() <= text.size());
-    FUZZ_CHECK(m.frontmatter.is_object());
+    FUZZ_CHECK(m.frontmatter->is_object());
     // Every JSON form of the result can be produced and is valid UTF-8.
     nlohmann::json j = m;
     (void)j.dump();

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <limits>
 #include <mutex>
@@ -158,10 +159,27 @@ void parallel_for(std::size_t n, std::size_t threads, F&& fn) {
     work();
 }
 
-// The child directories of one root, in name order.
+// One entry of a root's listing: a view of its name (into the Listed that owns the bytes).
+struct RootEntry {
+    std::string_view name;
+    EntryKind kind = EntryKind::file;
+    bool is_symlink = false;
+};
+
+// The entries of one root's listing; once filtered, the child directories in name order.
+// Names are views into `names` (local listing: every name in one buffer, no allocation per
+// entry) or into `entries` (what the reader listed).
 struct Listed {
     std::size_t root_index = 0;
-    std::vector<DirEntry> children;
+    std::string names;
+    std::vector<DirEntry> entries;
+    std::vector<RootEntry> children;
+
+    Listed() = default;
+    Listed(const Listed&) = delete;
+    Listed& operator=(const Listed&) = delete;
+    Listed(Listed&&) = delete;  // the views point into this object's buffers
+    Listed& operator=(Listed&&) = delete;
 };
 
 // What the last complete discovery saw and returned. When a new discovery finds the roots
@@ -187,57 +205,66 @@ struct Snapshot {
 // The children of a local directory with their kinds, taken from the entries' types (d_type)
 // where the file system reports them: a stat only for symlinks and unknown types, instead of
 // one per child as LocalSkillReader::list_dir does (it also reports sizes and times, which
-// discovery does not need; they are left 0 here). nullopt on any error: the caller then asks
-// the reader, which reports the error properly.
-std::optional<std::vector<DirEntry>> list_local_kinds(const std::string& path) {
+// discovery does not need). False on any error: the caller then asks the reader, which
+// reports the error properly.
+bool list_local_kinds(const std::string& path, Listed& out) {
     DIR* dir = ::opendir(path.c_str());
-    if (dir == nullptr) return std::nullopt;
+    if (dir == nullptr) return false;
     struct Closer {
         DIR* d;
         ~Closer() { ::closedir(d); }
     } closer{dir};
     const int dir_fd = ::dirfd(dir);
-    std::vector<DirEntry> out;
+    struct Item {
+        std::size_t offset;
+        std::size_t size;
+        EntryKind kind;
+        bool is_symlink;
+    };
+    std::vector<Item> items;
     for (;;) {
         errno = 0;
         const dirent* ent = ::readdir(dir);
         if (ent == nullptr) {
-            if (errno != 0) return std::nullopt;
+            if (errno != 0) return false;
             break;
         }
         const char* name = ent->d_name;
         if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
-        DirEntry entry;
-        entry.name = name;
+        Item item{out.names.size(), std::strlen(name), EntryKind::other, false};
         switch (ent->d_type) {
             case DT_DIR:
-                entry.kind = EntryKind::directory;
+                item.kind = EntryKind::directory;
                 break;
             case DT_REG:
-                entry.kind = EntryKind::file;
+                item.kind = EntryKind::file;
                 break;
             case DT_LNK:
             case DT_UNKNOWN: {
                 struct stat st {};
                 if (::fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // vanished meanwhile
                 if (S_ISLNK(st.st_mode)) {
-                    entry.is_symlink = true;
-                    if (::fstatat(dir_fd, name, &st, 0) != 0) {
-                        entry.kind = EntryKind::other;  // dangling link
-                        break;
-                    }
+                    item.is_symlink = true;
+                    if (::fstatat(dir_fd, name, &st, 0) != 0) break;  // dangling link: other
                 }
-                entry.kind = S_ISREG(st.st_mode)   ? EntryKind::file
-                             : S_ISDIR(st.st_mode) ? EntryKind::directory
-                                                   : EntryKind::other;
+                item.kind = S_ISREG(st.st_mode)   ? EntryKind::file
+                            : S_ISDIR(st.st_mode) ? EntryKind::directory
+                                                  : EntryKind::other;
                 break;
             }
             default:
-                entry.kind = EntryKind::other;
+                break;
         }
-        out.push_back(std::move(entry));
+        out.names.append(name, item.size);
+        items.push_back(item);
     }
-    return out;
+    // Views only now: the buffer no longer moves.
+    out.children.reserve(items.size());
+    for (const Item& item : items) {
+        out.children.push_back(
+            RootEntry{std::string_view(out.names).substr(item.offset, item.size), item.kind, item.is_symlink});
+    }
+    return true;
 }
 
 // The FileStat that LocalSkillReader::stat gives a path that is not a symlink (the same fields
@@ -291,7 +318,7 @@ struct FilesystemSkillLoader::Impl {
     [[nodiscard]] std::size_t thread_count() const noexcept;
     std::optional<Discovery> reuse_snapshot(const Diagnostics& root_diagnostics,
                                             const std::vector<SkippedSkill>& root_skipped,
-                                            const std::vector<Listed>& listed);
+                                            const std::deque<Listed>& listed);
     [[nodiscard]] bool same_bytes(const CacheEntry& a, const std::string& path_a, const CacheEntry& b,
                                   const std::string& path_b) const;
     Discovery discover();
@@ -545,7 +572,7 @@ std::optional<FileStat> lstat_local(const std::string& path, int dir_fd, const s
 // no SKILL.md changed, appeared or needs its bytes checked; nullopt otherwise.
 std::optional<Discovery> FilesystemSkillLoader::Impl::reuse_snapshot(const Diagnostics& root_diagnostics,
                                                                      const std::vector<SkippedSkill>& root_skipped,
-                                                                     const std::vector<Listed>& listed) {
+                                                                     const std::deque<Listed>& listed) {
     std::shared_ptr<const Snapshot> snap;
     {
         std::lock_guard lock(snapshot_mutex);
@@ -562,7 +589,7 @@ std::optional<Discovery> FilesystemSkillLoader::Impl::reuse_snapshot(const Diagn
     }
     std::size_t k = 0;
     for (const Listed& l : listed) {
-        for (const DirEntry& e : l.children) {
+        for (const RootEntry& e : l.children) {
             if (k == snap->children.size()) return std::nullopt;
             const Snapshot::Child& s = snap->children[k++];
             if (e.is_symlink || l.root_index != s.root_index || e.name != s.dir_name) return std::nullopt;
@@ -635,7 +662,7 @@ Discovery FilesystemSkillLoader::Impl::discover() {
     };
 
     // 1. List the roots (in precedence order) and collect the child directories.
-    std::vector<Listed> listed;
+    std::deque<Listed> listed;  // not movable: the children are views into each Listed
     std::vector<Candidate> candidates;
     std::vector<std::string> seen_root_dirs;
     for (std::size_t ri = 0; ri < roots.size(); ++ri) {
@@ -666,27 +693,34 @@ Discovery FilesystemSkillLoader::Impl::discover() {
             if (std::find(seen_root_dirs.begin(), seen_root_dirs.end(), key) != seen_root_dirs.end()) continue;
             seen_root_dirs.push_back(std::move(key));
         }
-        std::vector<DirEntry> entries;
+        Listed& l = listed.emplace_back();
+        l.root_index = ri;
         try {
-            std::optional<std::vector<DirEntry>> fast;
-            if (local) fast = list_local_kinds(root.path);
-            entries = fast ? std::move(*fast) : reader->list_dir(root.path);
+            if (!local || !list_local_kinds(root.path, l)) {
+                l.names.clear();
+                l.children.clear();
+                l.entries = reader->list_dir(root.path);
+                l.children.reserve(l.entries.size());
+                for (const DirEntry& e : l.entries) l.children.push_back(RootEntry{e.name, e.kind, e.is_symlink});
+            }
         } catch (const Error& e) {
             throw DiscoveryError(fmt::format("cannot list library root {}: {}", root.path, e.what()));
         }
-        const bool is_package = std::any_of(entries.begin(), entries.end(), [](const DirEntry& e) {
+        const bool is_package = std::any_of(l.children.begin(), l.children.end(), [](const RootEntry& e) {
             return e.name == skill_file_name && e.kind == EntryKind::file;
         });
         if (is_package) {
+            listed.pop_back();
             fail_or_skip(root, SkipReason::skill_package, code_root_skill_package,
                          fmt::format("library root {} holds a SKILL.md itself: it is a skill, not a library of skills",
                                      root.path));
             continue;
         }
-        std::sort(entries.begin(), entries.end(), [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
-        std::vector<DirEntry> children;
-        children.reserve(entries.size());
-        for (auto& e : entries) {
+        std::sort(l.children.begin(), l.children.end(),
+                  [](const RootEntry& a, const RootEntry& b) { return a.name < b.name; });
+        // Keep the child directories (in place, order kept); say why an entry is refused.
+        std::size_t n_children = 0;
+        for (const RootEntry& e : l.children) {
             if (!is_plain_entry_name(e.name)) {
                 // Only a broken reader lists such a name; following it could leave the root.
                 note(code_entry_refused, Severity::warning, join_path(root.path, e.name),
@@ -707,10 +741,9 @@ Discovery FilesystemSkillLoader::Impl::discover() {
                 out.skipped.push_back(SkippedSkill{std::move(path), SkipReason::unreadable, std::move(message)});
                 continue;
             }
-            if (e.kind != EntryKind::directory) continue;
-            children.push_back(std::move(e));
+            if (e.kind == EntryKind::directory) l.children[n_children++] = e;
         }
-        listed.push_back(Listed{ri, std::move(children)});
+        l.children.resize(n_children);
     }
 
     // An unchanged library: the last result again.
@@ -725,14 +758,14 @@ Discovery FilesystemSkillLoader::Impl::discover() {
     std::size_t child_count = 0;
     for (const Listed& l : listed) child_count += l.children.size();
     candidates.reserve(child_count);
-    for (Listed& l : listed) {
+    for (const Listed& l : listed) {
         const Root& root = roots[l.root_index];
-        for (DirEntry& e : l.children) {
+        for (const RootEntry& e : l.children) {
             Candidate c;
             c.root_index = l.root_index;
             c.library = root.path;
             c.child_dir = join_path(root.path, e.name);
-            c.dir_name = std::move(e.name);
+            c.dir_name = std::string(e.name);
             c.is_symlink = e.is_symlink;
             candidates.push_back(std::move(c));
         }

@@ -6,8 +6,15 @@
 
 namespace agentskills {
 
+const nlohmann::json& SharedJson::empty_object() noexcept {
+    static const nlohmann::json empty = nlohmann::json::object();
+    return empty;
+}
+
 void to_json(nlohmann::json& j, const SkillManifest& m) {
-    const auto optional = [](const std::optional<std::string>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+    const auto optional = [](const std::optional<std::string>& v) {
+        return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+    };
     auto metadata = nlohmann::json::object();
     for (const auto& [k, v] : m.metadata) metadata[k] = v;
     j = nlohmann::json{

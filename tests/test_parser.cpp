@@ -19,7 +19,8 @@ bool has_code(const ParseResult& r, std::string_view code) {
 }
 
 const Diagnostic& diag(const ParseResult& r, std::string_view code) {
-    auto it = std::find_if(r.diagnostics.begin(), r.diagnostics.end(), [&](const Diagnostic& d) { return d.code == code; });
+    auto it =
+        std::find_if(r.diagnostics.begin(), r.diagnostics.end(), [&](const Diagnostic& d) { return d.code == code; });
     REQUIRE(it != r.diagnostics.end());
     return *it;
 }
@@ -39,7 +40,7 @@ TEST_CASE("a minimal skill parses", "[parser]") {
     CHECK(r.body == "# Title\n\nSome text.");
     CHECK(r.diagnostics.empty());
     CHECK_FALSE(r.skip_reason);
-    CHECK(r.manifest->frontmatter == nlohmann::json{{"name", "demo"}, {"description", "A demo skill."}});
+    CHECK(*r.manifest->frontmatter == nlohmann::json{{"name", "demo"}, {"description", "A demo skill."}});
 }
 
 TEST_CASE("frontmatter delimiters", "[parser]") {
@@ -164,14 +165,16 @@ TEST_CASE("invocation flags accept true and false in any case", "[parser]") {
 }
 
 TEST_CASE("scalars keep their literal text", "[parser]") {
-    auto r = parse("---\nname: 123\ndescription: yes\nversion: 1.0\nlicense: ~\nmetadata:\n  v: 1.10\n  on: off\n  n: null\n---\n");
+    auto r = parse(
+        "---\nname: 123\ndescription: yes\nversion: 1.0\nlicense: ~\nmetadata:\n  v: 1.10\n  on: off\n  n: "
+        "null\n---\n");
     REQUIRE(r.ok());
     CHECK(r.manifest->name == "123");
     CHECK(r.manifest->description == "yes");
     CHECK(r.manifest->version == "1.0");
     CHECK(r.manifest->license == "~");
     CHECK(r.manifest->metadata == StringMap{{"v", "1.10"}, {"on", "off"}, {"n", "null"}});
-    CHECK(r.manifest->frontmatter["version"] == "1.0");
+    CHECK(r.manifest->frontmatter->at("version") == "1.0");
 }
 
 TEST_CASE("description and compatibility limits", "[parser]") {
@@ -213,7 +216,8 @@ TEST_CASE("description and compatibility limits", "[parser]") {
 }
 
 TEST_CASE("license and metadata", "[parser]") {
-    auto r = parse(skill("license: Apache-2.0\nmetadata:\n  zeta: 1\n  alpha: two words\n  nested:\n    b: c\n  list: [x, y]\n"));
+    auto r = parse(
+        skill("license: Apache-2.0\nmetadata:\n  zeta: 1\n  alpha: two words\n  nested:\n    b: c\n  list: [x, y]\n"));
     REQUIRE(r.ok());
     CHECK(r.manifest->license == "Apache-2.0");
     CHECK(r.manifest->metadata ==
@@ -253,7 +257,8 @@ TEST_CASE("tool lists", "[parser]") {
     SECTION("disallowedTools and disallowed-tools") {
         CHECK(parse(skill("disallowedTools: bash, write\n")).manifest->disallowed_tools ==
               std::vector<std::string>{"bash", "write"});
-        CHECK(parse(skill("disallowed-tools:\n  - bash\n")).manifest->disallowed_tools == std::vector<std::string>{"bash"});
+        CHECK(parse(skill("disallowed-tools:\n  - bash\n")).manifest->disallowed_tools ==
+              std::vector<std::string>{"bash"});
         CHECK(parse(skill("")).manifest->disallowed_tools.empty());
     }
     SECTION("a mapping is ignored with a warning") {
@@ -265,17 +270,18 @@ TEST_CASE("tool lists", "[parser]") {
 }
 
 TEST_CASE("Agent Substrate fields, other keys and behavioural fields", "[parser]") {
-    auto r = parse(skill("version: \"2.1\"\ncategory: development/project\ntags: [review, quality]\n"
-                         "aliases:\n  - review-code\n  - pr-review\nrequires: git\nmodel: opus\n"
-                         "when_to_use: always\nhooks:\n  pre: x\n"));
+    auto r =
+        parse(skill("version: \"2.1\"\ncategory: development/project\ntags: [review, quality]\n"
+                    "aliases:\n  - review-code\n  - pr-review\nrequires: git\nmodel: opus\n"
+                    "when_to_use: always\nhooks:\n  pre: x\n"));
     REQUIRE(r.ok());
     const auto& m = *r.manifest;
     CHECK(m.version == "2.1");
     CHECK(m.category == "development/project");
     CHECK(m.tags == std::vector<std::string>{"review", "quality"});
     CHECK(m.aliases == std::vector<std::string>{"review-code", "pr-review"});
-    CHECK(m.frontmatter["requires"] == "git");
-    CHECK(m.frontmatter["hooks"] == nlohmann::json{{"pre", "x"}});
+    CHECK(m.frontmatter->at("requires") == "git");
+    CHECK(m.frontmatter->at("hooks") == nlohmann::json{{"pre", "x"}});
     CHECK(m.ignored_behavioral_fields == std::vector<std::string>{"model", "when_to_use", "hooks"});
 }
 
@@ -337,7 +343,9 @@ TEST_CASE("name policy require_valid", "[parser][names]") {
             {"My-Skill", "name-not-lowercase"},
             {"my_skill", "name-invalid-character"},
             {"\xD0\x9D\xD0\x90\xD0\x92\xD0\xAB\xD0\x9A", "name-not-lowercase"},
-            {"a\xC3\x97" "b", "name-invalid-character"},
+            {"a\xC3\x97"
+             "b",
+             "name-invalid-character"},
         };
         for (const auto& [name, code] : cases) {
             INFO(name);
@@ -352,10 +360,12 @@ TEST_CASE("name policy require_valid", "[parser][names]") {
         CHECK(has_code(r, "name-directory-mismatch"));
     }
     SECTION("an omitted name defaults to the directory") {
-        auto r = parse("---\ndescription: d\n---\n", {.name_policy = NamePolicy::require_valid, .directory_name = "from-dir"});
+        auto r = parse("---\ndescription: d\n---\n",
+                       {.name_policy = NamePolicy::require_valid, .directory_name = "from-dir"});
         REQUIRE(r.ok());
         CHECK(r.manifest->name == "from-dir");
-        auto bad_dir = parse("---\ndescription: d\n---\n", {.name_policy = NamePolicy::require_valid, .directory_name = "Bad_Dir"});
+        auto bad_dir = parse("---\ndescription: d\n---\n",
+                             {.name_policy = NamePolicy::require_valid, .directory_name = "Bad_Dir"});
         CHECK(bad_dir.skip_reason == SkipReason::invalid);
     }
 }
@@ -376,7 +386,8 @@ TEST_CASE("hostile YAML stays bounded", "[parser]") {
         CHECK(has_code(r, "yaml-too-complex"));
     }
     SECTION("deep nesting does not overflow the stack") {
-        std::string deep = "---\nname: demo\ndescription: d\nmetadata: " + std::string(10000, '[') + std::string(10000, ']') + "\n---\n";
+        std::string deep = "---\nname: demo\ndescription: d\nmetadata: " + std::string(10000, '[') +
+                           std::string(10000, ']') + "\n---\n";
         auto r = parse(deep, {.max_bytes = 0});
         CHECK_FALSE(r.ok());
         CHECK(has_code(r, "yaml-syntax"));
@@ -398,12 +409,34 @@ TEST_CASE("reference profile", "[parser][reference]") {
     CHECK(has_code(ref(skill("")), "name-directory-mismatch") == false);
     CHECK(has_code(ref(skill(""), "other"), "name-directory-mismatch"));
     CHECK(has_code(ref("---\ndescription: d\n---\n"), "name-missing"));
-    CHECK(diag(ref("---\nname: demo\ndescription: " + std::string(1025, 'd') + "\n---\n"), "description-too-long").severity ==
-          Severity::error);
+    CHECK(diag(ref("---\nname: demo\ndescription: " + std::string(1025, 'd') + "\n---\n"), "description-too-long")
+              .severity == Severity::error);
     CHECK(has_code(ref(skill("compatibility: " + std::string(501, 'c') + "\n")), "compatibility-too-long"));
     CHECK(ref(skill("compatibility: \"\"\n")).ok());
     // No line limit in the reference profile.
     CHECK(ref(skill("", std::string(2000, '\n') + "end\n")).ok());
     // Quoted values are not flow collections; plain scalars are strings.
     CHECK(ref("---\nname: \"123\"\ndescription: true\n---\n", "123").ok());
+}
+
+TEST_CASE("the frontmatter JSON is shared by copies of a manifest", "[parser][manifest]") {
+    const auto r = parse("---\nname: demo\ndescription: d\nx-extra: [a, b]\n---\nBody\n");
+    REQUIRE(r.manifest);
+    const SkillManifest copy = *r.manifest;  // NOLINT(performance-unnecessary-copy-initialization)
+    CHECK(&copy.frontmatter.get() == &r.manifest->frontmatter.get());
+    CHECK(copy.frontmatter->at("x-extra") == nlohmann::json::array({"a", "b"}));
+
+    const SkillManifest blank;
+    CHECK(blank.frontmatter->is_object());
+    CHECK(blank.frontmatter->empty());
+    CHECK(nlohmann::json(blank)["frontmatter"] == nlohmann::json::object());
+
+    SkillManifest edited = copy;
+    edited.frontmatter = nlohmann::json{{"name", "other"}};
+    CHECK(edited.frontmatter->at("name") == "other");
+    CHECK(copy.frontmatter->at("name") == "demo");  // the other copies keep theirs
+    CHECK_FALSE(edited.frontmatter == copy.frontmatter);
+    CHECK(SkillManifest(copy).frontmatter == copy.frontmatter);
+    CHECK(SharedJson(nlohmann::json::object()) == blank.frontmatter);  // equal values, different trees
+    CHECK(nlohmann::json(copy)["frontmatter"] == *copy.frontmatter);
 }

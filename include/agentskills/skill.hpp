@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,6 +31,33 @@ enum class NamePolicy {
 /// Ordered string -> string map (insertion order of the YAML mapping).
 using StringMap = std::vector<std::pair<std::string, std::string>>;
 
+/// An immutable JSON value shared by its copies: copying one costs a reference count, not a
+/// copy of the tree (a manifest is copied into every `Discovery`). Read it like a pointer to
+/// `const nlohmann::json`; it is never null: a default one reads as an empty object.
+class SharedJson {
+public:
+    SharedJson() noexcept = default;
+    /// Takes the value (implicit, so `manifest.frontmatter = nlohmann::json{...}` works).
+    SharedJson(nlohmann::json value)  // NOLINT(google-explicit-constructor)
+        : value_(std::make_shared<const nlohmann::json>(std::move(value))) {}
+
+    [[nodiscard]] const nlohmann::json& get() const noexcept { return value_ ? *value_ : empty_object(); }
+    [[nodiscard]] const nlohmann::json& operator*() const noexcept { return get(); }
+    [[nodiscard]] const nlohmann::json* operator->() const noexcept { return &get(); }
+
+    /// Equal values (not only the same shared tree).
+    friend bool operator==(const SharedJson& a, const SharedJson& b) noexcept {
+        return a.value_ == b.value_ || a.get() == b.get();
+    }
+
+private:
+    static const nlohmann::json& empty_object() noexcept;
+    std::shared_ptr<const nlohmann::json> value_;
+};
+
+/// nlohmann ADL: a SharedJson converts to its value (`nlohmann::json j = manifest.frontmatter;`).
+inline void to_json(nlohmann::json& j, const SharedJson& v) { j = v.get(); }
+
 /// Discovered metadata of one skill plus its locations in the reader's namespace.
 struct SkillManifest {
     std::string name;         ///< as written (trimmed); NFKC-normalized under require_valid
@@ -41,8 +69,8 @@ struct SkillManifest {
     std::optional<std::string> license;
     std::optional<std::string> compatibility;
     StringMap metadata;
-    std::vector<std::string> allowed_tools;            ///< advisory (`allowed-tools`)
-    std::optional<std::vector<std::string>> tools;     ///< absent != empty
+    std::vector<std::string> allowed_tools;         ///< advisory (`allowed-tools`)
+    std::optional<std::vector<std::string>> tools;  ///< absent != empty
     std::vector<std::string> disallowed_tools;
     bool disable_model_invocation = false;
     bool user_invocable = true;
@@ -52,8 +80,9 @@ struct SkillManifest {
     std::vector<std::string> aliases;
     /// Claude-Code behavioural keys present in the frontmatter that this library does not implement.
     std::vector<std::string> ignored_behavioral_fields;
-    /// The whole frontmatter as JSON; every scalar is its literal text.
-    nlohmann::json frontmatter = nlohmann::json::object();
+    /// The whole frontmatter as a JSON object; every scalar is its literal text. Shared by the
+    /// copies of the manifest: `m.frontmatter->at("key")`, `m.frontmatter->contains("key")`.
+    SharedJson frontmatter;
 
     [[nodiscard]] bool model_invocable() const noexcept { return !disable_model_invocation; }
 };
@@ -72,13 +101,13 @@ struct LoadedSkill {
 };
 
 enum class SkipReason {
-    invalid,          ///< bad frontmatter, bad UTF-8, bad name or flags
-    duplicate_name,   ///< a different SKILL.md with a name found earlier (keep_first)
-    not_a_directory,  ///< a library root that is a file
-    skill_package,    ///< a library root that is itself a skill
-    too_large,        ///< over the byte or line limit
-    unreadable,       ///< the reader failed
-    missing_directory ///< a library root that does not exist (reported under skip)
+    invalid,           ///< bad frontmatter, bad UTF-8, bad name or flags
+    duplicate_name,    ///< a different SKILL.md with a name found earlier (keep_first)
+    not_a_directory,   ///< a library root that is a file
+    skill_package,     ///< a library root that is itself a skill
+    too_large,         ///< over the byte or line limit
+    unreadable,        ///< the reader failed
+    missing_directory  ///< a library root that does not exist (reported under skip)
 };
 
 [[nodiscard]] std::string_view to_string(SkipReason r) noexcept;
