@@ -14,13 +14,14 @@
 namespace agentskills::cli {
 
 /// Discovers the libraries `roots` (local file system, no default roots; a missing root is an
-/// error) and reports every skipped skill on stderr, prefixed with `command`.
+/// error) and reports every skipped skill on stderr, one line each:
+/// `agentskills COMMAND: skipped (REASON): MESSAGE` (the message names the file).
 inline SkillCatalogPtr discover_roots(const std::vector<std::string>& roots, const char* command) {
     auto loader = std::make_shared<FilesystemSkillLoader>(FilesystemLoaderOptions{
         .roots = roots, .include_default_roots = false, .missing_directories = MissingDirectories::error});
     SkillCatalogPtr catalog = discover_skill_catalog(loader);
     for (const auto& s : catalog->skipped())
-        fmt::print(stderr, "agentskills {}: skipped {}: {}\n", command, s.path, s.message);
+        fmt::print(stderr, "agentskills {}: skipped ({}): {}\n", command, to_string(s.reason), s.message);
     return catalog;
 }
 

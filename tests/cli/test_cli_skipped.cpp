@@ -1,0 +1,34 @@
+// The shim commands (to-prompt, prompt, activate) report each skipped skill on stderr, once,
+// with its reason, and go on with the others.
+#include <filesystem>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "../cli_runner.hpp"
+#include "../fs_fixtures.hpp"
+
+using agentskills::test::run_cli;
+using agentskills_test::skill_md;
+using agentskills_test::TempDir;
+
+TEST_CASE("shim commands: a skipped skill is one stderr line with its reason", "[cli][skipped]") {
+    TempDir dir;
+    dir.write("lib/good/SKILL.md", skill_md("good", "A good skill."));
+    std::string long_body;
+    for (int i = 0; i < 500; ++i) long_body += "line\n";
+    dir.write("lib/long/SKILL.md", skill_md("long", "Too many lines.", long_body));
+    const std::string lib = std::filesystem::canonical(dir.path("lib")).string();
+    const std::string expected_err =
+        "skipped (too_large): " + lib + "/long/SKILL.md: the file has 505 lines, more than the limit of 500\n";
+
+    const auto to_prompt = run_cli({"to-prompt", "--root", lib});
+    CHECK(to_prompt.status == 0);
+    CHECK(to_prompt.err == "agentskills to-prompt: " + expected_err);
+    CHECK(to_prompt.out.find("<name>good</name>") != std::string::npos);
+    CHECK(to_prompt.out.find("<name>long</name>") == std::string::npos);
+
+    const auto prompt = run_cli({"prompt", "--root", lib});
+    CHECK(prompt.status == 0);
+    CHECK(prompt.err == "agentskills prompt: " + expected_err);
+}
