@@ -614,8 +614,7 @@ std::optional<Discovery> FilesystemSkillLoader::Impl::reuse_snapshot(const Diagn
         }
     }
     std::atomic<bool> same{true};
-    parallel_for(snap->children.size(), thread_count(), [&](std::size_t i) {
-        if (!same.load(std::memory_order_relaxed)) return;
+    const auto check = [&](std::size_t i) {
         const Snapshot::Child& s = snap->children[i];
         std::string absent;  // where a SKILL.md would be
         if (s.skill_file.empty()) absent = join_path(join_path(roots[s.root_index].path, s.dir_name), skill_file_name);
@@ -639,13 +638,43 @@ std::optional<Discovery> FilesystemSkillLoader::Impl::reuse_snapshot(const Diagn
         } catch (const std::exception&) {
             same = false;
         }
+    };
+    Discovery out;
+    const auto copy_result = [&] {
+        out.skills.reserve(snap->skills.size());
+        for (const auto& m : snap->skills) {
+            if (!same.load(std::memory_order_relaxed)) return;
+            out.skills.push_back(*m);
+        }
+        out.skipped = snap->skipped;
+        out.diagnostics = snap->diagnostics;
+    };
+    constexpr std::size_t chunk = 256;  // stats per task
+    const std::size_t n = snap->children.size();
+    const std::size_t threads = thread_count();
+    if (threads <= 1 || n < 2 * chunk) {
+        parallel_for(n, threads, [&](std::size_t i) {
+            if (same.load(std::memory_order_relaxed)) check(i);
+        });
+        if (!same) return std::nullopt;
+        copy_result();
+        return out;
+    }
+    // Task 0 copies the last result while the other tasks stat (the copy is thrown away when a
+    // stat differs). Copying is mostly malloc and gains little from more threads; the stats
+    // spread well, and the thread that copied joins them when it is done.
+    const std::size_t chunks = (n + chunk - 1) / chunk;
+    parallel_for(chunks + 1, threads, [&](std::size_t task) {
+        if (task == 0) {
+            copy_result();
+            return;
+        }
+        const std::size_t begin = (task - 1) * chunk;
+        for (std::size_t i = begin; i < std::min(n, begin + chunk) && same.load(std::memory_order_relaxed); ++i) {
+            check(i);
+        }
     });
     if (!same) return std::nullopt;
-    Discovery out;
-    out.skills.resize(snap->skills.size());
-    parallel_for(snap->skills.size(), thread_count(), [&](std::size_t i) { out.skills[i] = *snap->skills[i]; });
-    out.skipped = snap->skipped;
-    out.diagnostics = snap->diagnostics;
     return out;
 }
 

@@ -122,6 +122,67 @@ TEST_CASE("local: repeated discoveries follow additions, removals and edits", "[
     check_same(loader.discover(), fresh(options));
 }
 
+TEST_CASE("a large library: the reuse check in chunks beside the copy of the result",
+          "[loader][cache][local][concurrency]") {
+    // Over 512 children and more than one thread, the reuse check stats in chunks while one
+    // task copies the last result; a difference anywhere must throw that copy away.
+    TempDir tmp;
+    constexpr int count = 700;
+    const auto name_of = [](int i) {
+        std::string n = std::to_string(i);
+        return "skill-" + std::string(3 - n.size(), '0') + n;
+    };
+    for (int i = 0; i < count; ++i) {
+        tmp.write("lib/" + name_of(i) + "/SKILL.md", skill_md(name_of(i), "Number " + std::to_string(i) + "."));
+    }
+    tmp.write("lib/broken/SKILL.md", "no frontmatter here");
+    const auto old = fs::file_time_type::clock::now() - std::chrono::hours(24);
+    // Settled modification times everywhere: a file changed in the last two seconds would send
+    // every discovery down the full path, and the whole-result reuse would not be tested.
+    for (int i = 0; i < count; ++i) fs::last_write_time(tmp.path("lib/" + name_of(i) + "/SKILL.md"), old);
+    fs::last_write_time(tmp.path("lib/broken/SKILL.md"), old);
+    const auto description_of = [&](const Discovery& d, const std::string& name) {
+        for (const auto& m : d.skills) {
+            if (m.name == name) return m.description;
+        }
+        return std::string("(absent)");
+    };
+
+    for (const std::size_t threads : {std::size_t{1}, std::size_t{2}, std::size_t{3}}) {
+        INFO("threads " << threads);
+        const auto options = local_options(tmp, threads);
+        FilesystemSkillLoader loader(options);
+        const Discovery first = loader.discover();
+        REQUIRE(first.skills.size() == count);
+        check_same(first, fresh(options));
+        check_same(loader.discover(), first);
+
+        // The same size and stat in the last chunk: the whole result is reused (old text).
+        const std::string last = tmp.path("lib/" + name_of(count - 1) + "/SKILL.md");
+        tmp.write("lib/" + name_of(count - 1) + "/SKILL.md", skill_md(name_of(count - 1), "Number 000."));
+        fs::last_write_time(last, old);
+        CHECK(description_of(loader.discover(), name_of(count - 1)) == "Number " + std::to_string(count - 1) + ".");
+
+        // A stat that differs, first in the last chunk, then in the first one.
+        tmp.write("lib/" + name_of(count - 1) + "/SKILL.md", skill_md(name_of(count - 1), "Edited at the end."));
+        Discovery edited = loader.discover();
+        CHECK(description_of(edited, name_of(count - 1)) == "Edited at the end.");
+        check_same(edited, fresh(options));
+        tmp.write("lib/" + name_of(0) + "/SKILL.md", skill_md(name_of(0), "Edited at the start."));
+        edited = loader.discover();
+        CHECK(description_of(edited, name_of(0)) == "Edited at the start.");
+        check_same(edited, fresh(options));
+        check_same(loader.discover(), edited);
+
+        // Put both back for the next thread count.
+        tmp.write("lib/" + name_of(0) + "/SKILL.md", skill_md(name_of(0), "Number 0."));
+        tmp.write("lib/" + name_of(count - 1) + "/SKILL.md",
+                  skill_md(name_of(count - 1), "Number " + std::to_string(count - 1) + "."));
+        fs::last_write_time(tmp.path("lib/" + name_of(0) + "/SKILL.md"), old);
+        fs::last_write_time(last, old);
+    }
+}
+
 TEST_CASE("local: a symlinked skill directory is looked at again each time", "[loader][cache][local]") {
     TempDir tmp;
     tmp.write("store/one/SKILL.md", skill_md("linked", "Version one."));
