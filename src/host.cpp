@@ -333,6 +333,15 @@ std::string string_value(const json& v, std::string_view key) {
     return v.get<std::string>();
 }
 
+// One of two words, mapped to its enumerator; anything else names both choices.
+template <class E>
+E either(const json& v, std::string_view key, std::pair<std::string_view, E> a, std::pair<std::string_view, E> b) {
+    const std::string s = string_value(v, key);
+    if (s == a.first) return a.second;
+    if (s == b.first) return b.second;
+    throw ConfigurationError(fmt::format("agent spec: '{}' must be '{}' or '{}', not '{}'", key, a.first, b.first, s));
+}
+
 SkillsConfig config_from_mapping(const json& m) {
     SkillsConfig c;
     bool has_directories = false;
@@ -345,25 +354,11 @@ SkillsConfig config_from_mapping(const json& m) {
         } else if (key == "exclude") {
             c.exclude = string_list(value, key, false);
         } else if (key == "missing_directories") {
-            const std::string s = string_value(value, key);
-            if (s == "error") {
-                c.missing_directories = MissingDirectories::error;
-            } else if (s == "skip") {
-                c.missing_directories = MissingDirectories::skip;
-            } else {
-                throw ConfigurationError(
-                    fmt::format("agent spec: 'missing_directories' must be 'error' or 'skip', not '{}'", s));
-            }
+            c.missing_directories = either(value, key, std::pair{std::string_view("error"), MissingDirectories::error},
+                                           std::pair{std::string_view("skip"), MissingDirectories::skip});
         } else if (key == "duplicate_names") {
-            const std::string s = string_value(value, key);
-            if (s == "error") {
-                c.duplicate_names = DuplicateNames::error;
-            } else if (s == "keep_first") {
-                c.duplicate_names = DuplicateNames::keep_first;
-            } else {
-                throw ConfigurationError(
-                    fmt::format("agent spec: 'duplicate_names' must be 'error' or 'keep_first', not '{}'", s));
-            }
+            c.duplicate_names = either(value, key, std::pair{std::string_view("error"), DuplicateNames::error},
+                                       std::pair{std::string_view("keep_first"), DuplicateNames::keep_first});
         } else {
             throw ConfigurationError(
                 fmt::format("agent spec: unknown key '{}' in a Skills configuration (accepted: {})", key, config_keys));

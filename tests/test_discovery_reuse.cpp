@@ -128,19 +128,26 @@ TEST_CASE("a large library: the reuse check in chunks beside the copy of the res
     // task copies the last result; a difference anywhere must throw that copy away.
     TempDir tmp;
     constexpr int count = 700;
+    constexpr int last = count - 1;
     const auto name_of = [](int i) {
         std::string n = std::to_string(i);
         return "skill-" + std::string(3 - n.size(), '0') + n;
     };
-    for (int i = 0; i < count; ++i) {
-        tmp.write("lib/" + name_of(i) + "/SKILL.md", skill_md(name_of(i), "Number " + std::to_string(i) + "."));
-    }
-    tmp.write("lib/broken/SKILL.md", "no frontmatter here");
-    const auto old = fs::file_time_type::clock::now() - std::chrono::hours(24);
+    const auto file_of = [&](int i) { return "lib/" + name_of(i) + "/SKILL.md"; };
+    const auto numbered = [](int i) { return "Number " + std::to_string(i) + "."; };
+    const auto write = [&](int i, const std::string& description) {
+        tmp.write(file_of(i), skill_md(name_of(i), description));
+    };
     // Settled modification times everywhere: a file changed in the last two seconds would send
     // every discovery down the full path, and the whole-result reuse would not be tested.
-    for (int i = 0; i < count; ++i) fs::last_write_time(tmp.path("lib/" + name_of(i) + "/SKILL.md"), old);
-    fs::last_write_time(tmp.path("lib/broken/SKILL.md"), old);
+    const auto old = fs::file_time_type::clock::now() - std::chrono::hours(24);
+    const auto settle = [&](const std::string& relative) { fs::last_write_time(tmp.path(relative), old); };
+    for (int i = 0; i < count; ++i) {
+        write(i, numbered(i));
+        settle(file_of(i));
+    }
+    tmp.write("lib/broken/SKILL.md", "no frontmatter here");
+    settle("lib/broken/SKILL.md");
     const auto description_of = [&](const Discovery& d, const std::string& name) {
         for (const auto& m : d.skills) {
             if (m.name == name) return m.description;
@@ -158,28 +165,26 @@ TEST_CASE("a large library: the reuse check in chunks beside the copy of the res
         check_same(loader.discover(), first);
 
         // The same size and stat in the last chunk: the whole result is reused (old text).
-        const std::string last = tmp.path("lib/" + name_of(count - 1) + "/SKILL.md");
-        tmp.write("lib/" + name_of(count - 1) + "/SKILL.md", skill_md(name_of(count - 1), "Number 000."));
-        fs::last_write_time(last, old);
-        CHECK(description_of(loader.discover(), name_of(count - 1)) == "Number " + std::to_string(count - 1) + ".");
+        write(last, "Number 000.");
+        settle(file_of(last));
+        CHECK(description_of(loader.discover(), name_of(last)) == numbered(last));
 
         // A stat that differs, first in the last chunk, then in the first one.
-        tmp.write("lib/" + name_of(count - 1) + "/SKILL.md", skill_md(name_of(count - 1), "Edited at the end."));
+        write(last, "Edited at the end.");
         Discovery edited = loader.discover();
-        CHECK(description_of(edited, name_of(count - 1)) == "Edited at the end.");
+        CHECK(description_of(edited, name_of(last)) == "Edited at the end.");
         check_same(edited, fresh(options));
-        tmp.write("lib/" + name_of(0) + "/SKILL.md", skill_md(name_of(0), "Edited at the start."));
+        write(0, "Edited at the start.");
         edited = loader.discover();
         CHECK(description_of(edited, name_of(0)) == "Edited at the start.");
         check_same(edited, fresh(options));
         check_same(loader.discover(), edited);
 
         // Put both back for the next thread count.
-        tmp.write("lib/" + name_of(0) + "/SKILL.md", skill_md(name_of(0), "Number 0."));
-        tmp.write("lib/" + name_of(count - 1) + "/SKILL.md",
-                  skill_md(name_of(count - 1), "Number " + std::to_string(count - 1) + "."));
-        fs::last_write_time(tmp.path("lib/" + name_of(0) + "/SKILL.md"), old);
-        fs::last_write_time(last, old);
+        for (const int i : {0, last}) {
+            write(i, numbered(i));
+            settle(file_of(i));
+        }
     }
 }
 

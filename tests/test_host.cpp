@@ -437,6 +437,10 @@ TEST_CASE("agent spec errors name the key", "[host][spec]") {
         std::string::npos);
     CHECK(config_error("directories: s\nduplicate_names: last\n", SpecFormat::yaml).find("'duplicate_names'") !=
           std::string::npos);
+    CHECK(config_error("directories: s\nmissing_directories: ignore\n", SpecFormat::yaml) ==
+          "agent spec: 'missing_directories' must be 'error' or 'skip', not 'ignore'");
+    CHECK(config_error("directories: s\nduplicate_names: last\n", SpecFormat::yaml) ==
+          "agent spec: 'duplicate_names' must be 'error' or 'keep_first', not 'last'");
     CHECK(config_error("include: [a]\n", SpecFormat::yaml).find("'directories'") != std::string::npos);
     CHECK(config_error("directories: {a: b}\n", SpecFormat::yaml).find("'directories'") != std::string::npos);
     CHECK(config_error(R"({"directories": [1]})", SpecFormat::json).find("'directories'") != std::string::npos);
