@@ -424,13 +424,13 @@ std::vector<SkillsConfig> parse_agent_spec(std::string_view text, SpecFormat for
         try {
             doc = json::parse(text);
         } catch (const json::exception& e) {
-            throw ConfigurationError(fmt::format("agent spec: invalid JSON: {}", e.what()));
+            throw ConfigurationError(fmt::format("agent spec: invalid JSON: {}", valid_utf8(e.what())));
         }
     } else {
         try {
             doc = yaml_to_json(YAML::Load(std::string(text)));
         } catch (const YAML::Exception& e) {
-            throw ConfigurationError(fmt::format("agent spec: invalid YAML: {}", e.what()));
+            throw ConfigurationError(fmt::format("agent spec: invalid YAML: {}", valid_utf8(e.what())));
         }
     }
     return configs_from_document(doc);

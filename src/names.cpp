@@ -83,6 +83,27 @@ bool is_valid_utf8(std::string_view s) noexcept {
     return true;
 }
 
+std::string valid_utf8(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const std::size_t ascii = ascii_prefix(s.substr(i));
+        out.append(s.substr(i, ascii));
+        i += ascii;
+        if (i == s.size()) break;
+        const std::size_t n = multibyte_length(s, i);
+        if (n == 0) {
+            out += "\xEF\xBF\xBD";  // U+FFFD
+            ++i;
+        } else {
+            out.append(s.substr(i, n));
+            i += n;
+        }
+    }
+    return out;
+}
+
 std::size_t code_point_count(std::string_view s) noexcept {
     std::size_t n = 0;
     for (char c : s) {

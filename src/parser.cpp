@@ -529,7 +529,8 @@ void Parse::run(std::string_view text, bool truncated) {
         parser.HandleNextDocument(builder);
     } catch (const YAML::Exception& e) {
         const std::size_t line = e.mark.line < 0 ? 0 : file_line(static_cast<std::size_t>(e.mark.line));
-        fatal("yaml-syntax", line, fmt::format("the frontmatter is not valid YAML: {}", e.msg));
+        // yaml-cpp may quote one byte of a multi-byte character ("unknown escape character").
+        fatal("yaml-syntax", line, fmt::format("the frontmatter is not valid YAML: {}", valid_utf8(e.msg)));
         return;
     } catch (const TooComplex&) {
         fatal("yaml-too-complex", 0,

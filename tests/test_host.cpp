@@ -12,6 +12,7 @@
 #include "agentskills/errors.hpp"
 #include "agentskills/host.hpp"
 #include "agentskills/loader.hpp"
+#include "agentskills/names.hpp"
 #include "agentskills/prompt.hpp"
 #include "agentskills/reader.hpp"
 #include "agentskills/substrate.hpp"
@@ -446,6 +447,10 @@ TEST_CASE("agent spec errors name the key", "[host][spec]") {
     CHECK(config_error(R"({"directories": [1]})", SpecFormat::json).find("'directories'") != std::string::npos);
     CHECK(config_error("directories: [a\n", SpecFormat::yaml).find("invalid YAML") != std::string::npos);
     CHECK(config_error("{nope", SpecFormat::json).find("invalid JSON") != std::string::npos);
+    // yaml-cpp and nlohmann::json may quote one byte of a character; the message stays UTF-8.
+    CHECK(config_error("directories: \"a\\\xEF\xBB\xBF\"\n", SpecFormat::yaml) ==
+          "agent spec: invalid YAML: yaml-cpp: error at line 1, column 18: unknown escape character: \xEF\xBF\xBD");
+    CHECK(is_valid_utf8(config_error("{\"directories\": \"\xEF\"}", SpecFormat::json)));
     CHECK(config_error("capabilities:\n  - Skills\n", SpecFormat::yaml).find("'directories'") != std::string::npos);
 }
 

@@ -66,3 +66,15 @@ TEST_CASE("UTF-8 validity, code points and truncation", "[names]") {
     CHECK(truncate_code_points("abc", 10) == "abc");
     CHECK(truncate_code_points("\xF0\x9F\x98\x80\xF0\x9F\x98\x80", 1) == "\xF0\x9F\x98\x80");
 }
+
+TEST_CASE("valid_utf8 replaces each byte that starts no well-formed sequence", "[names][utf8]") {
+    CHECK(valid_utf8("") == "");
+    CHECK(valid_utf8("plain ascii") == "plain ascii");
+    CHECK(valid_utf8("caf\xC3\xA9 \xE6\x8A\x80 \xF0\x9F\x98\x80") == "caf\xC3\xA9 \xE6\x8A\x80 \xF0\x9F\x98\x80");
+    CHECK(valid_utf8("escape: \xEF") == "escape: \xEF\xBF\xBD");  // the first byte of U+FEFF alone
+    CHECK(valid_utf8("\xEF\xBB") == "\xEF\xBF\xBD\xEF\xBF\xBD");  // a cut 3-byte sequence: one per byte
+    CHECK(valid_utf8("a\xC0\xAF_") == "a\xEF\xBF\xBD\xEF\xBF\xBD_");  // overlong '/'
+    CHECK(valid_utf8("\xED\xA0\x80") == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate
+    CHECK(valid_utf8("\xFF") == "\xEF\xBF\xBD");
+    CHECK(is_valid_utf8(valid_utf8("x\x80y\xF4\x90\x80\x80z")));
+}

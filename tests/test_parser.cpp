@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include <agentskills/names.hpp>
 #include <agentskills/parser.hpp>
 
 using namespace agentskills;
@@ -439,4 +440,14 @@ TEST_CASE("the frontmatter JSON is shared by copies of a manifest", "[parser][ma
     CHECK(SkillManifest(copy).frontmatter == copy.frontmatter);
     CHECK(SharedJson(nlohmann::json::object()) == blank.frontmatter);  // equal values, different trees
     CHECK(nlohmann::json(copy)["frontmatter"] == *copy.frontmatter);
+}
+
+TEST_CASE("a YAML error that quotes one byte of a character is still valid UTF-8", "[parser][utf8]") {
+    // yaml-cpp names the first byte of an unknown escape; here "\" + U+FEFF (found by fuzz_parser).
+    const auto r = parse("---\nname: \"odd-\\\xEF\xBB\xBF\"\ndescription: d\n---\nBody\n");
+    REQUIRE_FALSE(r.ok());
+    const Diagnostic& d = diag(r, "yaml-syntax");
+    CHECK(d.line == 2);
+    CHECK(d.message == "the frontmatter is not valid YAML: unknown escape character: \xEF\xBF\xBD");
+    CHECK(is_valid_utf8(d.message));
 }
