@@ -17,6 +17,7 @@
 #include "agentskills/errors.hpp"
 #include "agentskills/names.hpp"
 #include "agentskills/prompt.hpp"
+#include "yaml_text.hpp"
 
 namespace agentskills {
 
@@ -279,7 +280,7 @@ constexpr std::string_view config_keys = "directories, include, exclude, missing
 json yaml_to_json(const YAML::Node& node) {
     switch (node.Type()) {
         case YAML::NodeType::Scalar:
-            return json(node.Scalar());
+            return json(detail::yaml_scalar_text(node.Scalar()));
         case YAML::NodeType::Sequence: {
             json out = json::array();
             for (const auto& child : node) out.push_back(yaml_to_json(child));
@@ -288,7 +289,8 @@ json yaml_to_json(const YAML::Node& node) {
         case YAML::NodeType::Map: {
             json out = json::object();
             for (const auto& kv : node) {
-                const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : YAML::Dump(kv.first);
+                const std::string key =
+                    detail::yaml_scalar_text(kv.first.IsScalar() ? kv.first.Scalar() : YAML::Dump(kv.first));
                 if (out.contains(key)) throw ConfigurationError(fmt::format("agent spec: duplicate key '{}'", key));
                 out[key] = yaml_to_json(kv.second);
             }

@@ -83,7 +83,7 @@ bool is_valid_utf8(std::string_view s) noexcept {
     return true;
 }
 
-std::string valid_utf8(std::string_view s) {
+std::string valid_utf8(std::string_view s, InvalidByte as) {
     std::string out;
     out.reserve(s.size());
     std::size_t i = 0;
@@ -94,7 +94,13 @@ std::string valid_utf8(std::string_view s) {
         if (i == s.size()) break;
         const std::size_t n = multibyte_length(s, i);
         if (n == 0) {
-            out += "\xEF\xBF\xBD";  // U+FFFD
+            const auto byte = static_cast<unsigned char>(s[i]);
+            if (as == InvalidByte::latin1) {  // U+0080..U+00FF in two bytes
+                out += static_cast<char>(0xC0 | (byte >> 6));
+                out += static_cast<char>(0x80 | (byte & 0x3F));
+            } else {
+                out += "\xEF\xBF\xBD";  // U+FFFD
+            }
             ++i;
         } else {
             out.append(s.substr(i, n));

@@ -17,6 +17,7 @@
 #include <yaml-cpp/parser.h>
 
 #include "agentskills/names.hpp"
+#include "yaml_text.hpp"
 
 namespace agentskills {
 namespace {
@@ -94,7 +95,7 @@ public:
         note_anchor(mark, anchor);
         YNode n;
         n.kind = YNode::Kind::scalar;
-        n.text = value;
+        n.text = detail::yaml_scalar_text(value);
         n.line = line_of(mark);
         n.anchor = anchor;
         attach(std::move(n));

@@ -451,6 +451,9 @@ TEST_CASE("agent spec errors name the key", "[host][spec]") {
     CHECK(config_error("directories: \"a\\\xEF\xBB\xBF\"\n", SpecFormat::yaml) ==
           "agent spec: invalid YAML: yaml-cpp: error at line 1, column 18: unknown escape character: \xEF\xBF\xBD");
     CHECK(is_valid_utf8(config_error("{\"directories\": \"\xEF\"}", SpecFormat::json)));
+    // yaml-cpp decodes \_ to the single byte 0xA0; the configuration gets U+00A0 in UTF-8.
+    CHECK(parse_agent_spec("directories: \"lib\\_x\"\n", SpecFormat::yaml).at(0).directories ==
+          std::vector<std::string>{"lib\xC2\xA0x"});
     CHECK(config_error("capabilities:\n  - Skills\n", SpecFormat::yaml).find("'directories'") != std::string::npos);
 }
 

@@ -78,3 +78,9 @@ TEST_CASE("valid_utf8 replaces each byte that starts no well-formed sequence", "
     CHECK(valid_utf8("\xFF") == "\xEF\xBF\xBD");
     CHECK(is_valid_utf8(valid_utf8("x\x80y\xF4\x90\x80\x80z")));
 }
+
+TEST_CASE("valid_utf8 can read stray bytes as Latin-1", "[names][utf8]") {
+    CHECK(valid_utf8("x\xA0y\x85z", InvalidByte::latin1) == "x\xC2\xA0y\xC2\x85z");
+    CHECK(valid_utf8("\xFF", InvalidByte::latin1) == "\xC3\xBF");
+    CHECK(valid_utf8("caf\xC3\xA9", InvalidByte::latin1) == "caf\xC3\xA9");  // valid text is kept
+}

@@ -451,3 +451,12 @@ TEST_CASE("a YAML error that quotes one byte of a character is still valid UTF-8
     CHECK(d.message == "the frontmatter is not valid YAML: unknown escape character: \xEF\xBF\xBD");
     CHECK(is_valid_utf8(d.message));
 }
+
+TEST_CASE("the YAML escapes \\_ and \\N give their characters in UTF-8", "[parser][utf8]") {
+    // yaml-cpp 0.7 decodes them to the single bytes 0xA0 and 0x85 (found by fuzz_parser).
+    const auto r = parse("---\nname: demo\ndescription: \"non\\_breaking\\Nnext\"\nx-note: \"a\\_b\"\n---\nBody\n");
+    REQUIRE(r.ok());
+    CHECK(r.manifest->description == "non\xC2\xA0" "breaking\xC2\x85next");
+    CHECK(r.manifest->frontmatter->at("x-note") == "a\xC2\xA0" "b");
+    CHECK_NOTHROW(nlohmann::json(*r.manifest).dump());
+}

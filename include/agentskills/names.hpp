@@ -11,10 +11,16 @@ namespace agentskills {
 /// True when `s` is well-formed UTF-8 (no overlongs, surrogates or values past U+10FFFF).
 [[nodiscard]] bool is_valid_utf8(std::string_view s) noexcept;
 
-/// `s` with each byte that does not start a well-formed UTF-8 sequence replaced by U+FFFD, so
-/// that text from elsewhere (a YAML error message quoting one byte of a character) can go into
-/// a diagnostic or JSON. Valid UTF-8 is returned unchanged.
-[[nodiscard]] std::string valid_utf8(std::string_view s);
+/// What `valid_utf8` makes of a byte that does not start a well-formed UTF-8 sequence.
+enum class InvalidByte {
+    replacement,  ///< U+FFFD
+    latin1        ///< the Latin-1 character of that byte (0xA0 becomes U+00A0)
+};
+
+/// `s` with each byte that does not start a well-formed UTF-8 sequence replaced (by U+FFFD, or
+/// read as Latin-1), so that text from elsewhere (a YAML error message quoting one byte of a
+/// character) can go into a diagnostic or JSON. Valid UTF-8 is returned unchanged.
+[[nodiscard]] std::string valid_utf8(std::string_view s, InvalidByte as = InvalidByte::replacement);
 
 /// Number of code points in valid UTF-8.
 [[nodiscard]] std::size_t code_point_count(std::string_view s) noexcept;
