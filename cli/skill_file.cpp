@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include <agentskills/diagnostic_codes.hpp>
 #include <agentskills/errors.hpp>
 #include <agentskills/reader.hpp>
 
@@ -35,7 +36,7 @@ CheckedSkill check_skill(const std::string& path, ParseOptions options) {
     const bool lowercase_ok = options.profile == ValidationProfile::reference;
     auto file = find_skill_file(path, lowercase_ok);
     if (!file) {
-        Diagnostic d{.code = "skill-file-missing", .severity = Severity::error, .path = path, .line = 0,
+        Diagnostic d{.code = std::string(codes::skill_file_missing), .severity = Severity::error, .path = path, .line = 0,
                      .message = fmt::format("no SKILL.md in '{}'", path)};
         out.result.diagnostics.push_back(std::move(d));
         out.result.skip_reason = SkipReason::unreadable;

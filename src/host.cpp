@@ -1,5 +1,6 @@
 // Host-side use: rendering with arguments, combined configurations, agent specs.
 #include "agentskills/host.hpp"
+#include "agentskills/diagnostic_codes.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -193,7 +194,7 @@ Discovery CombinedSkillLoader::discover() {
                     "{}: skipped: the skill name '{}' is already used by {}, selected by an earlier "
                     "configuration (the first is kept)",
                     m.skill_file, m.name, first.skill_file);
-                out.diagnostics.push_back(Diagnostic{"duplicate_name", Severity::warning, m.skill_file, 0, message});
+                out.diagnostics.push_back(Diagnostic{std::string(codes::duplicate_name), Severity::warning, m.skill_file, 0, message});
                 out.skipped.push_back(SkippedSkill{m.skill_file, SkipReason::duplicate_name, std::move(message)});
                 continue;
             }

@@ -1,5 +1,6 @@
 // agentskills-cpp — FilesystemSkillLoader: discovery over library roots, caching, loading.
 #include "agentskills/loader.hpp"
+#include "agentskills/diagnostic_codes.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -41,15 +42,6 @@ namespace {
 
 constexpr std::string_view skill_file_name = "SKILL.md";
 
-// Diagnostic codes of discovery (the parser has its own; see docs/loading.md).
-constexpr std::string_view code_root_missing = "root-missing";
-constexpr std::string_view code_root_not_a_directory = "root-not-a-directory";
-constexpr std::string_view code_root_skill_package = "root-is-skill-package";
-constexpr std::string_view code_skill_unreadable = "skill-unreadable";
-constexpr std::string_view code_skill_skipped = "skill-skipped";
-constexpr std::string_view code_duplicate_name = "duplicate-name";
-constexpr std::string_view code_duplicate_copy = "duplicate-copy";
-constexpr std::string_view code_entry_refused = "entry-name-refused";
 
 // A name a directory listing may hold: one component, not "." or "..", no NUL. Anything else
 // comes from a broken reader, and joining it to a path could climb out of the library.
@@ -704,13 +696,13 @@ Discovery FilesystemSkillLoader::Impl::discover() {
             if (options.missing_directories == MissingDirectories::error && !root.is_default) {
                 throw DiscoveryError(message);
             }
-            note(code_root_missing, Severity::info, root.path, std::move(message));
+            note(codes::root_missing, Severity::info, root.path, std::move(message));
             continue;
         } catch (const Error& e) {
             throw DiscoveryError(fmt::format("cannot inspect library root {}: {}", root.path, e.what()));
         }
         if (st.kind != EntryKind::directory) {
-            fail_or_skip(root, SkipReason::not_a_directory, code_root_not_a_directory,
+            fail_or_skip(root, SkipReason::not_a_directory, codes::root_not_a_directory,
                          fmt::format("library root {} is not a directory", root.path));
             continue;
         }
@@ -740,7 +732,7 @@ Discovery FilesystemSkillLoader::Impl::discover() {
         });
         if (is_package) {
             listed.pop_back();
-            fail_or_skip(root, SkipReason::skill_package, code_root_skill_package,
+            fail_or_skip(root, SkipReason::skill_package, codes::root_is_skill_package,
                          fmt::format("library root {} holds a SKILL.md itself: it is a skill, not a library of skills",
                                      root.path));
             continue;
@@ -752,7 +744,7 @@ Discovery FilesystemSkillLoader::Impl::discover() {
         for (const RootEntry& e : l.children) {
             if (!is_plain_entry_name(e.name)) {
                 // Only a broken reader lists such a name; following it could leave the root.
-                note(code_entry_refused, Severity::warning, join_path(root.path, e.name),
+                note(codes::entry_name_refused, Severity::warning, join_path(root.path, e.name),
                      fmt::format("library root {} lists an entry named '{}', which is not one path component; it "
                                  "was ignored",
                                  root.path, e.name));
@@ -766,7 +758,7 @@ Discovery FilesystemSkillLoader::Impl::discover() {
                 std::string path = join_path(root.path, e.name);
                 std::string message = fmt::format(
                     "{} is a symbolic link that cannot be followed (dangling, a loop, or no permission)", path);
-                note(code_skill_unreadable, Severity::warning, path, message);
+                note(codes::skill_unreadable, Severity::warning, path, message);
                 out.skipped.push_back(SkippedSkill{std::move(path), SkipReason::unreadable, std::move(message)});
                 continue;
             }
@@ -832,14 +824,14 @@ Discovery FilesystemSkillLoader::Impl::discover() {
             if (!selected(dir_key)) continue;
             skipped_dir_names.insert(dir_key);
             if (c.failure) {
-                note(code_skill_unreadable, Severity::error, c.skill_file, c.failure_message);
+                note(codes::skill_unreadable, Severity::error, c.skill_file, c.failure_message);
                 out.skipped.push_back(SkippedSkill{c.skill_file, *c.failure, c.failure_message});
                 continue;
             }
             const CacheEntry& e = *c.entry;
             out.diagnostics.insert(out.diagnostics.end(), e.diagnostics.begin(), e.diagnostics.end());
             if (first_error(e.diagnostics) == nullptr) {
-                note(code_skill_skipped, Severity::error, c.skill_file, e.skip_message);
+                note(codes::skill_skipped, Severity::error, c.skill_file, e.skip_message);
             }
             out.skipped.push_back(
                 SkippedSkill{c.skill_file, e.skip_reason.value_or(SkipReason::invalid), e.skip_message});
@@ -860,7 +852,7 @@ Discovery FilesystemSkillLoader::Impl::discover() {
                 same_dir = !ec1 && !ec2 && a == b;
             }
             if (same_dir || same_bytes(*first.entry, first.skill_file, e, c.skill_file)) {
-                note(code_duplicate_copy, Severity::info, c.skill_file,
+                note(codes::duplicate_copy, Severity::info, c.skill_file,
                      fmt::format("{} is the same skill as {} ({}); it counts once", c.skill_file, first.skill_file,
                                  same_dir ? "same directory" : "byte-identical SKILL.md"));
                 continue;
@@ -868,7 +860,7 @@ Discovery FilesystemSkillLoader::Impl::discover() {
             std::string message = fmt::format("skill name '{}' of {} is already used by {}", e.manifest->name,
                                               c.skill_file, first.skill_file);
             if (options.duplicate_names == DuplicateNames::error) throw DiscoveryError(message);
-            note(code_duplicate_name, Severity::warning, c.skill_file, message);
+            note(codes::duplicate_name, Severity::warning, c.skill_file, message);
             out.skipped.push_back(SkippedSkill{c.skill_file, SkipReason::duplicate_name, std::move(message)});
             continue;
         }

@@ -1,5 +1,6 @@
 // SKILL.md parsing: frontmatter split, YAML through yaml-cpp's event API, field rules.
 #include "agentskills/parser.hpp"
+#include "agentskills/diagnostic_codes.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -384,14 +385,14 @@ std::string_view describe(NameProblem p) noexcept {
 
 std::string_view code_of(NameProblem p) noexcept {
     switch (p) {
-        case NameProblem::empty: return "name-blank";
-        case NameProblem::too_long: return "name-too-long";
-        case NameProblem::not_lowercase: return "name-not-lowercase";
-        case NameProblem::edge_hyphen: return "name-hyphen-edge";
-        case NameProblem::consecutive_hyphens: return "name-consecutive-hyphens";
-        case NameProblem::invalid_character: return "name-invalid-character";
+        case NameProblem::empty: return codes::name_blank;
+        case NameProblem::too_long: return codes::name_too_long;
+        case NameProblem::not_lowercase: return codes::name_not_lowercase;
+        case NameProblem::edge_hyphen: return codes::name_hyphen_edge;
+        case NameProblem::consecutive_hyphens: return codes::name_consecutive_hyphens;
+        case NameProblem::invalid_character: return codes::name_invalid_character;
     }
-    return "name-invalid";
+    return codes::name_invalid;
 }
 
 // Severity a finding has under the profile in use; `none` drops it.
@@ -439,7 +440,7 @@ private:
 
 void Parse::run(std::string_view text, bool truncated) {
     if (truncated || (opt_.max_bytes != 0 && text.size() > opt_.max_bytes)) {
-        fatal("too-large", 0,
+        fatal(codes::too_large, 0,
               fmt::format("the file is larger than the byte limit ({} bytes); it was not read further", opt_.max_bytes),
               SkipReason::too_large);
         return;
@@ -458,7 +459,7 @@ void Parse::run(std::string_view text, bool truncated) {
     }
     if (text.find('\0') != std::string_view::npos) {
         std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(text.find('\0')), '\n'));
-        fatal("nul-byte", line, "the file contains a NUL byte; a SKILL.md must be text");
+        fatal(codes::nul_byte, line, "the file contains a NUL byte; a SKILL.md must be text");
         return;
     }
     if (text.substr(0, 3) == "\xEF\xBB\xBF") {
@@ -476,7 +477,7 @@ void Parse::run(std::string_view text, bool truncated) {
     const std::size_t lines = count_newlines(text) +
                               ((!text.empty() && text.back() != '\n') ? 1 : 0);
     if (!reference() && opt_.max_lines != 0 && lines > opt_.max_lines) {
-        fatal("too-many-lines", opt_.max_lines + 1,
+        fatal(codes::too_many_lines, opt_.max_lines + 1,
               fmt::format("the file has {} lines, more than the limit of {}", lines, opt_.max_lines),
               SkipReason::too_large);
         return;
@@ -486,11 +487,11 @@ void Parse::run(std::string_view text, bool truncated) {
     const std::size_t first_nl = text.find('\n');
     const std::string_view first = text.substr(0, first_nl);
     if (!is_delimiter(first)) {
-        fatal("frontmatter-missing", 1, "the file must start with a line '---' that opens the YAML frontmatter");
+        fatal(codes::frontmatter_missing, 1, "the file must start with a line '---' that opens the YAML frontmatter");
         return;
     }
     if (first_nl == std::string_view::npos) {
-        fatal("frontmatter-unclosed", 1, "the frontmatter is not closed by a line '---'");
+        fatal(codes::frontmatter_unclosed, 1, "the frontmatter is not closed by a line '---'");
         return;
     }
     std::size_t pos = first_nl + 1;
@@ -510,7 +511,7 @@ void Parse::run(std::string_view text, bool truncated) {
         ++line_no;
     }
     if (close_begin == std::string_view::npos) {
-        fatal("frontmatter-unclosed", 1, "the frontmatter opened on line 1 is not closed by a line '---'");
+        fatal(codes::frontmatter_unclosed, 1, "the frontmatter opened on line 1 is not closed by a line '---'");
         return;
     }
     std::string frontmatter_storage;
@@ -531,21 +532,21 @@ void Parse::run(std::string_view text, bool truncated) {
     } catch (const YAML::Exception& e) {
         const std::size_t line = e.mark.line < 0 ? 0 : file_line(static_cast<std::size_t>(e.mark.line));
         // yaml-cpp may quote one byte of a multi-byte character ("unknown escape character").
-        fatal("yaml-syntax", line, fmt::format("the frontmatter is not valid YAML: {}", valid_utf8(e.msg)));
+        fatal(codes::yaml_syntax, line, fmt::format("the frontmatter is not valid YAML: {}", valid_utf8(e.msg)));
         return;
     } catch (const TooComplex&) {
-        fatal("yaml-too-complex", 0,
+        fatal(codes::yaml_too_complex, 0,
               fmt::format("the frontmatter expands past the YAML budget ({} nodes, {} bytes of text copied by "
                           "anchors and aliases); is it an alias bomb?",
                           max_yaml_nodes, max_yaml_copied_bytes));
         return;
     }
     for (const auto& [line, what] : strict.list) {
-        add("yaml-strict", Level::none, Level::error, file_line(line),
+        add(codes::yaml_strict, Level::none, Level::error, file_line(line),
             fmt::format("the frontmatter uses {}, which strict YAML does not allow", what));
     }
     if (!builder.root || builder.root->kind != YNode::Kind::mapping) {
-        fatal("frontmatter-not-mapping", 2, "the frontmatter must be a YAML mapping of keys to values");
+        fatal(codes::frontmatter_not_mapping, 2, "the frontmatter must be a YAML mapping of keys to values");
         return;
     }
     interpret(*builder.root);
@@ -559,7 +560,7 @@ std::optional<std::vector<std::string>> Parse::read_list(const YNode& node, std:
     } else if (node.kind == YNode::Kind::sequence) {
         for (const auto& item : node.items) {
             if (!item.is_scalar()) {
-                add("field-type", Level::warning, Level::none, file_line(item.line),
+                add(codes::field_type, Level::warning, Level::none, file_line(item.line),
                     fmt::format("an item of '{}' is not a plain value; it was ignored", key));
                 continue;
             }
@@ -567,7 +568,7 @@ std::optional<std::vector<std::string>> Parse::read_list(const YNode& node, std:
             if (!t.empty()) out.emplace_back(t);
         }
     } else {
-        add("field-type", Level::warning, Level::none, file_line(node.line),
+        add(codes::field_type, Level::warning, Level::none, file_line(node.line),
             fmt::format("'{}' must be a string or a list; it was ignored", key));
         return std::nullopt;
     }
@@ -584,7 +585,7 @@ std::optional<bool> Parse::read_flag(const YNode& node, std::string_view key) {
         if (lower == "true") return true;
         if (lower == "false") return false;
     }
-    add("invocation-flag-invalid", Level::error, Level::none, file_line(node.line),
+    add(codes::invocation_flag_invalid, Level::error, Level::none, file_line(node.line),
         fmt::format("'{}' must be true or false, not '{}'; the skill is skipped rather than guess",
                     key, node.is_scalar() ? node.text : to_json(node).dump()));
     return std::nullopt;
@@ -598,16 +599,16 @@ void Parse::check_name(const YNode* node, std::size_t line, SkillManifest& m) {
         if (require && !reference() && !opt_.directory_name.empty()) {
             name = nfkc(opt_.directory_name);
         } else {
-            fatal("name-missing", 2, "the frontmatter has no 'name'");
+            fatal(codes::name_missing, 2, "the frontmatter has no 'name'");
             return;
         }
     } else if (!node->is_scalar()) {
-        fatal("name-not-string", line, "'name' must be a string");
+        fatal(codes::name_not_string, line, "'name' must be a string");
         return;
     } else {
         name = std::string(trim(node->text));
         if (name.empty()) {
-            fatal("name-blank", line, "'name' is empty");
+            fatal(codes::name_blank, line, "'name' is empty");
             return;
         }
     }
@@ -616,7 +617,7 @@ void Parse::check_name(const YNode* node, std::size_t line, SkillManifest& m) {
         add(code_of(p), rule_level, Level::error, line, fmt::format("the name '{}' {}", normalized, describe(p)));
     }
     if (!opt_.directory_name.empty() && nfkc(opt_.directory_name) != normalized) {
-        add("name-directory-mismatch", rule_level, Level::error, line,
+        add(codes::name_directory_mismatch, rule_level, Level::error, line,
             fmt::format("the name '{}' does not match its directory '{}'", normalized, opt_.directory_name));
     }
     m.name = require ? normalized : name;
@@ -634,7 +635,7 @@ void Parse::interpret(const YNode& root) {
         if (inserted) {
             fields.emplace_back(key, &root.items[i + 1]);
         } else {
-            add("duplicate-key", Level::warning, Level::error, file_line(root.items[i].line),
+            add(codes::duplicate_key, Level::warning, Level::error, file_line(root.items[i].line),
                 fmt::format("the key '{}' appears more than once; the last value is used", key));
             fields[it->second].second = &root.items[i + 1];
         }
@@ -663,7 +664,7 @@ void Parse::interpret(const YNode& root) {
         if (!unknown.empty()) {
             std::string list;
             for (const auto& k : unknown) list += (list.empty() ? "" : ", ") + k;
-            add("unknown-field", Level::none, Level::error, line_of(unknown.front()),
+            add(codes::unknown_field, Level::none, Level::error, line_of(unknown.front()),
                 fmt::format("unexpected keys in the frontmatter: {} (the reference allows only allowed-tools, "
                             "compatibility, description, license, metadata and name)", list));
         }
@@ -672,16 +673,16 @@ void Parse::interpret(const YNode& root) {
     check_name(find("name"), line_of("name"), m);
 
     if (const YNode* d = find("description"); d == nullptr) {
-        fatal("description-missing", 2, "the frontmatter has no 'description'");
+        fatal(codes::description_missing, 2, "the frontmatter has no 'description'");
     } else if (!d->is_scalar()) {
-        fatal("description-not-string", line_of("description"), "'description' must be a string");
+        fatal(codes::description_not_string, line_of("description"), "'description' must be a string");
     } else if (is_blank(d->text)) {
-        fatal("description-blank", line_of("description"), "'description' is empty");
+        fatal(codes::description_blank, line_of("description"), "'description' is empty");
     } else {
         const std::string_view value = reference() ? std::string_view(d->text) : trim(d->text);
         const std::size_t n = code_point_count(value);
         if (n > SKILL_MAX_DESCRIPTION_LENGTH) {
-            add("description-too-long", Level::warning, Level::error, line_of("description"),
+            add(codes::description_too_long, Level::warning, Level::error, line_of("description"),
                 fmt::format("'description' has {} characters, more than {}{}", n, SKILL_MAX_DESCRIPTION_LENGTH,
                             reference() ? "" : "; it was cut at the limit"));
             m.description = std::string(truncate_code_points(value, SKILL_MAX_DESCRIPTION_LENGTH));
@@ -692,13 +693,13 @@ void Parse::interpret(const YNode& root) {
 
     if (const YNode* c = find("compatibility")) {
         if (!c->is_scalar()) {
-            add("compatibility-not-string", Level::warning, Level::error, line_of("compatibility"),
+            add(codes::compatibility_not_string, Level::warning, Level::error, line_of("compatibility"),
                 "'compatibility' must be a string; it was ignored");
         } else {
             const std::string_view value = reference() ? std::string_view(c->text) : trim(c->text);
             const std::size_t n = code_point_count(value);
             if (n > SKILL_MAX_COMPATIBILITY_LENGTH) {
-                add("compatibility-too-long", Level::warning, Level::error, line_of("compatibility"),
+                add(codes::compatibility_too_long, Level::warning, Level::error, line_of("compatibility"),
                     fmt::format("'compatibility' has {} characters, more than {}{}", n, SKILL_MAX_COMPATIBILITY_LENGTH,
                                 reference() ? "" : "; it was cut at the limit"));
                 m.compatibility = std::string(truncate_code_points(value, SKILL_MAX_COMPATIBILITY_LENGTH));
@@ -712,7 +713,7 @@ void Parse::interpret(const YNode& root) {
         if (l->is_scalar()) {
             if (!trim(l->text).empty()) m.license = std::string(trim(l->text));
         } else {
-            add("license-not-string", Level::warning, Level::none, line_of("license"),
+            add(codes::license_not_string, Level::warning, Level::none, line_of("license"),
                 "'license' must be a string; it was ignored");
         }
     }
@@ -732,7 +733,7 @@ void Parse::interpret(const YNode& root) {
                 }
             }
         } else if (!(md->kind == YNode::Kind::null && md->text.empty())) {
-            add("metadata-not-mapping", Level::warning, Level::none, line_of("metadata"),
+            add(codes::metadata_not_mapping, Level::warning, Level::none, line_of("metadata"),
                 "'metadata' must be a mapping of keys to values; it was ignored");
         }
     }
@@ -766,7 +767,7 @@ void Parse::interpret(const YNode& root) {
             if (v->is_scalar()) {
                 if (!trim(v->text).empty()) (key == "version" ? m.version : m.category) = std::string(trim(v->text));
             } else {
-                add("field-type", Level::warning, Level::none, line_of(key),
+                add(codes::field_type, Level::warning, Level::none, line_of(key),
                     fmt::format("'{}' must be a string; it was ignored", key));
             }
         }

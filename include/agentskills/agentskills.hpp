@@ -2,6 +2,7 @@
 #pragma once
 
 #include "catalog.hpp"
+#include "diagnostic_codes.hpp"
 #include "diagnostics.hpp"
 #include "errors.hpp"
 #include "harness.hpp"

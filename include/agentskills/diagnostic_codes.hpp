@@ -1,0 +1,72 @@
+// agentskills-cpp — every diagnostic code the library emits, in one place.
+//
+// Codes are stable, kebab-case strings; docs/diagnostics.md lists each with its severity, what it
+// means and what to do. Add a code here (and there) before emitting it: a test fails when a
+// constant is missing from the doc, and another when a code that is not in this list is emitted.
+#pragma once
+
+#include <array>
+#include <string_view>
+
+namespace agentskills::codes {
+
+// --- reading the file
+inline constexpr std::string_view too_large = "too-large";
+inline constexpr std::string_view too_many_lines = "too-many-lines";
+inline constexpr std::string_view nul_byte = "nul-byte";
+inline constexpr std::string_view skill_file_missing = "skill-file-missing";
+// --- frontmatter and YAML
+inline constexpr std::string_view frontmatter_missing = "frontmatter-missing";
+inline constexpr std::string_view frontmatter_unclosed = "frontmatter-unclosed";
+inline constexpr std::string_view frontmatter_not_mapping = "frontmatter-not-mapping";
+inline constexpr std::string_view yaml_syntax = "yaml-syntax";
+inline constexpr std::string_view yaml_too_complex = "yaml-too-complex";
+inline constexpr std::string_view yaml_strict = "yaml-strict";
+inline constexpr std::string_view duplicate_key = "duplicate-key";
+inline constexpr std::string_view unknown_field = "unknown-field";
+inline constexpr std::string_view field_type = "field-type";
+// --- fields
+inline constexpr std::string_view name_missing = "name-missing";
+inline constexpr std::string_view name_not_string = "name-not-string";
+inline constexpr std::string_view name_blank = "name-blank";
+inline constexpr std::string_view name_too_long = "name-too-long";
+inline constexpr std::string_view name_not_lowercase = "name-not-lowercase";
+inline constexpr std::string_view name_hyphen_edge = "name-hyphen-edge";
+inline constexpr std::string_view name_consecutive_hyphens = "name-consecutive-hyphens";
+inline constexpr std::string_view name_invalid_character = "name-invalid-character";
+inline constexpr std::string_view name_invalid = "name-invalid";
+inline constexpr std::string_view name_directory_mismatch = "name-directory-mismatch";
+inline constexpr std::string_view description_missing = "description-missing";
+inline constexpr std::string_view description_not_string = "description-not-string";
+inline constexpr std::string_view description_blank = "description-blank";
+inline constexpr std::string_view description_too_long = "description-too-long";
+inline constexpr std::string_view compatibility_not_string = "compatibility-not-string";
+inline constexpr std::string_view compatibility_too_long = "compatibility-too-long";
+inline constexpr std::string_view license_not_string = "license-not-string";
+inline constexpr std::string_view metadata_not_mapping = "metadata-not-mapping";
+inline constexpr std::string_view invocation_flag_invalid = "invocation-flag-invalid";
+// --- discovery
+inline constexpr std::string_view root_missing = "root-missing";
+inline constexpr std::string_view root_not_a_directory = "root-not-a-directory";
+inline constexpr std::string_view root_is_skill_package = "root-is-skill-package";
+inline constexpr std::string_view skill_unreadable = "skill-unreadable";
+inline constexpr std::string_view skill_skipped = "skill-skipped";
+inline constexpr std::string_view duplicate_name = "duplicate-name";
+inline constexpr std::string_view duplicate_copy = "duplicate-copy";
+inline constexpr std::string_view entry_name_refused = "entry-name-refused";
+
+/// Every code above, for tools and for the test that checks docs/diagnostics.md.
+inline constexpr std::array all = {
+    too_large, too_many_lines, nul_byte, skill_file_missing,
+    frontmatter_missing, frontmatter_unclosed, frontmatter_not_mapping, yaml_syntax, yaml_too_complex,
+    yaml_strict, duplicate_key, unknown_field, field_type,
+    name_missing, name_not_string, name_blank, name_too_long, name_not_lowercase, name_hyphen_edge,
+    name_consecutive_hyphens, name_invalid_character, name_invalid, name_directory_mismatch,
+    description_missing, description_not_string, description_blank, description_too_long,
+    compatibility_not_string, compatibility_too_long, license_not_string, metadata_not_mapping,
+    invocation_flag_invalid,
+    root_missing, root_not_a_directory, root_is_skill_package, skill_unreadable, skill_skipped,
+    duplicate_name, duplicate_copy, entry_name_refused,
+};
+
+}  // namespace agentskills::codes
