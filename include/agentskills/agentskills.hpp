@@ -15,4 +15,5 @@
 #include "skill.hpp"
 #include "skills_shim.hpp"
 #include "substrate.hpp"
+#include "text.hpp"
 #include "version.hpp"

@@ -98,6 +98,9 @@ struct LoadedSkill {
     SkillManifest manifest;
     std::string instructions;
     std::vector<SkillResource> resources;
+    /// Files of the skill directory left out of `resources` by the loader's resource cap (0 when
+    /// every file is listed); activation text says "and N more".
+    std::size_t omitted_resources = 0;
 };
 
 enum class SkipReason {
