@@ -2,6 +2,7 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <fmt/core.h>
 
@@ -74,6 +75,20 @@ std::string_view type_name(const json& j) noexcept {
     }
 }
 
+/// Whether `j` nests arrays and objects deeper than MAX_TOOL_ARGUMENT_DEPTH (a scalar is level 0).
+/// Iterative, so hostile depth cannot overflow the stack here.
+bool too_deep(const json& j) {
+    std::vector<std::pair<const json*, std::size_t>> pending{{&j, 0}};
+    while (!pending.empty()) {
+        auto [node, depth] = pending.back();
+        pending.pop_back();
+        if (!node->is_structured()) continue;
+        if (depth + 1 > MAX_TOOL_ARGUMENT_DEPTH) return true;
+        for (const auto& child : *node) pending.emplace_back(&child, depth + 1);
+    }
+    return false;
+}
+
 [[noreturn]] void bad_call(ToolFormat format, std::string_view problem) {
     throw ConfigurationError(fmt::format("not a valid {}: {}", call_kind(format), problem));
 }
@@ -105,6 +120,8 @@ std::string object_arguments(ToolFormat format, const json& j, const char* key) 
     if (it == j.end() || it->is_null()) return "{}";
     if (!it->is_object())
         bad_call(format, fmt::format("the field '{}' must be an object, not {}", key, type_name(*it)));
+    if (too_deep(*it))
+        bad_call(format, fmt::format("the field '{}' nests deeper than {} levels", key, MAX_TOOL_ARGUMENT_DEPTH));
     return it->dump();
 }
 
@@ -113,7 +130,11 @@ std::string text_arguments(ToolFormat format, const json& j, const char* key) {
     auto it = j.find(key);
     if (it == j.end() || it->is_null()) return "{}";
     if (it->is_string()) return it->get<std::string>();
-    if (it->is_object()) return it->dump();
+    if (it->is_object()) {
+        if (too_deep(*it))
+            bad_call(format, fmt::format("the field '{}' nests deeper than {} levels", key, MAX_TOOL_ARGUMENT_DEPTH));
+        return it->dump();
+    }
     bad_call(format, fmt::format("the field '{}' must be a string, not {}", key, type_name(*it)));
 }
 
@@ -234,6 +255,10 @@ json arguments_object(ToolFormat format, const ToolCall& call) {
     if (!args.is_object()) {
         throw ConfigurationError(fmt::format("the arguments of a tool call are {}: the {} shape needs a JSON object",
                                              type_name(args), to_string(format)));
+    }
+    if (too_deep(args)) {
+        throw ConfigurationError(
+            fmt::format("the arguments of a tool call nest deeper than {} levels", MAX_TOOL_ARGUMENT_DEPTH));
     }
     return args;
 }

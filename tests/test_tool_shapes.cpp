@@ -296,3 +296,54 @@ TEST_CASE("tool results: exact JSON in each shape", "[tool_shapes]") {
     CHECK(tool_result_json(ToolFormat::mcp, bad).dump() ==
           R"({"content":[{"text":"error: no city","type":"text"}],"isError":true})");
 }
+
+namespace {
+
+/// An object nested `levels` deep: {"a":[[...]]} with the object as level 1.
+json nested(std::size_t levels) {
+    json inner = json::array();
+    for (std::size_t i = 2; i < levels; ++i) inner = json::array({std::move(inner)});
+    return levels <= 1 ? json::object() : json{{"a", std::move(inner)}};
+}
+
+}  // namespace
+
+TEST_CASE("tool calls: arguments deeper than the bound are refused, never a crash", "[tool_shapes][hostile]") {
+    const json ok = nested(MAX_TOOL_ARGUMENT_DEPTH);
+    const json deep = nested(MAX_TOOL_ARGUMENT_DEPTH + 1);
+    CHECK(parse_tool_call(ToolFormat::anthropic, json{{"type", "tool_use"}, {"id", "t"}, {"name", "a"}, {"input", ok}})
+              .arguments == ok.dump());
+    CHECK(error_of([&] {
+              return parse_tool_call(ToolFormat::anthropic,
+                                     json{{"type", "tool_use"}, {"id", "t"}, {"name", "a"}, {"input", deep}});
+          }) == "not a valid Anthropic tool_use block: the field 'input' nests deeper than 128 levels");
+    CHECK(error_of([&] {
+              return parse_tool_call(ToolFormat::gemini, json{{"functionCall", {{"name", "a"}, {"args", deep}}}});
+          }) == "not a valid Gemini functionCall: the field 'args' nests deeper than 128 levels");
+    CHECK(error_of([&] {
+              return parse_tool_call(ToolFormat::mcp, json{{"name", "a"}, {"arguments", deep}});
+          }) == "not a valid MCP tools/call request: the field 'arguments' nests deeper than 128 levels");
+    CHECK(error_of([&] {
+              return parse_tool_call(ToolFormat::openai_chat, json{{"function", {{"name", "a"}, {"arguments", deep}}}});
+          }) == "not a valid OpenAI chat-completions tool call: the field 'arguments' nests deeper than 128 levels");
+    CHECK(error_of([&] {
+              return parse_tool_call(
+                  ToolFormat::openai_responses,
+                  json{{"type", "function_call"}, {"call_id", "c"}, {"name", "a"}, {"arguments", deep}});
+          }) == "not a valid OpenAI Responses function_call item: the field 'arguments' nests deeper than 128 levels");
+    // Far deeper input: still a clear error (the check itself does not recurse).
+    const std::string very_deep = std::string(200000, '[') + std::string(200000, ']');
+    // (Built by moves: copying a value this deep would itself recurse.)
+    json request = json::object();
+    request["name"] = "a";
+    request["arguments"] = json::object();
+    request["arguments"]["x"] = json::parse(very_deep);
+    CHECK(error_of([&] { return parse_tool_call(ToolFormat::mcp, request); }) ==
+          "not a valid MCP tools/call request: the field 'arguments' nests deeper than 128 levels");
+    // Text arguments written as an object obey the same bound.
+    const ToolCall text_call{.id = "c", .name = "a", .arguments = R"({"x":)" + very_deep + "}"};
+    CHECK(error_of([&] { return tool_call_json(ToolFormat::anthropic, text_call); }) ==
+          "the arguments of a tool call nest deeper than 128 levels");
+    CHECK(tool_call_json(ToolFormat::gemini, {.id = "", .name = "a", .arguments = ok.dump()})["functionCall"]["args"] ==
+          ok);
+}

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,11 @@ enum class ToolFormat {
     gemini,            ///< Google Gemini: `functionDeclarations`, `functionCall` / `functionResponse` parts
     mcp,               ///< Model Context Protocol: Tool, `tools/call` params, CallToolResult
 };
+
+/// Deepest nesting of arrays and objects accepted in a tool call's arguments (the arguments object
+/// itself is level 1). Deeper arguments are refused with ConfigurationError: writing them out
+/// would recurse that deep. Real arguments stay within a handful of levels.
+inline constexpr std::size_t MAX_TOOL_ARGUMENT_DEPTH = 128;
 
 /// Every format, in declaration order.
 inline constexpr std::array<ToolFormat, 5> ALL_TOOL_FORMATS = {
@@ -64,7 +70,8 @@ inline constexpr std::array<ToolFormat, 5> ALL_TOOL_FORMATS = {
 /// - gemini: a part `{"functionCall":{...}}` or the bare FunctionCall `{"name","args"[,"id"]}`;
 /// - mcp: a `tools/call` request (`{"jsonrpc","id","method":"tools/call","params":{...}}`,
 ///   `ToolCall::id` = the JSON-RPC id as text) or its params `{"name","arguments"}` alone.
-/// Object arguments become their compact JSON text; absent or null arguments give `"{}"`.
+/// Object arguments become their compact JSON text; absent or null arguments give `"{}"`;
+/// arguments nested deeper than MAX_TOOL_ARGUMENT_DEPTH are refused.
 /// Throws ConfigurationError, naming the format and the offending field, for any other shape
 /// (never echoing the input).
 [[nodiscard]] ToolCall parse_tool_call(ToolFormat format, const nlohmann::json& j);
@@ -80,8 +87,8 @@ inline constexpr std::array<ToolFormat, 5> ALL_TOOL_FORMATS = {
 /// openai_chat `to_json(call)`; openai_responses a `function_call` item; anthropic a `tool_use`
 /// block; gemini a `{"functionCall":{...}}` part (`id` only when not empty); mcp the
 /// `tools/call` params `{"name","arguments"}`. The formats other than the two OpenAI ones carry
-/// arguments as a JSON object: arguments that are not the text of a JSON object throw
-/// ConfigurationError.
+/// arguments as a JSON object: arguments that are not the text of a JSON object, or nest deeper
+/// than MAX_TOOL_ARGUMENT_DEPTH, throw ConfigurationError.
 [[nodiscard]] nlohmann::json tool_call_json(ToolFormat format, const ToolCall& call);
 
 // ---------------------------------------------------------------------------------------

@@ -243,6 +243,15 @@ TEST_CASE("tool-call: bad input exits 1 with a clear message", "[cli][tool-call]
     auto missing = run_cli({"tool-call", "--input", dir.path("missing.json")});
     CHECK(missing.status == 1);
     CHECK(missing.err == "agentskills tool-call: cannot read the input file\n");
+    // Hostile depth: a clear error, not a stack overflow.
+    dir.write("deep.json", R"({"type":"tool_use","id":"t","name":"a","input":{"x":)" + std::string(200000, '[') +
+                               std::string(200000, ']') + "}}");
+    auto deep = run_cli({"tool-call", "--format", "anthropic", "--input", dir.path("deep.json")});
+    CHECK(deep.status == 1);
+    CHECK(deep.out.empty());
+    CHECK(deep.err ==
+          "agentskills tool-call: not a valid Anthropic tool_use block: the field 'input' nests deeper "
+          "than 128 levels\n");
     // Arguments that are not an object: the chat shape keeps the text as it is.
     dir.write("chat.json", R"({"id":"c","function":{"name":"a","arguments":"[1]"}})");
     auto chat = run_cli({"tool-call", "--format", "openai-chat", "--input", dir.path("chat.json")});
