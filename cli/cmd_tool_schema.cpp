@@ -97,7 +97,11 @@ int run_tool_call(const ToolCallArgs& args) {
         const ToolCall call = parse_tool_call(format, input);
         const ToolResult result{
             .tool_call_id = call.id, .name = call.name, .content = args.content, .is_error = args.error};
-        std::cout << tool_call_json(format, call).dump() << '\n' << tool_result_json(format, result).dump() << '\n';
+        // --content comes from the command line: bytes that are not UTF-8 become U+FFFD.
+        const auto replace = nlohmann::json::error_handler_t::replace;
+        const std::string call_line = tool_call_json(format, call).dump(-1, ' ', false, replace);
+        const std::string result_line = tool_result_json(format, result).dump(-1, ' ', false, replace);
+        std::cout << call_line << '\n' << result_line << '\n';
     } catch (const ConfigurationError& e) {
         fmt::print(stderr, "agentskills tool-call: {}\n", e.what());
         return exit_failure;

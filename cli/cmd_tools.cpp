@@ -11,6 +11,7 @@
 #include <agentskills/errors.hpp>
 #include <agentskills/harness.hpp>
 #include <agentskills/skills_shim.hpp>
+#include <agentskills/text.hpp>
 
 #include "command.hpp"
 #include "shim_support.hpp"
@@ -71,13 +72,15 @@ int run(const ToolsArgs& args) {
         for (const auto& m : agent.run_state().history) {
             if (m.role == Role::tool && m.tool_call_id == calls[i].id) result = m.content;
         }
-        fmt::print(stderr, "agentskills tools: '{}' was not activated: {}\n", name, result);
+        fmt::print(stderr, "agentskills tools: '{}' was not activated: {}\n", terminal_text(name),
+                   terminal_text(result));
         status = exit_failure;
     }
     if (status != exit_ok) return status;
 
     const std::vector<ModelRequest> requests = model->requests();
-    for (const auto& spec : requests.back().tools) std::cout << spec.name << '\n';
+    // One name per line, whatever bytes a pool name holds.
+    for (const auto& spec : requests.back().tools) std::cout << terminal_text(spec.name) << '\n';
     return exit_ok;
 }
 

@@ -110,6 +110,13 @@ TEST_CASE("tools: a repeated or empty pool entry counts once", "[cli][tools]") {
     CHECK(r.out == "read\ngrep\nactivate_skill\n");
 }
 
+TEST_CASE("tools: a pool name with a line break stays on one line", "[cli][tools]") {
+    ToolsLibrary lib;
+    auto r = run_cli({"tools", "--root", lib.dir.path("lib"), "--pool", "a\nb"});
+    CHECK(r.status == 0);
+    CHECK(r.out == "a\\nb\nactivate_skill\n");
+}
+
 TEST_CASE("tools: an unknown or hidden NAME exits 1", "[cli][tools]") {
     ToolsLibrary lib;
     auto r = lib.tools({"--activate", "deny", "no-such-skill"});
@@ -226,6 +233,15 @@ TEST_CASE("tool-call: --error marks the result", "[cli][tool-call]") {
     CHECK(r.out ==
           "{\"arguments\":{},\"name\":\"activate_skill\"}\n"
           "{\"content\":[{\"text\":\"no such skill\",\"type\":\"text\"}],\"isError\":true}\n");
+}
+
+TEST_CASE("tool-call: --content that is not UTF-8 becomes U+FFFD", "[cli][tool-call]") {
+    TempDir dir;
+    dir.write("call.json", R"({"name":"a"})");
+    auto r = run_cli({"tool-call", "--format", "mcp", "--input", dir.path("call.json"), "--content", "ok \xff"});
+    CHECK(r.status == 0);
+    CHECK(r.out ==
+          "{\"arguments\":{},\"name\":\"a\"}\n{\"content\":[{\"text\":\"ok \xEF\xBF\xBD\",\"type\":\"text\"}]}\n");
 }
 
 TEST_CASE("tool-call: bad input exits 1 with a clear message", "[cli][tool-call]") {
