@@ -1,6 +1,8 @@
 // Tests for tool_shapes.hpp: tools, tool calls and tool results in each provider's shape.
 #include <catch2/catch.hpp>
 
+#include <cstdint>
+#include <iterator>
 #include <string>
 
 #include <agentskills/errors.hpp>
@@ -346,4 +348,78 @@ TEST_CASE("tool calls: arguments deeper than the bound are refused, never a cras
           "the arguments of a tool call nest deeper than 128 levels");
     CHECK(tool_call_json(ToolFormat::gemini, {.id = "", .name = "a", .arguments = ok.dump()})["functionCall"]["args"] ==
           ok);
+}
+
+namespace {
+
+/// A small deterministic generator of JSON values shaped like tool calls, with wrong types mixed in.
+class RandomJson {
+public:
+    explicit RandomJson(std::uint32_t seed) : state_(seed) {}
+
+    json value(int depth) {
+        static const char* const keys[] = {"type",   "id",       "call_id",       "name",       "arguments", "input",
+                                           "args",   "function", "functionCall",  "params",     "method",    "jsonrpc",
+                                           "status", "tool_use", "function_call", "tools/call", "x"};
+        switch (next() % (depth > 3 ? 5 : 8)) {
+            case 0:
+                return nullptr;
+            case 1:
+                return next() % 2 == 0;
+            case 2:
+                return static_cast<int>(next() % 100) - 50;
+            case 3:
+                return std::string(keys[next() % std::size(keys)]);
+            case 4:
+                return next() % 2 == 0 ? json("{\"a\":1}") : json("{bad");
+            case 5: {
+                json a = json::array();
+                for (std::uint32_t i = next() % 3; i > 0; --i) a.push_back(value(depth + 1));
+                return a;
+            }
+            default: {
+                json o = json::object();
+                for (std::uint32_t i = next() % 5; i > 0; --i) o[keys[next() % std::size(keys)]] = value(depth + 1);
+                return o;
+            }
+        }
+    }
+
+private:
+    std::uint32_t next() {
+        state_ = state_ * 1664525u + 1013904223u;
+        return state_ >> 8;
+    }
+    std::uint32_t state_;
+};
+
+}  // namespace
+
+TEST_CASE("tool calls: any JSON value parses or throws ConfigurationError", "[tool_shapes][hostile]") {
+    RandomJson gen(12345);
+    std::size_t parsed = 0;
+    std::size_t refused = 0;
+    for (int i = 0; i < 4000; ++i) {
+        const json j = gen.value(0);
+        for (ToolFormat f : ALL_TOOL_FORMATS) {
+            try {
+                const ToolCall call = parse_tool_call(f, j);
+                ++parsed;
+                CHECK_FALSE(call.name.empty());
+                // What was read can be written back, or is refused cleanly.
+                try {
+                    (void)tool_call_json(f, call).dump();
+                } catch (const ConfigurationError&) {
+                }
+            } catch (const ConfigurationError&) {
+                ++refused;
+            }
+            try {
+                (void)parse_tool_calls(f, json::array({j, j}));
+            } catch (const ConfigurationError&) {
+            }
+        }
+    }
+    CHECK(parsed > 0);
+    CHECK(refused > 0);
 }
