@@ -44,7 +44,7 @@ echo "providers: SDKs openai $(node -p "require('$peers/node_modules/openai/pack
 
 ln -sfn "$peers/node_modules" "$work/node_modules"
 echo '{"name":"agentskills-provider-check","private":true,"type":"module"}' >"$work/package.json"
-cp "$fixtures/types.ts" "$fixtures/mcp_check.mjs" "$work/"
+cp "$fixtures/types.ts" "$fixtures/mcp_check.mjs" "$fixtures/mutate.mjs" "$work/"
 
 # The JSON values, one compact line each: the activation tool, the model's call as the provider
 # sends it (a fixture), that call written back, a result, an error result.
@@ -52,7 +52,7 @@ emit() {  # FORMAT KIND -> JSON on stdout
     local format=$1 kind=$2
     case $kind in
         tool) "$cli" tool-schema --format "$format" --compact ;;
-        call_in) jq -c . "$fixtures/calls/$format.json" ;;
+        call_in) node "$work/mutate.mjs" compact <"$fixtures/calls/$format.json" ;;
         call_out) "$cli" tool-call --format "$format" --input "$fixtures/calls/$format.json" --content "Skill text." |
             sed -n 1p ;;
         result) "$cli" tool-call --format "$format" --input "$fixtures/calls/$format.json" --content "Skill text." |
@@ -62,25 +62,9 @@ emit() {  # FORMAT KIND -> JSON on stdout
     esac
 }
 
-# Breaks one field of a value (jq program per format and kind): the checker must reject each.
-breakage() {  # FORMAT KIND -> jq program
-    case "$1:$2" in
-        openai-chat:tool) echo '.function |= with_entries(if .key == "parameters" then .key = "input_schema" else . end)' ;;
-        openai-chat:result) echo 'with_entries(if .key == "tool_call_id" then .key = "id" else . end)' ;;
-        openai-responses:tool) echo 'with_entries(if .key == "parameters" then .key = "input_schema" else . end)' ;;
-        openai-responses:result) echo 'with_entries(if .key == "output" then .key = "content" else . end)' ;;
-        anthropic:tool) echo 'with_entries(if .key == "input_schema" then .key = "inputSchema" else . end)' ;;
-        anthropic:result) echo 'with_entries(if .key == "tool_use_id" then .key = "tool_call_id" else . end)' ;;
-        anthropic:error) echo '.is_error = "yes"' ;;
-        gemini:tool) echo '.functionDeclarations[0] |= with_entries(if .key == "parametersJsonSchema" then .key = "input_schema" else . end)' ;;
-        gemini:call_out) echo '.functionCall |= with_entries(if .key == "args" then .key = "arguments" else . end)' ;;
-        gemini:result) echo '.functionResponse |= with_entries(if .key == "response" then .key = "output" else . end)' ;;
-        mcp:tool) echo 'with_entries(if .key == "inputSchema" then .key = "input_schema" else . end)' ;;
-        mcp:call_out) echo '.arguments = "{}"' ;;
-        mcp:result) echo 'with_entries(if .key == "content" then .key = "contents" else . end)' ;;
-        mcp:error) echo 'with_entries(if .key == "isError" then .key = "is_error" else . end)' ;;
-        *) echo '. + {"agentskills_unknown_field": true}' ;;
-    esac
+# A copy of a value with one field broken (tests/providers/mutate.mjs): the checker must reject it.
+breakage() {  # FORMAT KIND < JSON -> JSON
+    node "$work/mutate.mjs" break "$1" "$2"
 }
 
 kinds="tool call_in call_out result error"
@@ -115,7 +99,7 @@ for format in openai-chat openai-responses anthropic gemini; do
         var="${format//-/_}_${kind}"
         type=$(ts_type "$format" "$kind")
         echo "export const $var: P.$type = $json;" >>"$good_ts"
-        broken=$(jq -c "$(breakage "$format" "$kind")" <<<"$json")
+        broken=$(breakage "$format" "$kind" <<<"$json")
         echo "export const ${var}_broken: P.$type = $broken;" >>"$bad_ts"
         line=$(wc -l <"$bad_ts")
         bad_label[$line]="$format $kind"
@@ -161,14 +145,14 @@ mcp_schema() {
     for kind in $kinds; do
         json=$(emit mcp "$kind")
         [ -n "$json" ] || { echo "providers: nothing emitted for mcp $kind" >&2; exit 1; }
-        broken=$(jq -c "$(breakage mcp "$kind")" <<<"$json")
+        broken=$(breakage mcp "$kind" <<<"$json")
         schema=$(mcp_schema "$kind")
         printf '%s{"label":"%s","schema":"%s","valid":true,"value":%s}\n' "$sep" "$kind" "$schema" "$json"
         sep=','
         printf ',{"label":"%s (broken)","schema":"%s","valid":false,"value":%s}\n' "$kind" "$schema" "$broken"
         if [ "$kind" = call_in ]; then
             # The request's method and params against the tools/call schema itself.
-            inner=$(jq -c '{method, params}' <<<"$json")
+            inner=$(node "$work/mutate.mjs" request-body <<<"$json")
             printf ',{"label":"call_in params","schema":"CallToolRequestSchema","valid":true,"value":%s}\n' "$inner"
         fi
     done
