@@ -16,4 +16,5 @@
 #include "skills_shim.hpp"
 #include "substrate.hpp"
 #include "text.hpp"
+#include "tool_shapes.hpp"
 #include "version.hpp"
