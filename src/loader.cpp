@@ -31,6 +31,8 @@
 #include "agentskills/errors.hpp"
 #include "agentskills/names.hpp"
 #include "agentskills/parser.hpp"
+#include "confusables.hpp"
+#include "discovery_common.hpp"
 
 namespace agentskills {
 
@@ -40,15 +42,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view skill_file_name = "SKILL.md";
-
-
-// A name a directory listing may hold: one component, not "." or "..", no NUL. Anything else
-// comes from a broken reader, and joining it to a path could climb out of the library.
-bool is_plain_entry_name(std::string_view name) noexcept {
-    return !name.empty() && name != "." && name != ".." && name.find('/') == std::string_view::npos &&
-           name.find('\0') == std::string_view::npos;
-}
+using detail::is_plain_entry_name;
+using detail::skill_file_name;
 
 struct Root {
     std::string path;         // in the reader's namespace
@@ -682,6 +677,18 @@ Discovery FilesystemSkillLoader::Impl::discover() {
         out.skipped.push_back(SkippedSkill{root.path, reason, std::move(message)});
     };
 
+    // A root that exists but cannot be inspected or listed: an explicit one fails discovery (the
+    // loader cannot tell what it would miss); a default one is skipped, so that one unreadable
+    // `./.agents/skills` does not cost the user's own skills. Call it from a catch block.
+    auto unreadable_root = [&](const Root& root, const std::exception& e, std::string message) {
+        if (!root.is_default) {
+            if (dynamic_cast<const Error*>(&e) != nullptr) throw DiscoveryError(message);
+            throw;  // NOLINT(misc-throw-by-value-catch-by-reference): what the reader threw, unchanged
+        }
+        note(codes::root_unreadable, Severity::warning, root.path, message);
+        out.skipped.push_back(SkippedSkill{root.path, SkipReason::unreadable, std::move(message)});
+    };
+
     // 1. List the roots (in precedence order) and collect the child directories.
     std::deque<Listed> listed;  // not movable: the children are views into each Listed
     std::vector<Candidate> candidates;
@@ -698,8 +705,9 @@ Discovery FilesystemSkillLoader::Impl::discover() {
             }
             note(codes::root_missing, Severity::info, root.path, std::move(message));
             continue;
-        } catch (const Error& e) {
-            throw DiscoveryError(fmt::format("cannot inspect library root {}: {}", root.path, e.what()));
+        } catch (const std::exception& e) {
+            unreadable_root(root, e, fmt::format("cannot inspect library root {}: {}", root.path, e.what()));
+            continue;
         }
         if (st.kind != EntryKind::directory) {
             fail_or_skip(root, SkipReason::not_a_directory, codes::root_not_a_directory,
@@ -724,8 +732,10 @@ Discovery FilesystemSkillLoader::Impl::discover() {
                 l.children.reserve(l.entries.size());
                 for (const DirEntry& e : l.entries) l.children.push_back(RootEntry{e.name, e.kind, e.is_symlink});
             }
-        } catch (const Error& e) {
-            throw DiscoveryError(fmt::format("cannot list library root {}: {}", root.path, e.what()));
+        } catch (const std::exception& e) {
+            listed.pop_back();
+            unreadable_root(root, e, fmt::format("cannot list library root {}: {}", root.path, e.what()));
+            continue;
         }
         const bool is_package = std::any_of(l.children.begin(), l.children.end(), [](const RootEntry& e) {
             return e.name == skill_file_name && e.kind == EntryKind::file;
@@ -795,13 +805,12 @@ Discovery FilesystemSkillLoader::Impl::discover() {
     // 2. Read and parse the children on worker threads; each writes only its own slot.
     parallel_for(candidates.size(), thread_count(), [&](std::size_t i) { process(candidates[i]); });
 
-    // 3. Merge in order: precedence of roots, then children by name.
-    struct Winner {
-        std::size_t candidate;
-    };
+    // 3. Merge in order: precedence of roots, then children by name. Of several skills with one
+    // name, the first whose name is canonical (already NFKC, equal to its directory name) wins;
+    // when none is, the first. A look-alike that sorts first never displaces the real skill.
     // Views into the candidates and their cache entries, which outlive these maps.
-    std::unordered_map<std::string_view, Winner> winners;  // NFKC name -> kept candidate
-    std::unordered_set<std::string> skipped_dir_names;     // for the include check
+    std::unordered_map<std::string_view, std::size_t> winners;  // NFKC name -> kept candidate
+    std::unordered_set<std::string> skipped_dir_names;          // for the include check
     std::unordered_map<std::string, Kept> kept_now;
     std::unordered_set<std::string_view> live_keys;
     std::vector<std::shared_ptr<const SkillManifest>> kept_in_order;
@@ -813,12 +822,24 @@ Discovery FilesystemSkillLoader::Impl::discover() {
         if (include) return include->count(key) > 0;
         return exclude.count(key) == 0;
     };
+    auto parsed = [&](const Candidate& c) {
+        return c.has_skill_file && !c.failure.has_value() && c.entry && c.entry->manifest;
+    };
+    auto canonical = [&](const Candidate& c) {
+        const std::string& name = c.entry->manifest->name;
+        return name == c.entry->name_key && name == c.dir_name;
+    };
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        const Candidate& c = candidates[i];
+        if (!parsed(c) || !selected(c.entry->name_key)) continue;
+        auto [it, added] = winners.emplace(c.entry->name_key, i);
+        if (!added && !canonical(candidates[it->second]) && canonical(c)) it->second = i;
+    }
     for (std::size_t i = 0; i < candidates.size(); ++i) {
         Candidate& c = candidates[i];
         if (!c.has_skill_file) continue;
         live_keys.insert(c.skill_file);
-        const bool failed = c.failure.has_value() || !c.entry || !c.entry->manifest;
-        if (failed) {
+        if (!parsed(c)) {
             // Without a name, selection goes by the directory name.
             const std::string dir_key = nfkc(c.dir_name);
             if (!selected(dir_key)) continue;
@@ -840,9 +861,9 @@ Discovery FilesystemSkillLoader::Impl::discover() {
         const CacheEntry& e = *c.entry;
         const std::string& key = e.name_key;
         if (!selected(key)) continue;
-        auto found = winners.find(key);
-        if (found != winners.end()) {
-            const Candidate& first = candidates[found->second.candidate];
+        const std::size_t winner = winners.at(key);
+        if (winner != i) {
+            const Candidate& first = candidates[winner];
             bool same_dir = first.skill_dir == c.skill_dir;
             if (!same_dir && local) {
                 std::error_code ec1;
@@ -857,14 +878,18 @@ Discovery FilesystemSkillLoader::Impl::discover() {
                                  same_dir ? "same directory" : "byte-identical SKILL.md"));
                 continue;
             }
-            std::string message = fmt::format("skill name '{}' of {} is already used by {}", e.manifest->name,
-                                              c.skill_file, first.skill_file);
+            std::string message = winner < i
+                                      ? fmt::format("skill name '{}' of {} is already used by {}", e.manifest->name,
+                                                    c.skill_file, first.skill_file)
+                                      : fmt::format(
+                                            "skill name '{}' of {} is also used by {}, whose name is in NFKC form and "
+                                            "matches its directory; that one is kept",
+                                            e.manifest->name, c.skill_file, first.skill_file);
             if (options.duplicate_names == DuplicateNames::error) throw DiscoveryError(message);
             note(codes::duplicate_name, Severity::warning, c.skill_file, message);
             out.skipped.push_back(SkippedSkill{c.skill_file, SkipReason::duplicate_name, std::move(message)});
             continue;
         }
-        winners.emplace(key, Winner{i});
         out.diagnostics.insert(out.diagnostics.end(), e.diagnostics.begin(), e.diagnostics.end());
         // The cached manifest has this candidate's paths, unless the same file was cached under
         // another root (a symlinked library): then a copy gets the right ones.
@@ -880,6 +905,7 @@ Discovery FilesystemSkillLoader::Impl::discover() {
         kept_in_order.push_back(std::move(manifest));
         kept_now.emplace(key, Kept{c.entry, c.skill_file, c.skill_dir, c.library});
     }
+    detail::note_confusable_names(kept_in_order, out.diagnostics);
 
     if (include) {
         std::vector<std::string> unknown;
@@ -976,65 +1002,16 @@ LoadedSkill FilesystemSkillLoader::load(std::string_view name) {
         out.manifest.library = k.library;
         out.instructions = k.entry->body;
     }
-    out.resources = list_skill_resources(*impl_->reader, out.manifest.root);
+    ResourceList listed = list_skill_resources(
+        *impl_->reader, out.manifest.root,
+        ResourceListOptions{impl_->options.max_resources, impl_->options.include_hidden_resources});
+    out.resources = std::move(listed.resources);
+    out.omitted_resources = listed.omitted;
     return out;
 }
 
 const FilesystemLoaderOptions& FilesystemSkillLoader::options() const noexcept { return impl_->options; }
 
 const SkillReaderPtr& FilesystemSkillLoader::reader() const noexcept { return impl_->reader; }
-
-// ---------------------------------------------------------------------------------------
-
-std::vector<SkillResource> list_skill_resources(const SkillReader& reader, std::string_view skill_dir) {
-    constexpr std::size_t max_depth = 64;  // a guard for readers that report cycles as plain directories
-    std::vector<std::string> files;
-    struct Pending {
-        std::string relative;  // "" for the skill directory itself
-        std::size_t depth;
-    };
-    std::vector<Pending> stack{{std::string(), 0}};
-    while (!stack.empty()) {
-        Pending dir = std::move(stack.back());
-        stack.pop_back();
-        const std::string path = dir.relative.empty() ? std::string(skill_dir) : join_path(skill_dir, dir.relative);
-        std::vector<DirEntry> entries;
-        if (dir.relative.empty()) {
-            entries = reader.list_dir(path);  // the skill directory itself: its errors are the caller's
-        } else {
-            try {
-                entries = reader.list_dir(path);
-            } catch (const Error&) {
-                continue;  // a subdirectory that vanished or cannot be listed costs only its own files
-            }
-        }
-        for (const DirEntry& e : entries) {
-            if (!is_plain_entry_name(e.name)) continue;
-            std::string relative = dir.relative.empty() ? e.name : dir.relative + "/" + e.name;
-            if (e.kind == EntryKind::directory) {
-                if (!e.is_symlink && dir.depth + 1 < max_depth) stack.push_back({std::move(relative), dir.depth + 1});
-                continue;
-            }
-            if (e.kind != EntryKind::file) continue;
-            if (dir.relative.empty() && e.name == skill_file_name) continue;
-            files.push_back(std::move(relative));
-        }
-    }
-    auto group = [](std::string_view p) {
-        if (p.starts_with("scripts/")) return 0;
-        if (p.starts_with("references/")) return 1;
-        if (p.starts_with("assets/")) return 2;
-        return 3;
-    };
-    std::sort(files.begin(), files.end(), [&](const std::string& a, const std::string& b) {
-        const int ga = group(a);
-        const int gb = group(b);
-        return ga != gb ? ga < gb : a < b;
-    });
-    std::vector<SkillResource> out;
-    out.reserve(files.size());
-    for (auto& f : files) out.push_back(SkillResource{std::move(f)});
-    return out;
-}
 
 }  // namespace agentskills
