@@ -391,3 +391,18 @@ TEST_CASE("directory and file names that are not UTF-8 cost nothing to the other
         for (const auto& s : d.skipped) CHECK(!s.message.empty());
     }
 }
+
+TEST_CASE("the look-alike check is bounded for very long names", "[loader][hardening]") {
+    auto mem = std::make_shared<MemorySkillReader>();
+    const std::string lower(2000, 'a');
+    const std::string upper(2000, 'A');
+    mem->add_file("lib/long-lower/SKILL.md", skill_md(lower, "Long."));
+    mem->add_file("lib/long-upper/SKILL.md", skill_md(upper, "Long too."));
+    mem->add_file("lib/short-lower/SKILL.md", skill_md("abc", "Short."));
+    mem->add_file("lib/short-upper/SKILL.md", skill_md("ABC", "Short too."));
+    const Discovery d = FilesystemSkillLoader(memory_options(mem, {"lib"})).discover();
+    CHECK(d.skills.size() == 4);  // kept under the default `keep` policy (with warnings)
+    const auto warnings = with_code(d, codes::confusable_name);
+    REQUIRE(warnings.size() == 1);  // only the short pair: names past 1,024 bytes are not compared
+    CHECK(warnings[0]->path == "lib/short-upper/SKILL.md");
+}
