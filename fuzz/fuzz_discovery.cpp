@@ -99,6 +99,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         FUZZ_CHECK(!s.message.empty());
     }
 
+    // A kept skill whose name is not canonical (NFKC, equal to its directory name) never has
+    // displaced a canonical one: no skipped duplicate of its name lives in a directory of that name.
+    for (const SkillManifest& m : d.skills) {
+        const std::string key = nfkc(m.name);
+        if (m.name == key && path_basename(m.root) == m.name) continue;
+        for (const SkippedSkill& s : d.skipped) {
+            if (s.reason != SkipReason::duplicate_name) continue;
+            const std::string dir(
+                path_basename(s.path.substr(0, s.path.size() - std::string_view("/SKILL.md").size())));
+            if (dir != key) continue;
+            // That skipped file may still have been a look-alike itself; only a canonical name counts.
+            const std::string quoted = "skill name '" + key + "' of " + s.path + " is ";
+            FUZZ_CHECK(s.message.rfind(quoted, 0) != 0);
+        }
+    }
+
     // A second discovery over the same tree (served from the cache) agrees with the first.
     const Discovery again = loader->discover();
     FUZZ_CHECK(again.skills.size() == d.skills.size());
@@ -110,8 +126,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const std::string& name : catalog.names()) {
         const LoadedSkill skill = catalog.load(name);
         FUZZ_CHECK(names_equal(skill.manifest.name, name));
+        FUZZ_CHECK(skill.resources.size() <= SKILL_MAX_RESOURCES);
         for (const SkillResource& r : skill.resources) {
             FUZZ_CHECK(!r.path.empty() && r.path.front() != '/');
+            // Hidden names are left out by default, in every component.
+            FUZZ_CHECK(r.path.front() != '.' && r.path.find("/.") == std::string::npos);
             FUZZ_CHECK(!fuzz::contains_component(r.path, ".."));
             FUZZ_CHECK(r.path != "SKILL.md");
             std::string full = join_path(skill.manifest.root, r.path);

@@ -15,8 +15,11 @@
 #include <fmt/core.h>
 
 #include "agentskills/errors.hpp"
+#include "local_fs.hpp"
 
 namespace agentskills {
+
+namespace local = detail::local;
 
 FilePathResolver::~FilePathResolver() = default;
 SkillReader::~SkillReader() = default;
@@ -157,37 +160,10 @@ std::string c_path(std::string_view path) {
     throw IoError(fmt::format("{} '{}': {}", what, path, std::strerror(err)));
 }
 
-class Fd {
-public:
-    explicit Fd(int fd) noexcept : fd_(fd) {}
-    ~Fd() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    [[nodiscard]] int get() const noexcept { return fd_; }
-    int release() noexcept { return std::exchange(fd_, -1); }
-
-private:
-    int fd_;
-};
-
-EntryKind kind_of(mode_t mode) noexcept {
-    if (S_ISREG(mode)) return EntryKind::file;
-    if (S_ISDIR(mode)) return EntryKind::directory;
-    return EntryKind::other;
-}
-
-std::int64_t mtime_of(const struct stat& st) noexcept {
-    return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + static_cast<std::int64_t>(st.st_mtim.tv_nsec);
-}
-
-std::uint64_t identity_of(const struct stat& st) noexcept {
-    // The inode, mixed with the device so that two file systems do not collide.
-    auto ino = static_cast<std::uint64_t>(st.st_ino);
-    auto dev = static_cast<std::uint64_t>(st.st_dev);
-    return ino ^ (dev * 0x9E3779B97F4A7C15ULL);
-}
+using local::Fd;
+using local::identity_of;
+using local::kind_of;
+using local::mtime_of;
 
 }  // namespace
 
@@ -218,26 +194,14 @@ ReadResult LocalSkillReader::read_file(std::string_view path, std::size_t max_by
                                   S_ISDIR(st.st_mode) ? "it is a directory" : "it is not a regular file"));
     }
     const std::size_t limit = max_bytes == 0 ? std::numeric_limits<std::size_t>::max() - 1 : max_bytes;
-    const auto file_size = static_cast<std::size_t>(st.st_size);
-    // Read one byte past the limit (or past the size fstat reported) to learn whether more follows.
-    std::size_t capacity = std::min(file_size, limit) + 1;
     ReadResult result;
-    result.data.resize(capacity);
-    std::size_t got = 0;
-    for (;;) {
-        if (got == capacity) {
-            if (got > limit) break;
-            capacity = std::min(limit + 1, std::max<std::size_t>(capacity * 2, 4096));
-            result.data.resize(capacity);
-        }
-        const ssize_t n = ::read(fd.get(), result.data.data() + got, capacity - got);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            throw_errno(errno, "cannot read", path);
-        }
-        if (n == 0) break;
-        got += static_cast<std::size_t>(n);
-    }
+    const std::ptrdiff_t n =
+        local::read_bounded(fd.get(), static_cast<std::size_t>(st.st_size), limit, [&](std::size_t want, std::size_t) {
+            result.data.resize(want);
+            return result.data.data();
+        });
+    if (n < 0) throw_errno(errno, "cannot read", path);
+    auto got = static_cast<std::size_t>(n);
     if (got > limit) {
         result.truncated = true;
         got = limit;
@@ -308,22 +272,17 @@ FileStat LocalSkillReader::stat(std::string_view path) const {
         if (err == ENOTDIR) throw NotFoundError(fmt::format("cannot stat '{}': a parent is not a directory", path));
         throw_errno(err, "cannot stat", path);
     }
-    FileStat out;
-    if (S_ISLNK(st.st_mode)) {
+    if (!S_ISLNK(st.st_mode)) return local::file_stat_of(st);  // the loader's fast paths report the same
+    struct stat target {};
+    if (::stat(p.c_str(), &target) != 0) {
+        FileStat out = local::file_stat_of(st);  // a dangling link or a loop
+        out.kind = EntryKind::other;
+        out.size = 0;
         out.is_symlink = true;
-        struct stat target {};
-        if (::stat(p.c_str(), &target) != 0) {
-            out.kind = EntryKind::other;
-            out.mtime_ns = mtime_of(st);
-            out.identity = identity_of(st);
-            return out;
-        }
-        st = target;
+        return out;
     }
-    out.kind = kind_of(st.st_mode);
-    out.size = static_cast<std::uint64_t>(st.st_size);
-    out.mtime_ns = mtime_of(st);
-    out.identity = identity_of(st);
+    FileStat out = local::file_stat_of(target);
+    out.is_symlink = true;
     return out;
 }
 

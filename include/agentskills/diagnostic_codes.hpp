@@ -54,6 +54,8 @@ inline constexpr std::string_view skill_skipped = "skill-skipped";
 inline constexpr std::string_view duplicate_name = "duplicate-name";
 inline constexpr std::string_view duplicate_copy = "duplicate-copy";
 inline constexpr std::string_view entry_name_refused = "entry-name-refused";
+inline constexpr std::string_view confusable_name = "confusable-name";
+inline constexpr std::string_view root_unreadable = "root-unreadable";
 
 /// Every code above, for tools and for the test that checks docs/diagnostics.md.
 inline constexpr std::array all = {
@@ -97,6 +99,8 @@ inline constexpr std::array all = {
     duplicate_name,
     duplicate_copy,
     entry_name_refused,
+    confusable_name,
+    root_unreadable,
 };
 
 }  // namespace agentskills::codes

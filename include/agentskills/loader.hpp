@@ -17,9 +17,9 @@ namespace agentskills {
 
 /// What one `discover()` found.
 struct Discovery {
-    std::vector<SkillManifest> skills;   ///< valid skills, in catalog order
-    std::vector<SkippedSkill> skipped;   ///< every file or root left out, in the order found
-    Diagnostics diagnostics;             ///< every warning and error, with file and line
+    std::vector<SkillManifest> skills;  ///< valid skills, in catalog order
+    std::vector<SkippedSkill> skipped;  ///< every file or root left out, in the order found
+    Diagnostics diagnostics;            ///< every warning and error, with file and line
 };
 
 /// Source of skills. Implement it for discovery or loading that the file-system loader
@@ -44,6 +44,15 @@ public:
 
 using SkillLoaderPtr = std::shared_ptr<SkillLoader>;
 
+/// Default cap on the resources `load` lists (FilesystemLoaderOptions::max_resources).
+inline constexpr std::size_t SKILL_MAX_RESOURCES = 1000;
+/// Directory levels below a skill directory that resource listing descends (a file in the 64th
+/// level is listed, the 65th level is not visited).
+inline constexpr std::size_t SKILL_MAX_RESOURCE_DEPTH = 64;
+/// Directory entries resource listing looks at, at most, per skill; past it the walk stops and
+/// the count of omitted files is a lower bound.
+inline constexpr std::size_t SKILL_RESOURCE_WALK_LIMIT = 100'000;
+
 enum class MissingDirectories { error, skip };
 enum class DuplicateNames { error, keep_first };
 
@@ -63,6 +72,11 @@ struct FilesystemLoaderOptions {
     std::vector<std::string> exclude = {};
     MissingDirectories missing_directories = MissingDirectories::skip;
     DuplicateNames duplicate_names = DuplicateNames::keep_first;
+    /// At most this many resources in LoadedSkill::resources (the first in listing order); the
+    /// other files are counted in LoadedSkill::omitted_resources. 0 = no cap (the walk limit stays).
+    std::size_t max_resources = SKILL_MAX_RESOURCES;
+    /// List files and directories whose name starts with '.' as resources (left out by default).
+    bool include_hidden_resources = false;
     /// Worker threads for discovery; 0 = the machine's cores.
     std::size_t threads = 0;
     /// Called once for each diagnostic of each discovery (from the calling thread).
@@ -90,9 +104,27 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+/// How list_skill_resources walks and caps.
+struct ResourceListOptions {
+    std::size_t max_resources = SKILL_MAX_RESOURCES;  ///< 0 = no cap
+    bool include_hidden = false;                      ///< list names starting with '.'
+};
+
+/// The listed resources and the number of further files left out by the cap.
+struct ResourceList {
+    std::vector<SkillResource> resources;
+    std::size_t omitted = 0;
+};
+
 /// Lists the resources of a skill directory through `reader`: every file below `skill_dir`
-/// except its own SKILL.md, not following directory symlinks, ordered scripts/, references/,
-/// assets/, then the rest, each by path.
+/// except its own SKILL.md, not following directory symlinks, at most SKILL_MAX_RESOURCE_DEPTH
+/// levels deep, without names starting with '.' unless `include_hidden`, ordered scripts/,
+/// references/, assets/, then the rest, each by path; the first `max_resources` of that order
+/// are kept. The walk looks at no more than SKILL_RESOURCE_WALK_LIMIT entries.
+[[nodiscard]] ResourceList list_skill_resources(const SkillReader& reader, std::string_view skill_dir,
+                                                const ResourceListOptions& options);
+
+/// The same with the default options; only the resources.
 [[nodiscard]] std::vector<SkillResource> list_skill_resources(const SkillReader& reader, std::string_view skill_dir);
 
 }  // namespace agentskills

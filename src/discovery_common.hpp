@@ -1,0 +1,293 @@
+// agentskills-cpp — private: the types and stages of FilesystemSkillLoader's discovery.
+//
+// discover() runs these stages in order (src/loader.cpp):
+//   1. list_roots          (discovery_roots.cpp)    list the roots, keep the child directories
+//   2. SnapshotStore::reuse (discovery_snapshot.cpp) the last result, when nothing changed
+//   3. ParseCache::process (discovery_parse.cpp)    read and parse each child's SKILL.md
+//   4. merge_candidates    (discovery_merge.cpp)    precedence, duplicates, selection
+//   5. publish             (loader.cpp)             what load() serves
+//   6. SnapshotStore::capture                       what the next discovery may reuse
+// Storage (discovery_storage.cpp) is the only place that tells a local file system from
+// another reader; its POSIX calls live in local_fs.cpp, which LocalSkillReader uses too.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "agentskills/diagnostics.hpp"
+#include "agentskills/loader.hpp"
+#include "agentskills/reader.hpp"
+#include "agentskills/skill.hpp"
+
+namespace agentskills::detail {
+
+inline constexpr std::string_view skill_file_name = "SKILL.md";
+
+// A name a directory listing may hold: one component, not "." or "..", no NUL. Anything else
+// comes from a broken reader, and joining it to a path could climb out of the library.
+[[nodiscard]] inline bool is_plain_entry_name(std::string_view name) noexcept {
+    return !name.empty() && name != "." && name != ".." && name.find('/') == std::string_view::npos &&
+           name.find('\0') == std::string_view::npos;
+}
+
+/// Where a skill lives: the one place the location fields of a manifest are set.
+struct SkillLocation {
+    std::string_view skill_file;
+    std::string_view root;     // the skill directory
+    std::string_view library;  // the library root
+};
+
+inline void set_location(SkillManifest& m, const SkillLocation& where) {
+    m.skill_file = std::string(where.skill_file);
+    m.root = std::string(where.root);
+    m.library = std::string(where.library);
+}
+
+[[nodiscard]] inline bool has_location(const SkillManifest& m, const SkillLocation& where) noexcept {
+    return m.skill_file == where.skill_file && m.root == where.root && m.library == where.library;
+}
+
+struct Root {
+    std::string path;         // in the reader's namespace
+    bool is_default = false;  // a default root: skip-if-missing, skipped when unreadable
+};
+
+/// Which names discovery keeps (include / exclude, both after NFKC).
+struct Selection {
+    std::optional<std::unordered_set<std::string>> include;
+    std::unordered_set<std::string> exclude;
+    [[nodiscard]] bool selected(const std::string& key) const {
+        return include ? include->count(key) > 0 : exclude.count(key) == 0;
+    }
+};
+
+// One parsed SKILL.md, shared between discoveries while its stat does not change.
+struct CacheEntry {
+    FileStat stat;
+    bool verify = false;  // the stat cannot vouch for the bytes: compare them on the next hit
+    bool truncated = false;
+    std::size_t text_size = 0;              // size and hash of the bytes read, for the
+    std::size_t text_hash = 0;              // byte-identical and re-verification checks; the
+    bool hashed = false;                    // hash only when `verify` (hashing costs a pass)
+    std::string name_key;                   // NFKC of the manifest's name
+    std::optional<SkillManifest> manifest;  // located where the candidate that was parsed is
+    std::string body;
+    Diagnostics diagnostics;
+    std::optional<SkipReason> skip_reason;
+    std::string skip_message;
+};
+using CacheEntryPtr = std::shared_ptr<const CacheEntry>;
+
+// What the worker found for one child directory of a root.
+struct Candidate {
+    std::size_t root_index = 0;
+    std::string library;
+    std::string child_dir;  // as listed
+    std::string dir_name;
+    bool is_symlink = false;
+
+    // Filled in by the worker.
+    bool has_skill_file = false;
+    std::string skill_dir;  // resolved (symlink target for local skills)
+    std::string skill_file;
+    CacheEntryPtr entry;  // parse result, or nullptr with `failure` set
+    std::optional<SkipReason> failure;
+    std::string failure_message;
+
+    [[nodiscard]] SkillLocation location() const noexcept { return {skill_file, skill_dir, library}; }
+    [[nodiscard]] bool parsed() const noexcept { return has_skill_file && !failure && entry && entry->manifest; }
+};
+
+// A kept skill of the current discovery (what load() serves).
+struct Kept {
+    CacheEntryPtr entry;
+    std::string skill_file;
+    std::string skill_dir;
+    std::string library;
+    [[nodiscard]] SkillLocation location() const noexcept { return {skill_file, skill_dir, library}; }
+};
+
+// One entry of a root's listing: a view of its name (into the Listed that owns the bytes).
+struct RootEntry {
+    std::string_view name;
+    EntryKind kind = EntryKind::file;
+    bool is_symlink = false;
+};
+
+// The entries of one root's listing; once filtered, the child directories in name order.
+// Names are views into `names` (local listing: every name in one buffer, no allocation per
+// entry) or into `entries` (what the reader listed).
+struct Listed {
+    std::size_t root_index = 0;
+    std::string names;
+    std::vector<DirEntry> entries;
+    std::vector<RootEntry> children;
+
+    Listed() = default;
+    Listed(const Listed&) = delete;
+    Listed& operator=(const Listed&) = delete;
+    Listed(Listed&&) = delete;  // the views point into this object's buffers
+    Listed& operator=(Listed&&) = delete;
+};
+
+// Runs fn(i) for i in [0, n) on up to `threads` threads (the caller's among them).
+template <class F>
+void parallel_for(std::size_t n, std::size_t threads, F&& fn) {
+    threads = std::min(threads, n);
+    if (threads <= 1) {
+        for (std::size_t i = 0; i < n; ++i) fn(i);
+        return;
+    }
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+        for (std::size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) fn(i);
+    };
+    std::vector<std::jthread> pool;
+    pool.reserve(threads - 1);
+    for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+}
+
+// ---------------------------------------------------------------------------------------
+// Storage: the reader, with the local file system's fast paths.
+
+class Storage {
+public:
+    explicit Storage(SkillReaderPtr reader);
+
+    [[nodiscard]] const SkillReader& reader() const noexcept { return *reader_; }
+    [[nodiscard]] const SkillReaderPtr& reader_ptr() const noexcept { return reader_; }
+    [[nodiscard]] bool local() const noexcept { return local_; }
+
+    /// A configured root as a path of the reader's namespace; throws PathError or
+    /// ConfigurationError.
+    [[nodiscard]] std::string resolve_root(const std::string& root) const;
+    /// The default roots (local reader only; empty otherwise).
+    [[nodiscard]] std::vector<std::string> default_roots() const;
+    /// The root the loader uses when none is given (non-local readers only).
+    [[nodiscard]] std::string implicit_root() const;
+    /// What makes two roots the same library (the canonical path for local roots).
+    [[nodiscard]] std::string library_key(const std::string& root) const;
+    /// Lists a root into `out` (children as views); throws what the reader throws.
+    void list_root(const std::string& root, Listed& out) const;
+    /// The skill directory of a listed child: a local symlink resolved, else the child itself.
+    [[nodiscard]] std::string skill_dir(const std::string& child_dir, bool is_symlink) const;
+    /// Whether two skill directories are one (after resolving links, for local ones).
+    [[nodiscard]] bool same_directory(const std::string& a, const std::string& b) const;
+
+    /// The outcome of reading a SKILL.md that was never cached, through the fast path.
+    enum class Fresh { read, missing, general };
+    /// Local only: reads `path` in one open + fstat + read; `general` when the reader must decide.
+    Fresh read_fresh(const std::string& path, std::size_t max_bytes, FileStat& st, std::string_view& data,
+                     bool& truncated) const;
+
+    /// What a SKILL.md's stat is now, for the reuse check: found (with `st`), missing, or failed.
+    enum class Probe { found, missing, failed };
+    /// Root directories opened for relative stats (local only; -1 elsewhere). Close with close_roots.
+    [[nodiscard]] std::vector<int> open_roots(const std::vector<Root>& roots, const std::deque<Listed>& listed) const;
+    static void close_roots(std::vector<int>& fds) noexcept;
+    Probe probe(const std::string& path, int root_fd, const std::string& relative, FileStat& st) const;
+
+private:
+    SkillReaderPtr reader_;
+    bool local_ = false;
+    const FilePathResolver* resolver_ = nullptr;
+    std::string base_;  // the LocalSkillReader's base directory
+};
+
+// ---------------------------------------------------------------------------------------
+// 1. Roots
+
+struct RootListing {
+    std::deque<Listed> listed;  // not movable: the children are views into each Listed
+    Diagnostics diagnostics;    // what listing the roots reported
+    std::vector<SkippedSkill> skipped;
+};
+
+/// Lists every root in precedence order and keeps its child directories in name order.
+/// Throws DiscoveryError for a root that fails under the policy.
+void list_roots(const std::vector<Root>& roots, const Storage& storage, const Selection& selection,
+                MissingDirectories policy, RootListing& out);
+
+/// One candidate per child directory of the listing, in order.
+[[nodiscard]] std::vector<Candidate> make_candidates(const std::vector<Root>& roots, const RootListing& listing);
+
+// ---------------------------------------------------------------------------------------
+// 3. Parsing, with the cache of parsed files
+
+struct ParseSettings {
+    NamePolicy name_policy = NamePolicy::keep;
+    std::size_t max_lines = SKILL_MAX_FILE_LINES;
+    std::size_t max_bytes = SKILL_MAX_FILE_BYTES;
+};
+
+class ParseCache {
+public:
+    ParseCache(const Storage& storage, ParseSettings settings) : storage_(storage), settings_(settings) {}
+    /// Reads and parses one candidate's SKILL.md, or reuses the cached parse. Never throws.
+    void process(Candidate& c);
+    /// Whether two parsed files hold the same bytes (size and hash, then both read again).
+    [[nodiscard]] bool same_bytes(const Candidate& a, const Candidate& b) const;
+    /// Forgets the files that are not in `live` (paths of SKILL.md files still there).
+    void keep_only(const std::unordered_set<std::string_view>& live);
+
+private:
+    void store(Candidate& c, const FileStat& st, std::string_view data, bool truncated);
+    [[nodiscard]] bool cached(const std::string& path);
+
+    const Storage& storage_;
+    ParseSettings settings_;
+    std::mutex mutex_;
+    std::unordered_map<std::string, CacheEntryPtr> entries_;  // key: SKILL.md path
+};
+
+// ---------------------------------------------------------------------------------------
+// 4. Merge
+
+struct Merged {
+    std::unordered_map<std::string, Kept> kept;               // key: NFKC name
+    std::vector<std::shared_ptr<const SkillManifest>> order;  // the kept manifests, in catalog order
+    std::unordered_set<std::string_view> live_files;          // every SKILL.md seen
+};
+
+/// Merges the parsed candidates in order into `out` (diagnostics and skipped entries) and
+/// returns what was kept. Throws DiscoveryError for duplicates under DuplicateNames::error and
+/// for include names that name nothing.
+[[nodiscard]] Merged merge_candidates(const std::vector<Candidate>& candidates, const Selection& selection,
+                                      const std::optional<std::vector<std::string>>& include_names,
+                                      DuplicateNames policy, const Storage& storage, const ParseCache& cache,
+                                      Discovery& out);
+
+// ---------------------------------------------------------------------------------------
+// 2 and 6. The snapshot of the last discovery
+
+class SnapshotStore {
+public:
+    /// The last discovery's result when the roots report the same, the children are the same
+    /// and no SKILL.md changed, appeared or needs its bytes checked; nullopt otherwise.
+    [[nodiscard]] std::optional<Discovery> reuse(const RootListing& listing, const std::vector<Root>& roots,
+                                                 const Storage& storage, std::size_t threads);
+    /// Remembers this discovery, unless a child cannot be trusted to stay the same (a symlink,
+    /// a read failure, bytes the stat cannot vouch for): then the next one takes the full path.
+    void capture(const RootListing& listing, const std::vector<Candidate>& candidates, Merged& merged,
+                 const Discovery& out);
+
+private:
+    struct Snapshot;
+    std::mutex mutex_;
+    std::shared_ptr<const Snapshot> last_;
+};
+
+}  // namespace agentskills::detail

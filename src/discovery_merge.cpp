@@ -1,0 +1,176 @@
+// agentskills-cpp — discovery, stage 4: merge the parsed candidates in precedence order.
+#include <string>
+#include <unordered_map>
+
+#include <fmt/core.h>
+
+#include "agentskills/diagnostic_codes.hpp"
+#include "agentskills/errors.hpp"
+#include "agentskills/names.hpp"
+#include "confusables.hpp"
+#include "discovery_common.hpp"
+
+namespace agentskills::detail {
+
+namespace {
+
+const Diagnostic* first_error(const Diagnostics& ds) {
+    for (const auto& d : ds) {
+        if (d.severity == Severity::error) return &d;
+    }
+    return nullptr;
+}
+
+// A name that is already NFKC and is its directory's name.
+bool canonical(const Candidate& c) {
+    const std::string& name = c.entry->manifest->name;
+    return name == c.entry->name_key && name == c.dir_name;
+}
+
+class Merger {
+public:
+    Merger(const std::vector<Candidate>& candidates, const Selection& selection, DuplicateNames policy,
+           const Storage& storage, const ParseCache& cache, Discovery& out)
+        : candidates_(candidates),
+          selection_(selection),
+          policy_(policy),
+          storage_(storage),
+          cache_(cache),
+          out_(out) {}
+
+    Merged run(const std::optional<std::vector<std::string>>& include_names);
+
+private:
+    void note(std::string_view code, Severity severity, std::string path, std::string message) {
+        out_.diagnostics.push_back(Diagnostic{std::string(code), severity, std::move(path), 0, std::move(message)});
+    }
+    void choose_winners();
+    void add_failed(const Candidate& c);
+    void add_duplicate(const Candidate& c, std::size_t index, std::size_t winner);
+    void add_kept(const Candidate& c);
+    void check_include(const std::vector<std::string>& names) const;
+
+    const std::vector<Candidate>& candidates_;
+    const Selection& selection_;
+    DuplicateNames policy_;
+    const Storage& storage_;
+    const ParseCache& cache_;
+    Discovery& out_;
+    Merged merged_;
+    // Views into the candidates and their cache entries, which outlive the merge.
+    std::unordered_map<std::string_view, std::size_t> winners_;  // NFKC name -> kept candidate
+    std::unordered_set<std::string> skipped_dir_names_;          // for the include check
+};
+
+// Of several skills with one name, the first whose name is canonical wins; when none is, the
+// first. A look-alike that sorts first never displaces the real skill.
+void Merger::choose_winners() {
+    winners_.reserve(candidates_.size());
+    for (std::size_t i = 0; i < candidates_.size(); ++i) {
+        const Candidate& c = candidates_[i];
+        if (!c.parsed() || !selection_.selected(c.entry->name_key)) continue;
+        auto [it, added] = winners_.emplace(c.entry->name_key, i);
+        if (!added && !canonical(candidates_[it->second]) && canonical(c)) it->second = i;
+    }
+}
+
+void Merger::add_failed(const Candidate& c) {
+    // Without a name, selection goes by the directory name.
+    std::string dir_key = nfkc(c.dir_name);
+    if (!selection_.selected(dir_key)) return;
+    skipped_dir_names_.insert(std::move(dir_key));
+    if (c.failure) {
+        note(codes::skill_unreadable, Severity::error, c.skill_file, c.failure_message);
+        out_.skipped.push_back(SkippedSkill{c.skill_file, *c.failure, c.failure_message});
+        return;
+    }
+    const CacheEntry& e = *c.entry;
+    out_.diagnostics.insert(out_.diagnostics.end(), e.diagnostics.begin(), e.diagnostics.end());
+    if (first_error(e.diagnostics) == nullptr)
+        note(codes::skill_skipped, Severity::error, c.skill_file, e.skip_message);
+    out_.skipped.push_back(SkippedSkill{c.skill_file, e.skip_reason.value_or(SkipReason::invalid), e.skip_message});
+}
+
+void Merger::add_duplicate(const Candidate& c, std::size_t index, std::size_t winner) {
+    const Candidate& kept = candidates_[winner];
+    const bool same_dir = storage_.same_directory(kept.skill_dir, c.skill_dir);
+    if (same_dir || cache_.same_bytes(kept, c)) {
+        note(codes::duplicate_copy, Severity::info, c.skill_file,
+             fmt::format("{} is the same skill as {} ({}); it counts once", c.skill_file, kept.skill_file,
+                         same_dir ? "same directory" : "byte-identical SKILL.md"));
+        return;
+    }
+    const std::string& name = c.entry->manifest->name;
+    std::string message =
+        winner < index ? fmt::format("skill name '{}' of {} is already used by {}", name, c.skill_file, kept.skill_file)
+                       : fmt::format(
+                             "skill name '{}' of {} is also used by {}, whose name is in NFKC form and matches its "
+                             "directory; that one is kept",
+                             name, c.skill_file, kept.skill_file);
+    if (policy_ == DuplicateNames::error) throw DiscoveryError(message);
+    note(codes::duplicate_name, Severity::warning, c.skill_file, message);
+    out_.skipped.push_back(SkippedSkill{c.skill_file, SkipReason::duplicate_name, std::move(message)});
+}
+
+void Merger::add_kept(const Candidate& c) {
+    const CacheEntry& e = *c.entry;
+    out_.diagnostics.insert(out_.diagnostics.end(), e.diagnostics.begin(), e.diagnostics.end());
+    // The cached manifest has this candidate's location, unless the same file was cached under
+    // another root (a symlinked library): then a copy gets the right one.
+    std::shared_ptr<const SkillManifest> manifest(c.entry, &*e.manifest);
+    if (!has_location(*e.manifest, c.location())) {
+        auto placed = std::make_shared<SkillManifest>(*e.manifest);
+        set_location(*placed, c.location());
+        manifest = std::move(placed);
+    }
+    merged_.order.push_back(std::move(manifest));
+    merged_.kept.emplace(e.name_key, Kept{c.entry, c.skill_file, c.skill_dir, c.library});
+}
+
+void Merger::check_include(const std::vector<std::string>& names) const {
+    std::vector<std::string> unknown;
+    for (const auto& name : names) {
+        const std::string key = nfkc(name);
+        if (winners_.count(std::string_view(key)) == 0 && skipped_dir_names_.count(key) == 0) unknown.push_back(name);
+    }
+    if (unknown.empty()) return;
+    std::string list;
+    for (const auto& n : unknown) list += (list.empty() ? "'" : ", '") + n + "'";
+    throw DiscoveryError(fmt::format("include names no discovered skill: {}", list));
+}
+
+Merged Merger::run(const std::optional<std::vector<std::string>>& include_names) {
+    choose_winners();
+    merged_.order.reserve(candidates_.size());
+    merged_.kept.reserve(candidates_.size());
+    merged_.live_files.reserve(candidates_.size());
+    for (std::size_t i = 0; i < candidates_.size(); ++i) {
+        const Candidate& c = candidates_[i];
+        if (!c.has_skill_file) continue;
+        merged_.live_files.insert(c.skill_file);
+        if (!c.parsed()) {
+            add_failed(c);
+            continue;
+        }
+        if (!selection_.selected(c.entry->name_key)) continue;
+        const std::size_t winner = winners_.at(c.entry->name_key);
+        if (winner != i) {
+            add_duplicate(c, i, winner);
+        } else {
+            add_kept(c);
+        }
+    }
+    note_confusable_names(merged_.order, out_.diagnostics);
+    if (include_names) check_include(*include_names);
+    return std::move(merged_);
+}
+
+}  // namespace
+
+Merged merge_candidates(const std::vector<Candidate>& candidates, const Selection& selection,
+                        const std::optional<std::vector<std::string>>& include_names, DuplicateNames policy,
+                        const Storage& storage, const ParseCache& cache, Discovery& out) {
+    return Merger(candidates, selection, policy, storage, cache, out).run(include_names);
+}
+
+}  // namespace agentskills::detail

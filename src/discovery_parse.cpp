@@ -1,0 +1,178 @@
+// agentskills-cpp — discovery, stage 3: read and parse each child's SKILL.md, with the cache
+// of parsed files (a file whose stat is unchanged is not read or parsed again).
+#include <chrono>
+#include <functional>
+#include <string>
+
+#include <fmt/core.h>
+
+#include "agentskills/errors.hpp"
+#include "agentskills/names.hpp"
+#include "agentskills/parser.hpp"
+#include "discovery_common.hpp"
+
+namespace agentskills::detail {
+
+namespace {
+
+// Whether a stat cannot tell a later edit apart: the reader knows neither a modification time
+// nor an identity, or the file was modified so recently that another write within the same
+// timestamp tick would leave size, mtime and inode unchanged (the "racy" case). Such entries
+// are re-read (not re-parsed) on the next discovery and compared byte for byte.
+bool stat_needs_verification(const FileStat& st) {
+    if (st.mtime_ns == 0) return st.identity == 0;
+    constexpr std::int64_t racy_window_ns = 2'000'000'000;
+    const std::int64_t now_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    return now_ns - st.mtime_ns < racy_window_ns;
+}
+
+std::string first_error_message(const Diagnostics& ds) {
+    for (const auto& d : ds) {
+        if (d.severity == Severity::error) return d.message;
+    }
+    return ds.empty() ? std::string("invalid SKILL.md") : ds.front().message;
+}
+
+}  // namespace
+
+bool ParseCache::cached(const std::string& path) {
+    std::lock_guard lock(mutex_);
+    return entries_.count(path) != 0;
+}
+
+void ParseCache::process(Candidate& c) {
+    try {
+        c.skill_dir = storage_.skill_dir(c.child_dir, c.is_symlink);
+        c.skill_file = join_path(c.skill_dir, skill_file_name);
+        if (storage_.local() && !cached(c.skill_file)) {
+            // A file the cache has never seen (every file of a first discovery): the fast path.
+            FileStat st;
+            std::string_view data;
+            bool truncated = false;
+            switch (storage_.read_fresh(c.skill_file, settings_.max_bytes, st, data, truncated)) {
+                case Storage::Fresh::missing:
+                    return;  // an ordinary directory, not a skill
+                case Storage::Fresh::read:
+                    c.has_skill_file = true;
+                    store(c, st, data, truncated);
+                    return;
+                case Storage::Fresh::general:
+                    break;
+            }
+        }
+        const SkillReader& reader = storage_.reader();
+        FileStat st;
+        try {
+            st = reader.stat(c.skill_file);
+        } catch (const NotFoundError&) {
+            return;  // an ordinary directory, not a skill
+        }
+        c.has_skill_file = true;
+        if (st.kind != EntryKind::file) {
+            c.failure = SkipReason::unreadable;
+            c.failure_message = fmt::format("{} is not a regular file", c.skill_file);
+            return;
+        }
+        CacheEntryPtr hit;
+        {
+            std::lock_guard lock(mutex_);
+            auto it = entries_.find(c.skill_file);
+            if (it != entries_.end() && it->second->stat == st) hit = it->second;
+        }
+        if (hit && !hit->verify) {
+            c.entry = std::move(hit);
+            return;
+        }
+        ReadResult read = reader.read_file(c.skill_file, settings_.max_bytes);
+        if (hit && hit->hashed && read.truncated == hit->truncated && read.data.size() == hit->text_size &&
+            std::hash<std::string_view>{}(read.data) == hit->text_hash) {
+            // The same bytes: keep the parse, and trust the stat from now on if it has settled.
+            if (stat_needs_verification(st)) {
+                c.entry = std::move(hit);
+                return;
+            }
+            auto settled = std::make_shared<CacheEntry>(*hit);
+            settled->verify = false;
+            CacheEntryPtr shared = std::move(settled);
+            std::lock_guard lock(mutex_);
+            entries_[c.skill_file] = shared;
+            c.entry = std::move(shared);
+            return;
+        }
+        store(c, st, read.data, read.truncated);
+    } catch (const std::exception& e) {
+        c.has_skill_file = true;
+        c.failure = SkipReason::unreadable;
+        c.failure_message =
+            fmt::format("cannot read {}: {}", c.skill_file.empty() ? c.child_dir : c.skill_file, e.what());
+    }
+}
+
+// Parses the bytes of c.skill_file, caches the result under its path and gives it to `c`.
+void ParseCache::store(Candidate& c, const FileStat& st, std::string_view data, bool truncated) {
+    auto entry = std::make_shared<CacheEntry>();
+    entry->stat = st;
+    entry->verify = stat_needs_verification(st);
+    entry->truncated = truncated;
+    ParseOptions popts;
+    popts.name_policy = settings_.name_policy;
+    popts.max_lines = settings_.max_lines;
+    popts.max_bytes = settings_.max_bytes;
+    popts.path = c.skill_file;  // for the diagnostics; the location is set below
+    popts.directory_name = c.dir_name;
+    ParseResult parsed = parse_skill_md(data, popts, truncated);
+    entry->manifest = std::move(parsed.manifest);
+    entry->body = std::move(parsed.body);
+    entry->diagnostics = std::move(parsed.diagnostics);
+    entry->skip_reason = parsed.skip_reason;
+    if (truncated) entry->skip_reason = SkipReason::too_large;
+    if (entry->skip_reason && entry->manifest) entry->manifest.reset();
+    if (!entry->manifest && !entry->skip_reason) entry->skip_reason = SkipReason::invalid;
+    if (entry->skip_reason) {
+        entry->skip_message = fmt::format("{}: {}", c.skill_file, first_error_message(entry->diagnostics));
+        if (*entry->skip_reason == SkipReason::too_large && truncated && entry->diagnostics.empty()) {
+            entry->skip_message =
+                fmt::format("{}: larger than the limit of {} bytes", c.skill_file, settings_.max_bytes);
+        }
+    }
+    entry->text_size = data.size();
+    if (entry->verify) {
+        entry->text_hash = std::hash<std::string_view>{}(data);
+        entry->hashed = true;
+    }
+    if (entry->manifest) {
+        entry->name_key = nfkc(entry->manifest->name);
+        set_location(*entry->manifest, c.location());
+    }
+    CacheEntryPtr shared = std::move(entry);
+    {
+        std::lock_guard lock(mutex_);
+        entries_[c.skill_file] = shared;
+    }
+    c.entry = std::move(shared);
+}
+
+bool ParseCache::same_bytes(const Candidate& a, const Candidate& b) const {
+    const CacheEntry& ea = *a.entry;
+    const CacheEntry& eb = *b.entry;
+    if (ea.text_size != eb.text_size || ea.truncated || eb.truncated) return false;
+    if (ea.hashed && eb.hashed && ea.text_hash != eb.text_hash) return false;
+    try {
+        const SkillReader& reader = storage_.reader();
+        return reader.read_file(a.skill_file, settings_.max_bytes).data ==
+               reader.read_file(b.skill_file, settings_.max_bytes).data;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+void ParseCache::keep_only(const std::unordered_set<std::string_view>& live) {
+    std::lock_guard lock(mutex_);
+    for (auto it = entries_.begin(); it != entries_.end();) {
+        it = live.count(it->first) > 0 ? std::next(it) : entries_.erase(it);
+    }
+}
+
+}  // namespace agentskills::detail

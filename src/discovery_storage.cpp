@@ -1,0 +1,128 @@
+// agentskills-cpp — discovery's access to storage: the reader, and for the local file system
+// the fast paths of local_fs.cpp. The only place where discovery tells the two apart.
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <fmt/core.h>
+
+#include "agentskills/errors.hpp"
+#include "discovery_common.hpp"
+#include "local_fs.hpp"
+
+namespace agentskills::detail {
+
+Storage::Storage(SkillReaderPtr reader)
+    : reader_(reader ? std::move(reader) : std::make_shared<const LocalSkillReader>()),
+      local_(reader_->is_local()),
+      resolver_(reader_->path_resolver()) {
+    if (const auto* local_reader = dynamic_cast<const LocalSkillReader*>(reader_.get())) {
+        base_ = local_reader->base_directory();
+    }
+}
+
+std::string Storage::resolve_root(const std::string& root) const {
+    try {
+        if (local_) return local::absolute_normal(root, base_);
+        if (resolver_ != nullptr) return resolver_->resolve(root, "/");
+        return normalize_relative_path(root);
+    } catch (const std::filesystem::filesystem_error& e) {
+        throw PathError(e.what());
+    }
+}
+
+std::vector<std::string> Storage::default_roots() const {
+    std::vector<std::string> out;
+    if (!local_) return out;
+    out.push_back(local::absolute_normal("./.agents/skills"));
+    if (std::string home = local::home_skills_root(); !home.empty()) out.push_back(std::move(home));
+    return out;
+}
+
+std::string Storage::implicit_root() const { return resolver_ != nullptr ? resolver_->resolve(".", "/") : "."; }
+
+std::string Storage::library_key(const std::string& root) const {
+    if (!local_) return root;
+    return local::canonical(root).value_or(root);
+}
+
+void Storage::list_root(const std::string& root, Listed& out) const {
+    if (local_) {
+        std::vector<local::NameKind> items;
+        if (local::list_kinds(root, out.names, items)) {
+            // Views only now: the buffer no longer moves.
+            out.children.reserve(items.size());
+            for (const local::NameKind& item : items) {
+                out.children.push_back(
+                    RootEntry{std::string_view(out.names).substr(item.offset, item.size), item.kind, item.is_symlink});
+            }
+            return;
+        }
+        out.names.clear();  // the reader reports the error properly
+    }
+    out.entries = reader_->list_dir(root);
+    out.children.reserve(out.entries.size());
+    for (const DirEntry& e : out.entries) out.children.push_back(RootEntry{e.name, e.kind, e.is_symlink});
+}
+
+std::string Storage::skill_dir(const std::string& child_dir, bool is_symlink) const {
+    if (local_ && is_symlink) return local::canonical(child_dir).value_or(child_dir);
+    return child_dir;
+}
+
+bool Storage::same_directory(const std::string& a, const std::string& b) const {
+    if (a == b) return true;
+    if (!local_) return false;
+    const std::optional<std::string> ca = local::canonical(a);
+    const std::optional<std::string> cb = local::canonical(b);
+    return ca && cb && *ca == *cb;
+}
+
+Storage::Fresh Storage::read_fresh(const std::string& path, std::size_t max_bytes, FileStat& st, std::string_view& data,
+                                   bool& truncated) const {
+    if (!local_) return Fresh::general;
+    switch (local::read_new_file(path, max_bytes, st, data, truncated)) {
+        case local::FreshRead::read:
+            return Fresh::read;
+        case local::FreshRead::missing:
+            return Fresh::missing;
+        case local::FreshRead::fallback:
+            break;
+    }
+    return Fresh::general;
+}
+
+std::vector<int> Storage::open_roots(const std::vector<Root>& roots, const std::deque<Listed>& listed) const {
+    std::vector<int> fds(roots.size(), -1);
+    if (!local_) return fds;
+    for (const Listed& l : listed) fds[l.root_index] = local::open_directory(roots[l.root_index].path).release();
+    return fds;
+}
+
+void Storage::close_roots(std::vector<int>& fds) noexcept {
+    for (int& fd : fds) {
+        if (fd >= 0) ::close(fd);
+        fd = -1;
+    }
+}
+
+Storage::Probe Storage::probe(const std::string& path, int root_fd, const std::string& relative, FileStat& st) const {
+    if (local_) {
+        bool missing = false;
+        if (std::optional<FileStat> now = local::lstat_plain(path, root_fd, relative, missing)) {
+            st = *now;
+            return Probe::found;
+        }
+        if (missing) return Probe::missing;
+    }
+    try {
+        st = reader_->stat(path);
+        return Probe::found;
+    } catch (const NotFoundError&) {
+        return Probe::missing;
+    } catch (const std::exception&) {
+        return Probe::failed;
+    }
+}
+
+}  // namespace agentskills::detail
