@@ -54,6 +54,10 @@ inline constexpr std::string_view skill_skipped = "skill-skipped";
 inline constexpr std::string_view duplicate_name = "duplicate-name";
 inline constexpr std::string_view duplicate_copy = "duplicate-copy";
 inline constexpr std::string_view entry_name_refused = "entry-name-refused";
+// --- run time (SkillsShim, the activation core)
+inline constexpr std::string_view ignored_behavioral_fields = "ignored-behavioral-fields";
+inline constexpr std::string_view prompt_budget_omitted = "prompt-budget-omitted";
+inline constexpr std::string_view resource_list_truncated = "resource-list-truncated";
 
 /// Every code above, for tools and for the test that checks docs/diagnostics.md.
 inline constexpr std::array all = {
@@ -97,6 +101,9 @@ inline constexpr std::array all = {
     duplicate_name,
     duplicate_copy,
     entry_name_refused,
+    ignored_behavioral_fields,
+    prompt_budget_omitted,
+    resource_list_truncated,
 };
 
 }  // namespace agentskills::codes
