@@ -493,7 +493,7 @@ TEST_CASE("shim: 60,000 tools / disallowedTools names cost milliseconds per turn
     auto loader = std::make_shared<SlowLoader>(std::vector<LoadedSkill>{big});
     auto shim = std::make_shared<SkillsShim>(SkillsShimOptions{.loader = loader});
     std::vector<Message> script{assistant_message("", {call("c1", "big")})};
-    for (int i = 0; i < 5; ++i) script.push_back(assistant_message("", {ToolCall{.id = "r", .name = "read"}}));
+    for (int i = 0; i < 3; ++i) script.push_back(assistant_message("", {ToolCall{.id = "r", .name = "read"}}));
     script.push_back(assistant_message("done"));
     auto model = std::make_shared<ScriptedModel>(script);
     DefaultAgent agent({.name = "q",
@@ -503,7 +503,9 @@ TEST_CASE("shim: 60,000 tools / disallowedTools names cost milliseconds per turn
                         .shims = {shim}});
     const auto start = std::chrono::steady_clock::now();
     (void)agent.run("go");
-    CHECK(std::chrono::steady_clock::now() - start < 3s);  // was about 10 s per turn
+    // Four filtered turns: about 10 s each before (quadratic); well under a second now, and
+    // under 10 s even with a sanitizer on a busy machine.
+    CHECK(std::chrono::steady_clock::now() - start < 10s);
     CHECK(tool_names(model->requests().back()) == std::vector<std::string>{"read", "activate_skill"});
 }
 

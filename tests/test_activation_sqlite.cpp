@@ -1,8 +1,8 @@
 // Tests for sqlite_store.hpp (built with AGENTSKILLS_SQLITE=ON): the SQLite activation store.
 // The eight-process test is example_own_loop_eight_processes (examples/own_loop).
-#ifdef AGENTSKILLS_HAVE_SQLITE
-
 #include <catch2/catch.hpp>
+
+#ifdef AGENTSKILLS_HAVE_SQLITE
 
 #include <atomic>
 #include <chrono>
