@@ -81,3 +81,69 @@ void BM_activate_already_active(benchmark::State& state) {
 BENCHMARK(BM_activate_already_active)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
+
+namespace {
+
+// One model turn's preparation with 1,000 skills and 200 tools of the agent's own: the block
+// (already in the instructions: the steady state), the activation tool, the filtering.
+void BM_prepare_turn_1000_skills_200_tools(benchmark::State& state) {
+    Fixture f(1000);
+    std::vector<agentskills::Tool> tools;
+    for (int i = 0; i < 200; ++i) {
+        tools.push_back(agentskills::Tool{.spec = {.name = fmt::format("tool_{:03}", i), .description = "A tool."},
+                                          .handler = nullptr});
+    }
+    agentskills::RunState run;
+    {
+        agentskills::PreparedTurn first(run, tools);
+        f.bound->prepare_turn(first);        // appends the block once
+        (void)f.activate(call_for(3), run);  // one active skill, so filtering runs
+    }
+    for (auto _ : state) {
+        agentskills::PreparedTurn turn(run, tools);
+        f.bound->prepare_turn(turn);
+        std::vector<agentskills::ToolSpec> specs = turn.visible_tool_specs();
+        benchmark::DoNotOptimize(specs);
+    }
+}
+BENCHMARK(BM_prepare_turn_1000_skills_200_tools)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+#ifdef AGENTSKILLS_HAVE_SQLITE
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <agentskills/activation.hpp>
+#include <agentskills/sqlite_store.hpp>
+
+namespace {
+
+// One first activation through the activation core with the SQLite store (a file in the
+// temporary directory): claim (BEGIN IMMEDIATE), load, confirm, render.
+void BM_activate_core_sqlite(benchmark::State& state) {
+    agentskills::FilesystemLoaderOptions options;
+    options.reader = agentskills::bench::memory_library(1000);
+    auto catalog = agentskills::discover_skill_catalog(std::make_shared<agentskills::FilesystemSkillLoader>(options));
+    const agentskills::SkillActivator core(catalog);
+    const auto path = std::filesystem::temp_directory_path() / fmt::format("agentskills-bench-{}.sqlite", ::getpid());
+    std::filesystem::remove(path);
+    {
+        agentskills::SqliteActivationStore store(path.string());
+        std::size_t i = 0;
+        for (auto _ : state) {
+            state.PauseTiming();
+            store.reset();  // a fresh conversation
+            const std::string arguments = fmt::format(R"({{"name":"migration-review-{:05}"}})", i++ % 1000);
+            state.ResumeTiming();
+            agentskills::ActivationResult r = core.activate(store, arguments);
+            benchmark::DoNotOptimize(r);
+        }
+    }
+    std::filesystem::remove(path);
+}
+BENCHMARK(BM_activate_core_sqlite)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+#endif

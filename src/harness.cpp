@@ -313,20 +313,19 @@ void PreparedTurn::add_tool(Tool tool) {
     tools_.push_back(std::move(tool));
 }
 
-void PreparedTurn::exclude_tool(std::string_view name) {
-    if (std::find(excluded_.begin(), excluded_.end(), name) == excluded_.end()) excluded_.emplace_back(name);
-}
+void PreparedTurn::exclude_tool(std::string_view name) { excluded_.emplace(name); }
 
-void PreparedTurn::restrict_tools(const std::vector<std::string>& allowed) { restrictions_.push_back(allowed); }
+void PreparedTurn::restrict_tools(const std::vector<std::string>& allowed) {
+    restrictions_.emplace_back(allowed.begin(), allowed.end());
+}
 
 std::vector<Tool> PreparedTurn::visible_tools() const {
     std::vector<Tool> out;
     for (const auto& t : tools_) {
         const std::string& n = t.spec.name;
-        if (std::find(excluded_.begin(), excluded_.end(), n) != excluded_.end()) continue;
-        bool allowed = std::all_of(restrictions_.begin(), restrictions_.end(), [&](const auto& list) {
-            return std::find(list.begin(), list.end(), n) != list.end();
-        });
+        if (excluded_.count(n) != 0) continue;
+        bool allowed =
+            std::all_of(restrictions_.begin(), restrictions_.end(), [&](const auto& set) { return set.count(n) != 0; });
         if (allowed) out.push_back(t);
     }
     return out;

@@ -2,12 +2,18 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
+#include <unordered_set>
 #include <utility>
 
 #include <fmt/core.h>
 
+#include "agentskills/activation.hpp"
+#include "agentskills/diagnostic_codes.hpp"
 #include "agentskills/errors.hpp"
+#include "agentskills/host.hpp"
 #include "agentskills/prompt.hpp"
+#include "agentskills/text.hpp"
 
 namespace agentskills {
 
@@ -86,127 +92,180 @@ std::string omitted_line(std::size_t n) {
     return fmt::format("{} more skills are not listed here, to keep this list within its size budget.", n);
 }
 
-ToolSpec make_tool_spec(const std::string& tool_name) {
+ToolSpec make_tool_spec(const std::string& tool_name) { return activation_tool_spec(tool_name); }
+
+ToolSpec make_resource_tool_spec(const std::string& tool_name) {
     json parameters = {
         {"type", "object"},
         {"properties",
-         {{"name",
+         {{"name", {{"type", "string"}, {"minLength", 1}, {"description", "The name of an active skill."}}},
+          {"path",
            {{"type", "string"},
             {"minLength", 1},
-            {"description", "The skill's name, exactly as it appears in <available_skills>."}}}}},
-        {"required", json::array({"name"})},
+            {"description", "A file path as the skill's <skill_resources> lists it (relative to the skill)."}}}}},
+        {"required", json::array({"name", "path"})},
         {"additionalProperties", false},
     };
     return ToolSpec{
         .name = tool_name,
         .description =
-            "Activate one of the skills listed in <available_skills>: returns its full instructions "
-            "and the files bundled with it. Call it before working on a task that matches the "
-            "skill's description.",
+            "Read one of the files listed in the <skill_resources> of a skill you activated: returns "
+            "the file's text.",
         .parameters = std::move(parameters),
         .strict = true,
     };
 }
 
-/// What a binding shares with its tool handler.
+/// The reader a skill's files are read through.
+SkillReaderPtr reader_for(const SkillCatalog& catalog, const SkillReaderPtr& configured, const std::string& name) {
+    if (configured) return configured;
+    if (auto* fsl = dynamic_cast<FilesystemSkillLoader*>(catalog.loader().get())) return fsl->reader();
+    if (auto* combined = dynamic_cast<CombinedSkillLoader*>(catalog.loader().get())) {
+        if (SkillReaderPtr r = combined->reader_for(name)) return r;
+    }
+    static const SkillReaderPtr local = std::make_shared<LocalSkillReader>();
+    return local;
+}
+
+/// What a binding shares with its tool handlers.
 struct Binding {
-    SkillCatalogPtr catalog;
+    std::shared_ptr<const SkillActivator> activator;
+    std::string shim_name;
     std::string tool_name;
-    std::string active_key;
-    std::size_t max_listed_names = 20;
-    std::vector<std::string> invocable;  // model-invocable names, catalog order
-
-    [[nodiscard]] std::string unknown_result(std::string_view requested) const {
-        std::string list;
-        std::size_t shown = std::min(invocable.size(), max_listed_names);
-        for (std::size_t i = 0; i < shown; ++i) {
-            if (i > 0) list += ", ";
-            list += invocable[i];
-        }
-        if (invocable.size() > shown) {
-            list += fmt::format("{}and {} more", shown > 0 ? ", " : "", invocable.size() - shown);
-        }
-        return fmt::format("There is no skill named \"{}\". Available skills: {}.", requested, list);
-    }
-
-    [[nodiscard]] std::string already_active_result(std::string_view name) const {
-        return fmt::format(
-            "The skill \"{0}\" is already active: its instructions are in the <skill_content name=\"{0}\"> block "
-            "that an earlier {1} call returned in this conversation. Keep following that block; do not call {1} "
-            "for this skill again.",
-            name, tool_name);
-    }
+    std::string resource_tool_name;
+    std::size_t max_resource_bytes = 0;
+    SkillReaderPtr resource_reader;
 
     [[nodiscard]] std::string activate(const ToolCall& call, RunState& state) const {
+        ShimStateActivationStore store(state.shim_state, shim_name);
+        ActivationResult r = activator->activate(store, call.arguments);
+        if (r.status == ActivationStatus::load_error) {
+            if (r.exception) std::rethrow_exception(r.exception);
+            throw Error(r.error);
+        }
+        return std::move(r.text);
+    }
+
+    [[nodiscard]] std::string read_resource(const ToolCall& call, RunState& state) const {
         json args = json::parse(call.arguments, nullptr, /*allow_exceptions=*/false);
-        if (args.is_discarded() || !args.is_object() || !args.contains("name") || !args["name"].is_string() ||
-            args["name"].get_ref<const std::string&>().empty()) {
+        auto text_field = [&](const char* key) -> const std::string* {
+            if (args.is_discarded() || !args.is_object()) return nullptr;
+            auto it = args.find(key);
+            if (it == args.end() || !it->is_string() || it->get_ref<const std::string&>().empty()) return nullptr;
+            return &it->get_ref<const std::string&>();
+        };
+        const std::string* name = text_field("name");
+        const std::string* path = text_field("path");
+        if (name == nullptr || path == nullptr) {
             return fmt::format(
-                "The {} tool takes one argument, \"name\": the name of a skill from <available_skills>, for "
-                "example {{\"name\": \"{}\"}}.",
-                tool_name, invocable.empty() ? std::string("skill-name") : invocable.front());
+                "The {} tool takes two arguments: \"name\", an active skill, and \"path\", a file its "
+                "<skill_resources> lists, for example {{\"name\": \"skill-name\", \"path\": \"references/guide.md\"}}.",
+                resource_tool_name);
         }
-        const std::string& requested = args["name"].get_ref<const std::string&>();
-        const SkillManifest* manifest = catalog->get(requested);
-        if (manifest == nullptr || !manifest->model_invocable()) return unknown_result(requested);
-        if (!state.shim_state.append_if_unique(active_key, manifest->name)) {
-            return already_active_result(manifest->name);
+        const SkillCatalog& catalog = *activator->catalog();
+        const SkillManifest* manifest = name->size() > ACTIVATION_MAX_NAME_BYTES ? nullptr : catalog.get(*name);
+        ShimStateActivationStore store(state.shim_state, shim_name);
+        if (manifest == nullptr || !store.is_active(manifest->name)) {
+            return fmt::format("No active skill is named \"{}\": call {} first.",
+                               model_text(name->substr(0, std::min<std::size_t>(name->size(), 256))), tool_name);
         }
-        try {
-            const bool reachable = !catalog->loader() || catalog->loader()->in_run_workspace(manifest->name);
-            return render_skill_content(catalog->load(manifest->name), {.include_directory = reachable});
-        } catch (...) {
-            // Not active after all: a later call may try again.
-            (void)state.shim_state.remove_value(active_key, manifest->name);
-            throw;
-        }
+        const LoadedSkill skill = catalog.load(manifest->name);
+        return read_skill_resource_text(skill, *reader_for(catalog, resource_reader, manifest->name), *path,
+                                        max_resource_bytes);
     }
 };
 
 class BoundSkillsShim final : public BoundShim {
 public:
-    BoundSkillsShim(std::shared_ptr<const Binding> binding, std::string block, std::string prompt_key, ToolSpec spec)
-        : binding_(std::move(binding)), block_(std::move(block)), prompt_key_(std::move(prompt_key)) {
+    BoundSkillsShim(std::shared_ptr<const Binding> binding, ToolSpec spec, std::optional<ToolSpec> resource_spec)
+        : binding_(std::move(binding)) {
         std::shared_ptr<const Binding> b = binding_;
         tool_ = Tool{.spec = std::move(spec),
                      .handler = [b](const ToolCall& call, RunState& state) { return b->activate(call, state); }};
+        if (resource_spec) {
+            resource_tool_ =
+                Tool{.spec = std::move(*resource_spec),
+                     .handler = [b](const ToolCall& call, RunState& state) { return b->read_resource(call, state); }};
+        }
     }
 
     void prepare_turn(PreparedTurn& turn) override {
         RunState& state = turn.run_state();
-        if (!binding_->invocable.empty()) {
-            if (state.shim_state.set_if_absent(prompt_key_, true)) turn.append_system_instruction(block_);
+        ShimStateActivationStore store(state.shim_state, binding_->shim_name);
+        const std::string& block = binding_->activator->prompt_block();
+        if (!binding_->activator->invocable_names().empty()) {
+            // Re-derived every turn: appended when the instructions lack it (first turn, or a host
+            // that rebuilt them), not only the first time.
+            (void)store.mark_prompt_delivered();
+            if (state.instructions.find(block) == std::string::npos) turn.append_system_instruction(block);
             turn.add_tool(tool_);
+            if (resource_tool_) turn.add_tool(*resource_tool_);
         }
-        apply_tool_filters(turn);
+        apply_tool_filters(turn, store);
     }
 
 private:
-    void apply_tool_filters(PreparedTurn& turn) const {
-        json active = turn.run_state().shim_state.get(binding_->active_key);
-        if (!active.is_array() || active.empty()) return;
+    void apply_tool_filters(PreparedTurn& turn, const ShimStateActivationStore& store) const {
+        const std::vector<std::string> active = store.active_names();
+        if (active.empty()) return;
+        const SkillCatalog& catalog = *binding_->activator->catalog();
         bool any_allow_list = false;
-        std::vector<std::string> allowed;
+        std::unordered_set<std::string> denied;
+        std::unordered_set<std::string> allowed;
         for (const auto& n : active) {
-            if (!n.is_string()) continue;
-            const SkillManifest* m = binding_->catalog->get(n.get_ref<const std::string&>());
+            const SkillManifest* m = catalog.get(n);
             if (m == nullptr) continue;
-            for (const auto& denied : m->disallowed_tools) turn.exclude_tool(denied);
+            denied.insert(m->disallowed_tools.begin(), m->disallowed_tools.end());
             if (m->tools) {
                 any_allow_list = true;
-                for (const auto& t : *m->tools) {
-                    if (std::find(allowed.begin(), allowed.end(), t) == allowed.end()) allowed.push_back(t);
-                }
+                allowed.insert(m->tools->begin(), m->tools->end());
             }
         }
-        if (any_allow_list) turn.restrict_tools(allowed);
+        for (const auto& d : denied) turn.exclude_tool(d);
+        if (any_allow_list) {
+            // The skills' own tools are never narrowed away by a `tools` list: only an explicit
+            // `disallowedTools` entry hides them (otherwise no later skill could be activated).
+            allowed.insert(binding_->tool_name);
+            if (resource_tool_) allowed.insert(binding_->resource_tool_name);
+            turn.restrict_tools(std::vector<std::string>(allowed.begin(), allowed.end()));
+        }
     }
 
     std::shared_ptr<const Binding> binding_;
-    std::string block_;
-    std::string prompt_key_;
     Tool tool_;
+    std::optional<Tool> resource_tool_;
 };
+
+void report_bind_diagnostics(const SkillCatalog& catalog, const SkillsPrompt& prompt,
+                             const std::function<void(const Diagnostic&)>& report) {
+    std::unordered_set<std::string> paths_with_diagnostic;
+    for (const auto& d : catalog.diagnostics()) {
+        paths_with_diagnostic.insert(d.path);
+        report(d);
+    }
+    for (const auto& s : catalog.skipped()) {
+        if (paths_with_diagnostic.count(s.path) != 0) continue;
+        report(Diagnostic{.code = std::string(codes::skill_skipped),
+                          .severity = Severity::warning,
+                          .path = s.path,
+                          .line = 0,
+                          .message = s.message});
+    }
+    if (!prompt.omitted.empty()) {
+        std::string names;
+        for (const auto& n : prompt.omitted) {
+            if (!names.empty()) names += ", ";
+            names += model_text(n);
+        }
+        report(Diagnostic{.code = std::string(codes::prompt_budget_omitted),
+                          .severity = Severity::warning,
+                          .path = {},
+                          .line = 0,
+                          .message = fmt::format("the catalog budget left {} skill(s) out of the system prompt: {}",
+                                                 prompt.omitted.size(), names)});
+    }
+    if (auto w = ignored_behavioral_fields_warning(catalog.skills())) report(*w);
+}
 
 }  // namespace
 
@@ -219,6 +278,17 @@ SkillsShim::SkillsShim(SkillsShimOptions options) : options_(std::move(options))
             fmt::format("SkillsShim: tool name '{}' must be 1 to 64 letters, digits, '_' or '-'", options_.tool_name));
     }
     if (options_.name.empty()) throw ConfigurationError("SkillsShim: the shim name must not be empty");
+    if (options_.resource_tool) {
+        if (!valid_tool_name(options_.resource_tool_name)) {
+            throw ConfigurationError(
+                fmt::format("SkillsShim: resource tool name '{}' must be 1 to 64 letters, digits, "
+                            "'_' or '-'",
+                            options_.resource_tool_name));
+        }
+        if (options_.resource_tool_name == options_.tool_name) {
+            throw ConfigurationError("SkillsShim: the resource tool and the activation tool need different names");
+        }
+    }
     if (const auto* tpl = std::get_if<std::string>(&options_.system_prompt)) {
         (void)expand_template(*tpl, nullptr);
     } else if (!std::get<SystemPromptCallback>(options_.system_prompt)) {
@@ -331,25 +401,65 @@ SkillsPrompt SkillsShim::render_prompt(const SkillCatalog& catalog) const {
     return result;
 }
 
-std::unique_ptr<BoundShim> SkillsShim::bind(const AgentDescriptor& /*agent*/) {
+std::unique_ptr<BoundShim> SkillsShim::bind(const AgentDescriptor& agent) {
+    std::size_t self = 0;
+    for (const auto& other : agent.shims) {
+        if (other.get() == this) {
+            ++self;
+            continue;
+        }
+        const auto* skills = dynamic_cast<const SkillsShim*>(other.get());
+        if (skills == nullptr) continue;
+        if (skills->name() == name()) {
+            throw ConfigurationError(fmt::format(
+                "agent '{}': two skills shims are named '{}' (their state keys would collide); give each its own name",
+                agent.name, name()));
+        }
+        if (skills->options().tool_name == options_.tool_name ||
+            (options_.resource_tool && skills->options().resource_tool &&
+             skills->options().resource_tool_name == options_.resource_tool_name)) {
+            throw ConfigurationError(fmt::format(
+                "agent '{}': two skills shims offer a tool named '{}'; give each its own tool_name", agent.name,
+                skills->options().tool_name == options_.tool_name ? options_.tool_name : options_.resource_tool_name));
+        }
+    }
+    if (self > 1) {
+        throw ConfigurationError(
+            fmt::format("agent '{}' lists the skills shim '{}' {} times", agent.name, name(), self));
+    }
+
     SkillCatalogPtr catalog = options_.catalog ? options_.catalog : discover_skill_catalog(options_.loader);
     SkillsPrompt prompt = render_prompt(*catalog);
+    if (options_.on_diagnostic) report_bind_diagnostics(*catalog, prompt, options_.on_diagnostic);
 
     auto binding = std::make_shared<Binding>();
-    binding->catalog = catalog;
+    binding->activator = std::make_shared<const SkillActivator>(
+        catalog, SkillActivatorOptions{.tool_name = options_.tool_name,
+                                       .max_listed_names = options_.max_listed_names,
+                                       .wait_timeout = options_.activation_wait_timeout,
+                                       .prompt_block = prompt.text,
+                                       .on_diagnostic = options_.on_diagnostic});
+    binding->shim_name = options_.name;
     binding->tool_name = options_.tool_name;
-    binding->active_key = active_skill_names_key();
-    binding->max_listed_names = options_.max_listed_names;
-    for (const auto& m : *catalog) {
-        if (m.model_invocable()) binding->invocable.push_back(m.name);
-    }
+    binding->resource_tool_name = options_.resource_tool_name;
+    binding->max_resource_bytes = options_.max_resource_bytes;
+    binding->resource_reader = options_.resource_reader;
     {
         std::lock_guard lock(mutex_);
         last_catalog_ = catalog;
         last_omitted_ = prompt.omitted;
+        last_block_ = prompt.text;
     }
-    return std::make_unique<BoundSkillsShim>(std::move(binding), std::move(prompt.text), prompt_appended_key(),
-                                             tool_spec());
+    return std::make_unique<BoundSkillsShim>(
+        std::move(binding), tool_spec(),
+        options_.resource_tool ? std::optional<ToolSpec>(resource_tool_spec()) : std::nullopt);
+}
+
+ToolSpec SkillsShim::resource_tool_spec() const { return make_resource_tool_spec(options_.resource_tool_name); }
+
+std::string SkillsShim::prompt_block() const {
+    std::lock_guard lock(mutex_);
+    return last_block_;
 }
 
 SkillCatalogPtr SkillsShim::catalog() const {

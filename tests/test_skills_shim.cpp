@@ -483,13 +483,14 @@ public:
 TEST_CASE("deny-first tool filtering, including hiding activate_skill", "[shim]") {
     const std::vector<Tool> tools = {plain_tool("read"), plain_tool("write"), plain_tool("grep"), plain_tool("bash")};
 
-    SECTION("an allow list limits the pool; its denies win; activate_skill outside the list is hidden") {
+    SECTION("an allow list limits the pool; its denies win; activate_skill outside the list stays") {
         auto s = make_agent({assistant_message("", {activate("c1", "reader")}), assistant_message("ok")}, {}, tools, {},
                             filtering_fixture());
         (void)s.agent->run("go");
         auto reqs = s.model->requests();
         CHECK(tool_names(reqs[0]) == std::vector<std::string>{"read", "write", "grep", "bash", "activate_skill"});
-        CHECK(tool_names(reqs[1]) == std::vector<std::string>{"read", "grep"});
+        // A `tools` list never hides the activation tool (only `disallowedTools` can).
+        CHECK(tool_names(reqs[1]) == std::vector<std::string>{"read", "grep", "activate_skill"});
     }
     SECTION("allow lists of several active skills are united; denies of any skill still win") {
         auto s = make_agent({assistant_message("", {activate("c1", "reader"), activate("c2", "writer")}),

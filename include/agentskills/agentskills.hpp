@@ -1,6 +1,7 @@
 // agentskills-cpp — umbrella header: everything a host needs.
 #pragma once
 
+#include "activation.hpp"
 #include "catalog.hpp"
 #include "diagnostic_codes.hpp"
 #include "diagnostics.hpp"

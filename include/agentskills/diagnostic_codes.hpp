@@ -56,6 +56,10 @@ inline constexpr std::string_view duplicate_copy = "duplicate-copy";
 inline constexpr std::string_view entry_name_refused = "entry-name-refused";
 inline constexpr std::string_view confusable_name = "confusable-name";
 inline constexpr std::string_view root_unreadable = "root-unreadable";
+// --- run time (SkillsShim, the activation core)
+inline constexpr std::string_view ignored_behavioral_fields = "ignored-behavioral-fields";
+inline constexpr std::string_view prompt_budget_omitted = "prompt-budget-omitted";
+inline constexpr std::string_view resource_list_truncated = "resource-list-truncated";
 
 /// Every code above, for tools and for the test that checks docs/diagnostics.md.
 inline constexpr std::array all = {
@@ -101,6 +105,9 @@ inline constexpr std::array all = {
     entry_name_refused,
     confusable_name,
     root_unreadable,
+    ignored_behavioral_fields,
+    prompt_budget_omitted,
+    resource_list_truncated,
 };
 
 }  // namespace agentskills::codes

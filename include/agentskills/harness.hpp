@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -185,9 +186,10 @@ public:
 
     /// Adds a tool. Throws ConfigurationError when a tool with that name is already present.
     void add_tool(Tool tool);
-    /// Hides a tool (by exact name) from this turn, whoever added it.
+    /// Hides a tool (by exact name) from this turn, whoever added it. Constant time (a hash set).
     void exclude_tool(std::string_view name);
-    /// Limits this turn to tools whose names are in `allowed`; several calls intersect.
+    /// Limits this turn to tools whose names are in `allowed`; several calls intersect. Linear in
+    /// the size of `allowed`; `visible_tools` then costs one hash lookup per tool and restriction.
     void restrict_tools(const std::vector<std::string>& allowed);
 
     /// Every tool added so far, before exclusions and restrictions.
@@ -200,8 +202,8 @@ private:
     RunState* state_;
     std::string system_instruction_;
     std::vector<Tool> tools_;
-    std::vector<std::string> excluded_;
-    std::vector<std::vector<std::string>> restrictions_;
+    std::unordered_set<std::string> excluded_;
+    std::vector<std::unordered_set<std::string>> restrictions_;
 };
 
 struct AgentDescriptor;

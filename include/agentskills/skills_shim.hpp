@@ -1,12 +1,14 @@
 // agentskills-cpp — SkillsShim: exposes a skill catalog to the model of an agent.
 //
 // Once bound to an agent, the shim appends a guidance block with `<available_skills>` to the
-// system instruction (first turn of a conversation only), adds one strict, cache-stable
-// activation tool, returns each skill's instructions once per conversation (repeats get a short
-// "already active" text), records active names in the run state and filters the turn's tools
-// by the `tools` / `disallowedTools` of the active skills (deny first). See docs/shim.md.
+// system instruction (whenever the conversation's instructions lack it), adds one strict,
+// cache-stable activation tool, returns each skill's instructions once per conversation (repeats
+// get a short "already active" text) through the activation core (activation.hpp), records active
+// names in the run state and filters the turn's tools by the `tools` / `disallowedTools` of the
+// active skills (deny first; its own tools are only hidden by `disallowedTools`). See docs/shim.md.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -17,14 +19,17 @@
 #include <vector>
 
 #include "catalog.hpp"
+#include "diagnostics.hpp"
 #include "harness.hpp"
 #include "loader.hpp"
+#include "reader.hpp"
 #include "skill.hpp"
 
 namespace agentskills {
 
 inline constexpr std::string_view DEFAULT_SKILLS_TOOL_NAME = "activate_skill";
 inline constexpr std::string_view DEFAULT_SKILLS_SHIM_NAME = "skills";
+inline constexpr std::string_view DEFAULT_RESOURCE_TOOL_NAME = "read_skill_resource";
 
 /// The built-in system-prompt template. Placeholders: `{tool_name}` (the activation tool),
 /// `{skills}` (the `<available_skills>` listing, followed by a line that counts the skills a
@@ -83,6 +88,23 @@ struct SkillsShimOptions {
     CatalogBudget budget = {};
     /// How many available names an unknown-name result lists before "and N more".
     std::size_t max_listed_names = 20;
+    /// Gets, at every bind, the catalog's diagnostics, one `skill-skipped` warning per skipped
+    /// path without one, a `prompt-budget-omitted` warning when the budget left skills out, and
+    /// one aggregated `ignored-behavioral-fields` warning; at activation, `resource-list-truncated`.
+    /// Called on the binding or tool-handler thread; must be thread-safe with parallel tool calls.
+    std::function<void(const Diagnostic&)> on_diagnostic = nullptr;
+    /// Also offer `read_skill_resource(name, path)`: one listed file of an active skill, as text
+    /// (for models without file tools). Off by default.
+    bool resource_tool = false;
+    /// Name of that tool (1–64 of `[A-Za-z0-9_-]`, not the activation tool's).
+    std::string resource_tool_name = std::string(DEFAULT_RESOURCE_TOOL_NAME);
+    /// Largest text it returns, in bytes (longer files are cut, with a note).
+    std::size_t max_resource_bytes = 256 * 1024;
+    /// Where it reads; nullptr = the reader the loader found the skill through (a
+    /// FilesystemSkillLoader's or CombinedSkillLoader's), else the local file system.
+    SkillReaderPtr resource_reader = nullptr;
+    /// How long an activation waits for a parallel call's load of the same skill.
+    std::chrono::milliseconds activation_wait_timeout = std::chrono::milliseconds(60000);
 };
 
 /// The system-prompt block for one catalog.
@@ -105,7 +127,9 @@ public:
     ~SkillsShim() override;
 
     [[nodiscard]] std::string_view name() const noexcept override;
-    /// Discovers (unless a catalog was given) and prepares the block and the tool.
+    /// Discovers (unless a catalog was given) and prepares the block and the tool. Throws
+    /// ConfigurationError when `agent` has this shim twice, or another SkillsShim with the same
+    /// shim name or tool name (one block would be lost).
     [[nodiscard]] std::unique_ptr<BoundShim> bind(const AgentDescriptor& agent) override;
 
     [[nodiscard]] const SkillsShimOptions& options() const noexcept { return options_; }
@@ -119,6 +143,12 @@ public:
 
     /// The activation tool as the model sees it (identical on every turn).
     [[nodiscard]] ToolSpec tool_spec() const;
+    /// The read_skill_resource tool's spec (offered only with `resource_tool`).
+    [[nodiscard]] ToolSpec resource_tool_spec() const;
+    /// The block the latest binding's conversations need in their system prompt (empty before
+    /// any binding, or when no skill is model-invocable). Each turn the binding appends it to
+    /// `RunState::instructions` again when they no longer contain it (a host rebuilt them).
+    [[nodiscard]] std::string prompt_block() const;
     /// The block for `catalog` under this shim's template, tool name and budget.
     [[nodiscard]] SkillsPrompt render_prompt(const SkillCatalog& catalog) const;
 
@@ -132,6 +162,7 @@ private:
     mutable std::mutex mutex_;
     SkillCatalogPtr last_catalog_;
     std::vector<std::string> last_omitted_;
+    std::string last_block_;
 };
 
 }  // namespace agentskills

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "activation.hpp"
+#include "catalog.hpp"
 #include "loader.hpp"
 #include "reader.hpp"
 #include "skill.hpp"
@@ -70,6 +72,18 @@ struct SkillManagerOptions {
     bool auto_discover = true;
     /// Name of the SkillTool, as the prompt guidance names it.
     std::string tool_name = "skill";
+    /// How the default loader checks names. `require_valid`: names must follow the Agent Skills
+    /// rules, and a skill whose name breaks them makes `discover` (so the constructor) throw
+    /// ConfigurationError, whatever the loader.
+    NamePolicy name_policy = NamePolicy::keep;
+    /// How many names an unknown-name text of the SkillTool lists before "and N more".
+    std::size_t max_listed_names = 20;
+};
+
+/// What `SkillManager::activate_once` returns.
+struct ManagerActivation {
+    SkillPackagePtr package;  ///< nullptr for an unknown name
+    bool first = false;       ///< this call activated it (loaded the body)
 };
 
 /// Coordinates discovery, the prompt catalog and activation. Every member is safe to call
@@ -99,7 +113,11 @@ public:
 
     /// Activates by name or alias, loading the body on the first activation only.
     /// nullptr for an unknown name. Activating an active skill returns the same package.
+    /// Throws what the loader throws (the skill stays inactive).
     [[nodiscard]] SkillPackagePtr activate(std::string_view name_or_alias);
+    /// The same, saying whether this call was the first activation: of parallel calls exactly
+    /// one is (the others wait for its load and get the same package).
+    [[nodiscard]] ManagerActivation activate_once(std::string_view name_or_alias);
     [[nodiscard]] bool is_active(std::string_view name_or_alias) const;
     /// Active packages, in activation order.
     [[nodiscard]] std::vector<SkillPackagePtr> active() const;
@@ -111,6 +129,7 @@ public:
     void deactivate_all();
 
     [[nodiscard]] const std::string& tool_name() const noexcept { return options_.tool_name; }
+    [[nodiscard]] std::size_t max_listed_names() const noexcept { return options_.max_listed_names; }
     [[nodiscard]] const SkillLoaderPtr& loader() const noexcept { return options_.loader; }
 
 private:
@@ -119,10 +138,12 @@ private:
     [[nodiscard]] bool include_directory_for(const SkillManifest& manifest) const;
 
     SkillManagerOptions options_;
-    mutable std::mutex mutex_;     // guards the state below
-    std::mutex activation_mutex_;  // one activation at a time, so a body loads once
+    mutable std::mutex mutex_;  // guards the state below
     Discovery discovery_;
     std::unordered_map<std::string, std::size_t> index_;  // NFKC name or alias -> position
+    std::shared_ptr<const SkillActivator> activator_;     // over the last discovery
+    std::shared_ptr<MemoryActivationStore> store_ = std::make_shared<MemoryActivationStore>();
+    std::unordered_map<std::string, SkillPackagePtr> packages_;  // active, by name
     std::vector<SkillPackagePtr> active_;
 };
 
@@ -148,6 +169,8 @@ public:
     [[nodiscard]] std::string execute_object(const nlohmann::json& arguments) const;
 
 private:
+    [[nodiscard]] std::string execute_unchecked(const nlohmann::json& arguments) const;
+
     std::shared_ptr<SkillManager> manager_;
 };
 

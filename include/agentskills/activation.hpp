@@ -1,0 +1,259 @@
+// agentskills-cpp — the activation core: what happens when a model asks for a skill.
+//
+// A SkillActivator turns the raw JSON arguments of one activation call into a typed result
+// (content, already active, unknown name, invalid arguments, load error) plus the text for the
+// model. Who has activated what lives in an ActivationStore: in memory, in a RunState's
+// `shim_state`, or (agentskills::sqlite, <agentskills/sqlite_store.hpp>) in a database file that
+// several processes share. Any agent loop can call it; SkillsShim, SkillTool and SkillManager
+// use it too. See docs/shim.md, "Using the shim in your own agent loop".
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "catalog.hpp"
+#include "diagnostics.hpp"
+#include "harness.hpp"
+#include "reader.hpp"
+#include "skill.hpp"
+
+namespace agentskills {
+
+// ---------------------------------------------------------------------------------------
+// Activation stores
+
+/// What `ActivationStore::claim` found.
+enum class ClaimResult {
+    claimed,         ///< the caller holds the claim now and must `confirm` or `roll_back` it
+    already_active,  ///< an earlier claim was confirmed
+    in_progress      ///< another caller holds an unconfirmed claim
+};
+
+/// Where one conversation records its activations. Names are catalog names (compared exactly).
+/// Every member may be called from several threads at once; a store shared between processes
+/// (SQLite) keeps the same promises across them.
+class ActivationStore {
+public:
+    virtual ~ActivationStore();
+    /// Claims `name` atomically: of any number of simultaneous callers exactly one gets `claimed`.
+    [[nodiscard]] virtual ClaimResult claim(std::string_view name) = 0;
+    /// Makes a claim active (it joins `active_names`, in confirmation order).
+    virtual void confirm(std::string_view name) = 0;
+    /// Drops an unconfirmed claim, so that a later caller can claim the name again.
+    virtual void roll_back(std::string_view name) = 0;
+    /// Confirmed names, in activation order.
+    [[nodiscard]] virtual std::vector<std::string> active_names() const = 0;
+    /// Whether the system-prompt block was recorded as delivered in this conversation.
+    [[nodiscard]] virtual bool prompt_delivered() const = 0;
+    /// Records the delivery; returns true when this call recorded it (false: it already was).
+    virtual bool mark_prompt_delivered() = 0;
+    /// Waits until the claim on `name` may have changed, or until `deadline`. The default
+    /// sleeps a few milliseconds (stores that can be woken up override it).
+    virtual void wait_for_change(std::string_view name, std::chrono::steady_clock::time_point deadline);
+    /// Whether `name` is among `active_names()`.
+    [[nodiscard]] virtual bool is_active(std::string_view name) const;
+};
+
+using ActivationStorePtr = std::shared_ptr<ActivationStore>;
+
+/// A store in this process's memory (one conversation). Waiters are woken on every change.
+class MemoryActivationStore final : public ActivationStore {
+public:
+    MemoryActivationStore() = default;
+    [[nodiscard]] ClaimResult claim(std::string_view name) override;
+    void confirm(std::string_view name) override;
+    void roll_back(std::string_view name) override;
+    [[nodiscard]] std::vector<std::string> active_names() const override;
+    [[nodiscard]] bool prompt_delivered() const override;
+    bool mark_prompt_delivered() override;
+    void wait_for_change(std::string_view name, std::chrono::steady_clock::time_point deadline) override;
+    [[nodiscard]] bool is_active(std::string_view name) const override;
+    /// Forgets every activation and the delivery record (a new conversation).
+    void clear();
+
+private:
+    mutable std::mutex mutex_;
+    std::condition_variable changed_;
+    std::vector<std::string> active_;
+    std::vector<std::string> pending_;
+    bool prompt_delivered_ = false;
+};
+
+/// A store over a run state's `shim_state`, with the keys SkillsShim has always used:
+/// `"<shim>:active-skill-names"` (array, activation order) and `"<shim>:system-prompt-appended"`
+/// (`true`), plus `"<shim>:pending-skill-names"` while a claim is unconfirmed (removed when empty).
+/// The ShimState must outlive the store.
+class ShimStateActivationStore final : public ActivationStore {
+public:
+    explicit ShimStateActivationStore(ShimState& state, std::string_view shim_name = "skills");
+    [[nodiscard]] ClaimResult claim(std::string_view name) override;
+    void confirm(std::string_view name) override;
+    void roll_back(std::string_view name) override;
+    [[nodiscard]] std::vector<std::string> active_names() const override;
+    [[nodiscard]] bool prompt_delivered() const override;
+    bool mark_prompt_delivered() override;
+
+    [[nodiscard]] const std::string& active_key() const noexcept { return active_key_; }
+    [[nodiscard]] const std::string& prompt_key() const noexcept { return prompt_key_; }
+    [[nodiscard]] const std::string& pending_key() const noexcept { return pending_key_; }
+
+private:
+    ShimState* state_;
+    std::string active_key_;
+    std::string prompt_key_;
+    std::string pending_key_;
+};
+
+// ---------------------------------------------------------------------------------------
+// The activation text
+
+/// How `render_activation_text` renders a skill.
+struct ActivationTextOptions {
+    /// Whether the model's own tools can reach the skill directory: with `true` the text has the
+    /// `Skill directory:` line, the note and a `read_path` per file; with `false` neither (only
+    /// the paths relative to the skill directory).
+    bool include_directory = true;
+};
+
+/// The first-activation text (layout in prompt.hpp, `render_skill_content`). Every name, path and
+/// the body are made model text (valid UTF-8, no control character but TAB and LF); names and
+/// paths are XML-escaped; the body is verbatim except that the `<` of anything in it that reads
+/// as a tag of the wrapper (`skill_content`, `skill_resources`, opening or closing, any ASCII
+/// case, `-` for `_`, white space after `<` or `/`) is written `&lt;`, so that no body can end
+/// its block or forge another. When `skill.omitted_resources > 0` the listing ends with the line
+/// `  and N more files are not listed.` (`1 more file is`).
+[[nodiscard]] std::string render_activation_text(const LoadedSkill& skill, const ActivationTextOptions& options = {});
+
+/// `body` with the wrapper tags neutralized as `render_activation_text` does (no other change).
+[[nodiscard]] std::string neutralize_wrapper_tags(std::string_view body);
+
+// ---------------------------------------------------------------------------------------
+// Activation
+
+enum class ActivationStatus {
+    content,            ///< first activation: `text` holds the skill's instructions
+    already_active,     ///< activated earlier in this conversation
+    unknown_name,       ///< no model-invocable skill has that name
+    invalid_arguments,  ///< the arguments are not `{"name": "<non-empty string>"}`
+    load_error          ///< the loader failed (the claim was rolled back), or a wait timed out
+};
+
+[[nodiscard]] std::string_view to_string(ActivationStatus status) noexcept;
+
+/// The outcome of one activation call.
+struct ActivationResult {
+    ActivationStatus status = ActivationStatus::invalid_arguments;
+    /// The name the model sent, as model text and cut to 128 code points (empty when there was none).
+    std::string requested;
+    /// The catalog name (content, already_active, load_error).
+    std::string name;
+    /// The text for the model.
+    std::string text;
+    /// unknown_name: the names the text lists (at most `max_listed_names`) and how many it left out.
+    std::vector<std::string> available;
+    std::size_t more_available = 0;
+    /// content: the loaded skill.
+    std::shared_ptr<const LoadedSkill> skill;
+    /// load_error: the error message, and the exception the loader threw (null for a timeout).
+    std::string error;
+    std::exception_ptr exception;
+
+    [[nodiscard]] bool is_error() const noexcept { return status == ActivationStatus::load_error; }
+};
+
+/// Longest model-sent name that is looked up (longer ones are unknown without being normalized).
+inline constexpr std::size_t ACTIVATION_MAX_NAME_BYTES = 1024;
+inline constexpr std::size_t ACTIVATION_MAX_NAME_CODE_POINTS = 4 * SKILL_MAX_NAME_LENGTH;
+
+struct SkillActivatorOptions {
+    /// Name of the activation tool, as the texts name it.
+    std::string tool_name = "activate_skill";
+    /// How many names an unknown-name text lists before "and N more".
+    std::size_t max_listed_names = 20;
+    /// How long a caller that finds another caller's claim in progress waits for its outcome.
+    std::chrono::milliseconds wait_timeout = std::chrono::milliseconds(60000);
+    /// The system-prompt block; nullopt = SkillsShim's default template over the catalog.
+    std::optional<std::string> prompt_block = std::nullopt;
+    /// Gets findings about activations (a resource list cut by the loader's cap).
+    std::function<void(const Diagnostic&)> on_diagnostic = nullptr;
+    /// Treat skills with `disable-model-invocation: true` as unknown (false: a host activating).
+    bool model_invocable_only = true;
+};
+
+/// The activation core over one catalog. Immutable once built: share it between threads.
+class SkillActivator {
+public:
+    /// Throws ConfigurationError for a null catalog.
+    explicit SkillActivator(SkillCatalogPtr catalog, SkillActivatorOptions options = {});
+
+    /// One activation call from the model's raw JSON arguments. Never throws for bad arguments
+    /// or a failing loader (see the result); a failing store throws.
+    [[nodiscard]] ActivationResult activate(ActivationStore& store, std::string_view arguments_json) const;
+    /// The same from a name. `before_confirm` runs after a successful load, before the claim is
+    /// confirmed (so that whatever it records exists once others see the skill active); when it
+    /// throws, the claim is rolled back and the result is a load error.
+    [[nodiscard]] ActivationResult activate_name(
+        ActivationStore& store, std::string_view name,
+        const std::function<void(const LoadedSkill&)>& before_confirm = nullptr) const;
+
+    /// The system-prompt block this conversation needs (the same text at every turn; empty when no
+    /// skill is model-invocable). Re-derive it whenever the host rebuilds its instructions.
+    [[nodiscard]] const std::string& prompt_block() const noexcept { return prompt_block_; }
+    /// The activation texts of the skills active in `store`, in activation order, separated by
+    /// blank lines (loaded again): what to put back after history that held them was compacted.
+    [[nodiscard]] std::string active_skills_text(const ActivationStore& store) const;
+
+    /// The activation tool (strict; identical on every call).
+    [[nodiscard]] ToolSpec tool_spec() const;
+    [[nodiscard]] const SkillCatalogPtr& catalog() const noexcept { return catalog_; }
+    [[nodiscard]] const SkillActivatorOptions& options() const noexcept { return options_; }
+    /// Model-invocable names, in catalog order.
+    [[nodiscard]] const std::vector<std::string>& invocable_names() const noexcept { return invocable_; }
+
+    /// The fixed texts.
+    [[nodiscard]] std::string usage_text() const;
+    [[nodiscard]] std::string already_active_text(std::string_view name) const;
+
+private:
+    [[nodiscard]] ActivationResult unknown(std::string requested) const;
+    [[nodiscard]] bool reachable(const SkillManifest& manifest) const;
+
+    SkillCatalogPtr catalog_;
+    SkillActivatorOptions options_;
+    std::vector<std::string> invocable_;
+    std::string prompt_block_;
+};
+
+/// The activation tool spec for `tool_name` (what SkillsShim offers).
+[[nodiscard]] ToolSpec activation_tool_spec(std::string_view tool_name);
+
+/// One warning (code `ignored-behavioral-fields`) naming every Claude-Code behavioural field that
+/// `skills` use but this library does not implement, each with the skills using it; nullopt when
+/// none does.
+[[nodiscard]] std::optional<Diagnostic> ignored_behavioral_fields_warning(const std::vector<SkillManifest>& skills);
+
+// ---------------------------------------------------------------------------------------
+// Reading one resource of a skill (the optional read_skill_resource tool)
+
+/// Largest number of bytes read_skill_resource returns by default.
+inline constexpr std::size_t DEFAULT_MAX_RESOURCE_BYTES = 256 * 1024;
+
+/// The text of one *listed* resource of `skill`, read through `reader` and confined to the skill
+/// directory: a path that is not one of `skill.resources`, that is absolute, has a `..`, `~`,
+/// backslash or NUL, or reaches a symlink leading out of the directory is refused. Text longer
+/// than `max_bytes` is cut (at a character boundary) with a note; a file that is not UTF-8 text
+/// gives a one-line note with its size and type instead. The result is model text.
+[[nodiscard]] std::string read_skill_resource_text(const LoadedSkill& skill, const SkillReader& reader,
+                                                   std::string_view path,
+                                                   std::size_t max_bytes = DEFAULT_MAX_RESOURCE_BYTES);
+
+}  // namespace agentskills

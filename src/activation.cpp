@@ -1,0 +1,519 @@
+// The activation core: stores, the activation text and SkillActivator.
+#include "agentskills/activation.hpp"
+
+#include <algorithm>
+#include <map>
+#include <thread>
+#include <utility>
+
+#include <fmt/core.h>
+
+#include "agentskills/diagnostic_codes.hpp"
+#include "agentskills/errors.hpp"
+#include "agentskills/names.hpp"
+#include "agentskills/prompt.hpp"
+#include "agentskills/skills_shim.hpp"
+#include "agentskills/text.hpp"
+
+namespace agentskills {
+
+using nlohmann::json;
+
+// ---------------------------------------------------------------------------------------
+// ActivationStore
+
+ActivationStore::~ActivationStore() = default;
+
+void ActivationStore::wait_for_change(std::string_view /*name*/, std::chrono::steady_clock::time_point deadline) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return;
+    std::this_thread::sleep_for(
+        std::min<std::chrono::steady_clock::duration>(std::chrono::milliseconds(5), deadline - now));
+}
+
+bool ActivationStore::is_active(std::string_view name) const {
+    const std::vector<std::string> names = active_names();
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// ---------------------------------------------------------------------------------------
+// MemoryActivationStore
+
+namespace {
+bool contains(const std::vector<std::string>& v, std::string_view s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+}
+}  // namespace
+
+ClaimResult MemoryActivationStore::claim(std::string_view name) {
+    std::lock_guard lock(mutex_);
+    if (contains(active_, name)) return ClaimResult::already_active;
+    if (contains(pending_, name)) return ClaimResult::in_progress;
+    pending_.emplace_back(name);
+    return ClaimResult::claimed;
+}
+
+void MemoryActivationStore::confirm(std::string_view name) {
+    {
+        std::lock_guard lock(mutex_);
+        std::erase(pending_, name);
+        if (!contains(active_, name)) active_.emplace_back(name);
+    }
+    changed_.notify_all();
+}
+
+void MemoryActivationStore::roll_back(std::string_view name) {
+    {
+        std::lock_guard lock(mutex_);
+        std::erase(pending_, name);
+    }
+    changed_.notify_all();
+}
+
+std::vector<std::string> MemoryActivationStore::active_names() const {
+    std::lock_guard lock(mutex_);
+    return active_;
+}
+
+bool MemoryActivationStore::is_active(std::string_view name) const {
+    std::lock_guard lock(mutex_);
+    return contains(active_, name);
+}
+
+bool MemoryActivationStore::prompt_delivered() const {
+    std::lock_guard lock(mutex_);
+    return prompt_delivered_;
+}
+
+bool MemoryActivationStore::mark_prompt_delivered() {
+    std::lock_guard lock(mutex_);
+    return !std::exchange(prompt_delivered_, true);
+}
+
+void MemoryActivationStore::wait_for_change(std::string_view name, std::chrono::steady_clock::time_point deadline) {
+    std::unique_lock lock(mutex_);
+    changed_.wait_until(lock, deadline, [&] { return !contains(pending_, name); });
+}
+
+void MemoryActivationStore::clear() {
+    {
+        std::lock_guard lock(mutex_);
+        active_.clear();
+        pending_.clear();
+        prompt_delivered_ = false;
+    }
+    changed_.notify_all();
+}
+
+// ---------------------------------------------------------------------------------------
+// ShimStateActivationStore
+
+namespace {
+
+bool array_has(const json& object, const std::string& key, std::string_view name) {
+    auto it = object.find(key);
+    if (it == object.end() || !it->is_array()) return false;
+    return std::any_of(it->begin(), it->end(),
+                       [&](const json& v) { return v.is_string() && v.get_ref<const std::string&>() == name; });
+}
+
+void array_remove(json& object, const std::string& key, std::string_view name) {
+    auto it = object.find(key);
+    if (it == object.end() || !it->is_array()) return;
+    for (auto pos = it->begin(); pos != it->end();) {
+        if (pos->is_string() && pos->get_ref<const std::string&>() == name) {
+            pos = it->erase(pos);
+        } else {
+            ++pos;
+        }
+    }
+}
+
+}  // namespace
+
+ShimStateActivationStore::ShimStateActivationStore(ShimState& state, std::string_view shim_name)
+    : state_(&state),
+      active_key_(std::string(shim_name) + std::string(ACTIVE_SKILL_NAMES_STATE_KEY_SUFFIX)),
+      prompt_key_(std::string(shim_name) + ":system-prompt-appended"),
+      pending_key_(std::string(shim_name) + ":pending-skill-names") {}
+
+ClaimResult ShimStateActivationStore::claim(std::string_view name) {
+    ClaimResult result = ClaimResult::claimed;
+    state_->update([&](json& o) {
+        if (array_has(o, active_key_, name)) {
+            result = ClaimResult::already_active;
+        } else if (array_has(o, pending_key_, name)) {
+            result = ClaimResult::in_progress;
+        } else {
+            json& pending = o[pending_key_];
+            if (!pending.is_array()) pending = json::array();
+            pending.push_back(std::string(name));
+        }
+    });
+    return result;
+}
+
+void ShimStateActivationStore::confirm(std::string_view name) {
+    state_->update([&](json& o) {
+        array_remove(o, pending_key_, name);
+        if (auto it = o.find(pending_key_); it != o.end() && (!it->is_array() || it->empty())) o.erase(it);
+        if (!array_has(o, active_key_, name)) {
+            json& active = o[active_key_];
+            if (!active.is_array()) active = json::array();
+            active.push_back(std::string(name));
+        }
+    });
+}
+
+void ShimStateActivationStore::roll_back(std::string_view name) {
+    state_->update([&](json& o) {
+        array_remove(o, pending_key_, name);
+        if (auto it = o.find(pending_key_); it != o.end() && (!it->is_array() || it->empty())) o.erase(it);
+    });
+}
+
+std::vector<std::string> ShimStateActivationStore::active_names() const {
+    std::vector<std::string> out;
+    const json value = state_->get(active_key_);
+    if (!value.is_array()) return out;
+    for (const auto& n : value) {
+        if (n.is_string()) out.push_back(n.get<std::string>());
+    }
+    return out;
+}
+
+bool ShimStateActivationStore::prompt_delivered() const { return state_->get(prompt_key_) == true; }
+
+bool ShimStateActivationStore::mark_prompt_delivered() {
+    bool marked = false;
+    state_->update([&](json& o) {
+        auto it = o.find(prompt_key_);
+        if (it != o.end() && *it == true) return;
+        o[prompt_key_] = true;
+        marked = true;
+    });
+    return marked;
+}
+
+// ---------------------------------------------------------------------------------------
+// The activation text
+
+namespace {
+
+bool ascii_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+char ascii_lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+/// Whether `text` at `pos` starts with `word` (ASCII case-insensitive, `-` matching `_`).
+bool word_at(std::string_view text, std::size_t pos, std::string_view word) noexcept {
+    if (text.size() - pos < word.size()) return false;
+    for (std::size_t k = 0; k < word.size(); ++k) {
+        char c = ascii_lower(text[pos + k]);
+        if (c == '-') c = '_';
+        if (c != word[k]) return false;
+    }
+    return true;
+}
+
+/// Whether the `<` at `i` opens something that reads as a wrapper tag.
+bool wrapper_tag_at(std::string_view text, std::size_t i) noexcept {
+    std::size_t j = i + 1;
+    while (j < text.size() && ascii_space(text[j])) ++j;
+    if (j < text.size() && text[j] == '/') ++j;
+    while (j < text.size() && ascii_space(text[j])) ++j;
+    return word_at(text, j, "skill_content") || word_at(text, j, "skill_resources");
+}
+
+}  // namespace
+
+std::string neutralize_wrapper_tags(std::string_view body) {
+    std::string out;
+    std::size_t from = 0;
+    for (std::size_t i = body.find('<'); i != std::string_view::npos; i = body.find('<', i + 1)) {
+        if (!wrapper_tag_at(body, i)) continue;
+        if (out.empty()) out.reserve(body.size() + 16);
+        out.append(body.substr(from, i - from));
+        out += "&lt;";
+        from = i + 1;
+    }
+    if (from == 0) return std::string(body);
+    out.append(body.substr(from));
+    return out;
+}
+
+std::string render_activation_text(const LoadedSkill& skill, const ActivationTextOptions& options) {
+    const SkillManifest& m = skill.manifest;
+    const std::string root = model_text(m.root);
+    std::string out = fmt::format("<skill_content name=\"{}\">\n", xml_escape(model_text(m.name)));
+    if (!skill.instructions.empty()) {
+        out += neutralize_wrapper_tags(model_text(skill.instructions));
+        out += "\n\n";
+    }
+    if (options.include_directory) {
+        out += fmt::format("Skill directory: {}\n{}\n\n", xml_escape(root), SKILL_DIRECTORY_NOTE);
+    }
+    out += "<skill_resources>\n";
+    for (const auto& r : skill.resources) {
+        const std::string path = model_text(r.path);
+        if (options.include_directory) {
+            out += fmt::format("  <file path=\"{}\" read_path=\"{}\" />\n", xml_escape(path),
+                               xml_escape(join_path(root, path)));
+        } else {
+            out += fmt::format("  <file path=\"{}\" />\n", xml_escape(path));
+        }
+    }
+    if (skill.omitted_resources == 1) {
+        out += "  and 1 more file is not listed.\n";
+    } else if (skill.omitted_resources > 1) {
+        out += fmt::format("  and {} more files are not listed.\n", skill.omitted_resources);
+    }
+    out += "</skill_resources>\n</skill_content>";
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// SkillActivator
+
+std::string_view to_string(ActivationStatus status) noexcept {
+    switch (status) {
+        case ActivationStatus::content:
+            return "content";
+        case ActivationStatus::already_active:
+            return "already-active";
+        case ActivationStatus::unknown_name:
+            return "unknown-name";
+        case ActivationStatus::invalid_arguments:
+            return "invalid-arguments";
+        case ActivationStatus::load_error:
+            return "load-error";
+    }
+    return "invalid-arguments";
+}
+
+ToolSpec activation_tool_spec(std::string_view tool_name) {
+    json parameters = {
+        {"type", "object"},
+        {"properties",
+         {{"name",
+           {{"type", "string"},
+            {"minLength", 1},
+            {"description", "The skill's name, exactly as it appears in <available_skills>."}}}}},
+        {"required", json::array({"name"})},
+        {"additionalProperties", false},
+    };
+    return ToolSpec{
+        .name = std::string(tool_name),
+        .description =
+            "Activate one of the skills listed in <available_skills>: returns its full instructions "
+            "and the files bundled with it. Call it before working on a task that matches the "
+            "skill's description.",
+        .parameters = std::move(parameters),
+        .strict = true,
+    };
+}
+
+namespace {
+
+/// The model's name as the texts quote it: model text, at most 128 code points.
+std::string quoted_name(std::string_view requested) {
+    std::string text = model_text(requested);
+    constexpr std::size_t max_shown = 128;
+    if (code_point_count(text) <= max_shown) return text;
+    std::string cut(truncate_code_points(text, max_shown));
+    cut += "\u2026";
+    return cut;
+}
+
+}  // namespace
+
+SkillActivator::SkillActivator(SkillCatalogPtr catalog, SkillActivatorOptions options)
+    : catalog_(std::move(catalog)), options_(std::move(options)) {
+    if (!catalog_) throw ConfigurationError("SkillActivator: the catalog is null");
+    for (const auto& m : *catalog_) {
+        if (m.model_invocable()) invocable_.push_back(m.name);
+    }
+    if (options_.prompt_block) {
+        prompt_block_ = *options_.prompt_block;
+    } else if (invocable_.empty()) {
+        prompt_block_.clear();
+    } else {
+        SkillsShim shim(SkillsShimOptions{.catalog = catalog_, .tool_name = options_.tool_name});
+        prompt_block_ = shim.render_prompt(*catalog_).text;
+    }
+}
+
+ToolSpec SkillActivator::tool_spec() const { return activation_tool_spec(options_.tool_name); }
+
+std::string SkillActivator::usage_text() const {
+    return fmt::format(
+        "The {} tool takes one argument, \"name\": the name of a skill from <available_skills>, for "
+        "example {{\"name\": \"{}\"}}.",
+        options_.tool_name, invocable_.empty() ? std::string("skill-name") : model_text(invocable_.front()));
+}
+
+std::string SkillActivator::already_active_text(std::string_view name) const {
+    return fmt::format(
+        "The skill \"{0}\" is already active: its instructions are in the <skill_content name=\"{0}\"> block "
+        "that an earlier {1} call returned in this conversation. Keep following that block; do not call {1} "
+        "for this skill again.",
+        model_text(name), options_.tool_name);
+}
+
+ActivationResult SkillActivator::unknown(std::string requested) const {
+    ActivationResult r;
+    r.status = ActivationStatus::unknown_name;
+    r.requested = std::move(requested);
+    const std::size_t shown = std::min(invocable_.size(), options_.max_listed_names);
+    std::string list;
+    for (std::size_t i = 0; i < shown; ++i) {
+        if (i > 0) list += ", ";
+        r.available.push_back(model_text(invocable_[i]));
+        list += r.available.back();
+    }
+    r.more_available = invocable_.size() - shown;
+    if (r.more_available > 0) list += fmt::format("{}and {} more", shown > 0 ? ", " : "", r.more_available);
+    r.text = fmt::format("There is no skill named \"{}\". Available skills: {}.", r.requested, list);
+    return r;
+}
+
+bool SkillActivator::reachable(const SkillManifest& manifest) const {
+    return !catalog_->loader() || catalog_->loader()->in_run_workspace(manifest.name);
+}
+
+ActivationResult SkillActivator::activate(ActivationStore& store, std::string_view arguments_json) const {
+    json args = json::parse(arguments_json, nullptr, /*allow_exceptions=*/false);
+    if (args.is_discarded() || !args.is_object() || !args.contains("name") || !args["name"].is_string() ||
+        args["name"].get_ref<const std::string&>().empty()) {
+        ActivationResult r;
+        r.status = ActivationStatus::invalid_arguments;
+        r.text = usage_text();
+        return r;
+    }
+    return activate_name(store, args["name"].get_ref<const std::string&>());
+}
+
+ActivationResult SkillActivator::activate_name(ActivationStore& store, std::string_view requested,
+                                               const std::function<void(const LoadedSkill&)>& before_confirm) const {
+    if (requested.empty()) {
+        ActivationResult r;
+        r.status = ActivationStatus::invalid_arguments;
+        r.text = usage_text();
+        return r;
+    }
+    // A name far longer than any valid one is unknown without being normalized (NFKC time grows
+    // faster than linearly with hostile combining sequences).
+    if (requested.size() > ACTIVATION_MAX_NAME_BYTES ||
+        (is_valid_utf8(requested) && code_point_count(requested) > ACTIVATION_MAX_NAME_CODE_POINTS)) {
+        return unknown(quoted_name(requested));
+    }
+    const SkillManifest* manifest = catalog_->get(requested);
+    if (manifest == nullptr || (options_.model_invocable_only && !manifest->model_invocable())) {
+        return unknown(quoted_name(requested));
+    }
+
+    const auto deadline = std::chrono::steady_clock::now() + options_.wait_timeout;
+    for (;;) {
+        switch (store.claim(manifest->name)) {
+            case ClaimResult::already_active: {
+                ActivationResult r;
+                r.status = ActivationStatus::already_active;
+                r.requested = quoted_name(requested);
+                r.name = manifest->name;
+                r.text = already_active_text(manifest->name);
+                return r;
+            }
+            case ClaimResult::in_progress:
+                if (std::chrono::steady_clock::now() >= deadline) {
+                    ActivationResult r;
+                    r.status = ActivationStatus::load_error;
+                    r.requested = quoted_name(requested);
+                    r.name = manifest->name;
+                    r.error = fmt::format("the skill '{}' is still being activated by another call",
+                                          model_text(manifest->name));
+                    r.text = fmt::format("The skill \"{}\" could not be activated: {}. Try again later.",
+                                         model_text(manifest->name), r.error);
+                    return r;
+                }
+                store.wait_for_change(manifest->name, deadline);
+                continue;
+            case ClaimResult::claimed:
+                break;
+        }
+        ActivationResult r;
+        r.requested = quoted_name(requested);
+        r.name = manifest->name;
+        try {
+            auto skill = std::make_shared<const LoadedSkill>(catalog_->load(manifest->name));
+            if (before_confirm) before_confirm(*skill);
+            store.confirm(manifest->name);
+            r.status = ActivationStatus::content;
+            r.text = render_activation_text(*skill, {.include_directory = reachable(*manifest)});
+            if (skill->omitted_resources > 0 && options_.on_diagnostic) {
+                options_.on_diagnostic(Diagnostic{
+                    .code = std::string(codes::resource_list_truncated),
+                    .severity = Severity::warning,
+                    .path = model_text(skill->manifest.skill_file),
+                    .line = 0,
+                    .message = fmt::format("the activation text of '{}' lists {} files; {} more are not listed",
+                                           model_text(skill->manifest.name), skill->resources.size(),
+                                           skill->omitted_resources)});
+            }
+            r.skill = std::move(skill);
+            return r;
+        } catch (const std::exception& e) {
+            r.exception = std::current_exception();
+            r.error = model_text(e.what());
+        } catch (...) {
+            r.exception = std::current_exception();
+            r.error = "unknown error";
+        }
+        store.roll_back(manifest->name);
+        r.status = ActivationStatus::load_error;
+        r.text = fmt::format("The skill \"{}\" could not be loaded: {}", model_text(manifest->name), r.error);
+        return r;
+    }
+}
+
+std::string SkillActivator::active_skills_text(const ActivationStore& store) const {
+    std::string out;
+    for (const auto& name : store.active_names()) {
+        const SkillManifest* m = catalog_->get(name);
+        if (m == nullptr) continue;
+        if (!out.empty()) out += "\n\n";
+        out += render_activation_text(catalog_->load(m->name), {.include_directory = reachable(*m)});
+    }
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Diagnostics
+
+std::optional<Diagnostic> ignored_behavioral_fields_warning(const std::vector<SkillManifest>& skills) {
+    std::map<std::string, std::vector<std::string>> users;  // field -> skills, sorted by field
+    for (const auto& m : skills) {
+        for (const auto& f : m.ignored_behavioral_fields) {
+            auto& list = users[model_text(f)];
+            if (!contains(list, m.name)) list.push_back(model_text(m.name));
+        }
+    }
+    if (users.empty()) return std::nullopt;
+    std::string fields;
+    for (const auto& [field, names] : users) {
+        if (!fields.empty()) fields += "; ";
+        fields += field + " (";
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            if (i > 0) fields += ", ";
+            fields += names[i];
+        }
+        fields += ")";
+    }
+    return Diagnostic{.code = std::string(codes::ignored_behavioral_fields),
+                      .severity = Severity::warning,
+                      .path = {},
+                      .line = 0,
+                      .message = fmt::format("skills use Claude Code fields that this library does not implement "
+                                             "(they have no effect here): {}",
+                                             fields)};
+}
+
+}  // namespace agentskills
