@@ -6,6 +6,7 @@
 #include <agentskills/skills_shim.hpp>
 
 #include "command.hpp"
+#include "json_output.hpp"
 
 namespace agentskills::cli {
 namespace {
@@ -24,7 +25,7 @@ void setup(CLI::App& app, int* status) {
         // A catalog is not needed for the schema: it is the same for every library.
         SkillsShim shim(
             {.catalog = std::make_shared<const SkillCatalog>(nullptr, Discovery{}), .tool_name = args->tool_name});
-        std::cout << to_json(shim.tool_spec()).dump(args->compact ? -1 : 2) << '\n';
+        print_json(to_json(shim.tool_spec()), args->compact ? -1 : 2);
         *status = exit_ok;
     });
 }
