@@ -288,6 +288,10 @@ TEST_CASE("cli: every count option refuses values that are not a size", "[cli][u
             CHECK(r.status == 2);
             CHECK(r.out.empty());
         }
+        auto bad = command;
+        bad.push_back("-1\x1b");
+        const auto r = run_cli(bad);
+        CHECK(r.err.find(command.back() + ": not a count (digits 0-9 only): '-1\\x1b'") != std::string::npos);
         auto args = command;
         args.push_back("18446744073709551615");  // SIZE_MAX itself is a size
         INFO(command[0] << " " << command.back() << " SIZE_MAX");
