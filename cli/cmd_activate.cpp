@@ -11,6 +11,7 @@
 #include <agentskills/skills_shim.hpp>
 
 #include "command.hpp"
+#include "json_output.hpp"
 #include "shim_support.hpp"
 
 namespace agentskills::cli {
@@ -31,7 +32,7 @@ int run(const ActivateArgs& args) {
     for (std::size_t i = 0; i < args.names.size(); ++i) {
         calls.push_back({.id = fmt::format("call_{}", i + 1),
                          .name = args.tool_name,
-                         .arguments = nlohmann::json{{"name", args.names[i]}}.dump()});
+                         .arguments = dump_json(nlohmann::json{{"name", args.names[i]}}, -1)});
     }
     auto model =
         std::make_shared<ScriptedModel>(std::vector<Message>{assistant_message("", calls), assistant_message("")});
@@ -45,7 +46,7 @@ int run(const ActivateArgs& args) {
         if (m.role == Role::tool) results.push_back(m);
     }
     if (args.json) {
-        std::cout << to_json(results).dump(2) << '\n';
+        print_json(to_json(results));
         return exit_ok;
     }
     for (std::size_t i = 0; i < results.size(); ++i) {

@@ -13,7 +13,9 @@
 
 #include "agentskills/errors.hpp"
 #include "agentskills/loader.hpp"
+#include "agentskills/text.hpp"
 #include "command.hpp"
+#include "json_output.hpp"
 
 namespace agentskills::cli {
 namespace {
@@ -35,7 +37,7 @@ template <class T>
 void print_json_array(std::ostream& out, std::string_view key, const std::vector<T>& items, bool last) {
     out << "  \"" << key << "\": [";
     for (std::size_t i = 0; i < items.size(); ++i) {
-        const std::string text = nlohmann::json(items[i]).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+        const std::string text = dump_json(nlohmann::json(items[i]));
         out << (i == 0 ? "\n    " : ",\n    ");
         for (char ch : text) {
             out << ch;
@@ -68,10 +70,10 @@ int run_list(const ListArgs& args) {
         FilesystemSkillLoader loader(std::move(options));
         discovery = loader.discover();
     } catch (const ConfigurationError& e) {
-        fmt::print(stderr, "agentskills list: {}\n", e.what());
+        fmt::print(stderr, "agentskills list: {}\n", terminal_text(e.what()));
         return exit_usage;
     } catch (const DiscoveryError& e) {
-        fmt::print(stderr, "agentskills list: {}\n", e.what());
+        fmt::print(stderr, "agentskills list: {}\n", terminal_text(e.what()));
         return exit_failure;
     }
 
@@ -80,8 +82,14 @@ int run_list(const ListArgs& args) {
         print_discovery_json(std::cout, discovery);
         return exit_ok;
     }
-    for (const auto& m : discovery.skills) fmt::print("{}\t{}\n", m.name, m.skill_file);
-    for (const auto& s : discovery.skipped) fmt::print("skipped\t{}\t{}\t{}\n", to_string(s.reason), s.path, s.message);
+    // One record per line, TAB between fields: every field is escaped (terminal_text), so a
+    // TAB or newline in a name or path cannot forge a field or a record.
+    for (const auto& m : discovery.skills) {
+        fmt::print("{}\t{}\n", terminal_text(m.name), terminal_text(m.skill_file));
+    }
+    for (const auto& s : discovery.skipped) {
+        fmt::print("skipped\t{}\t{}\t{}\n", to_string(s.reason), terminal_text(s.path), terminal_text(s.message));
+    }
     for (const auto& d : discovery.diagnostics) {
         if (d.severity != Severity::info) fmt::print(stderr, "{}\n", format_diagnostic(d));
     }

@@ -6,8 +6,10 @@
 #include <fmt/core.h>
 
 #include <agentskills/skills_shim.hpp>
+#include <agentskills/text.hpp>
 
 #include "command.hpp"
+#include "numbers.hpp"
 #include "shim_support.hpp"
 
 namespace agentskills::cli {
@@ -26,7 +28,7 @@ int run(const PromptArgs& args) {
     SkillsPrompt prompt = shim.render_prompt(*catalog);
     if (!prompt.text.empty()) fmt::print("{}\n", prompt.text);
     if (args.show_omitted) {
-        for (const auto& name : prompt.omitted) fmt::print(stderr, "omitted: {}\n", name);
+        for (const auto& name : prompt.omitted) fmt::print(stderr, "omitted: {}\n", terminal_text(name));
     }
     return exit_ok;
 }
@@ -42,6 +44,7 @@ void setup(CLI::App& app, int* status) {
         ->allow_extra_args(false);
     cmd->add_option("--tool-name", args->tool_name, "Name of the activation tool")->capture_default_str();
     cmd->add_option("--budget", args->budget, "Largest block size in characters (0 = no budget)")
+        ->check(count_value())
         ->capture_default_str();
     cmd->add_flag("--show-omitted", args->show_omitted, "List the skills the budget left out on stderr");
     cmd->callback([args, status] { *status = run(*args); });

@@ -7,8 +7,10 @@
 
 #include <agentskills/diagnostics.hpp>
 #include <agentskills/skill.hpp>
+#include <agentskills/text.hpp>
 
 #include "command.hpp"
+#include "json_output.hpp"
 #include "skill_file.hpp"
 
 namespace agentskills::cli {
@@ -27,11 +29,11 @@ int run(const ReadPropertiesArgs& args) {
         for (const auto& d : checked.result.diagnostics) {
             if (d.severity == Severity::error) fmt::print(stderr, "{}\n", format_diagnostic(d));
         }
-        fmt::print(stderr, "agentskills read-properties: cannot read the skill at {}\n", args.path);
+        fmt::print(stderr, "agentskills read-properties: cannot read the skill at {}\n", terminal_text(args.path));
         return exit_failure;
     }
     nlohmann::json j = *checked.result.manifest;
-    std::cout << j.dump(2, ' ', false) << '\n';
+    print_json(j);
     return exit_ok;
 }
 

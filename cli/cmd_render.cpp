@@ -1,5 +1,7 @@
 // agentskills render --root DIR... NAME [ARGUMENTS...]: what a person's `/NAME ARGUMENTS` sends.
+#include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -7,7 +9,9 @@
 
 #include "agentskills/errors.hpp"
 #include "agentskills/host.hpp"
+#include "agentskills/text.hpp"
 #include "command.hpp"
+#include "numbers.hpp"
 
 namespace agentskills::cli {
 namespace {
@@ -18,9 +22,10 @@ struct RenderArgs {
     std::string name;
     std::vector<std::string> arguments;
     bool skip_missing = false;
+    std::size_t max_bytes = RENDER_MAX_BYTES;
 };
 
-int run_render(const RenderArgs& args) {
+int render_catalog(const RenderArgs& args) {
     std::vector<SkillsConfig> configs;
     if (!args.spec.empty()) configs = load_agent_spec(args.spec);
     if (!args.roots.empty()) {
@@ -35,25 +40,38 @@ int run_render(const RenderArgs& args) {
         return exit_usage;
     }
     const HostCatalog catalog = load_host_catalog(configs);
-    for (const auto& s : catalog.skipped) fmt::print(stderr, "agentskills render: note: {}\n", s.message);
+    for (const auto& s : catalog.skipped) {
+        fmt::print(stderr, "agentskills render: note: {}\n", terminal_text(s.message));
+    }
     const SkillDefinition* skill = catalog.find(args.name);
     if (skill == nullptr) {
         std::string names;
-        for (const auto& s : catalog.skills) names += (names.empty() ? "" : ", ") + s.name;
-        fmt::print(stderr, "agentskills render: no skill named '{}' (available: {})\n", args.name,
+        for (const auto& s : catalog.skills) names += (names.empty() ? "" : ", ") + terminal_text(s.name);
+        fmt::print(stderr, "agentskills render: no skill named '{}' (available: {})\n", terminal_text(args.name),
                    names.empty() ? "none" : names);
         return exit_failure;
     }
     std::string out;
     if (args.arguments.empty()) {
-        out = skill->render();
+        out = skill->render(std::nullopt, args.max_bytes);
     } else {
         std::string joined;
         for (const auto& a : args.arguments) joined += (joined.empty() ? "" : " ") + a;
-        out = skill->render(joined);
+        out = skill->render(joined, args.max_bytes);
     }
-    fmt::print("{}\n", out);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fputc('\n', stdout);
     return exit_ok;
+}
+
+int run_render(const RenderArgs& args) {
+    try {
+        return render_catalog(args);
+    } catch (const Error& e) {
+        // A bad or unreadable spec, a failed discovery, a rendering past --max-bytes.
+        fmt::print(stderr, "agentskills render: {}\n", terminal_text(e.what()));
+        return exit_failure;
+    }
 }
 
 void setup(CLI::App& app, int* status) {
@@ -65,6 +83,10 @@ void setup(CLI::App& app, int* status) {
         ->allow_extra_args(false);
     cmd->add_option("--spec", args->spec, "Agent spec (YAML, or JSON for .json) whose Skills configurations to read");
     cmd->add_flag("--skip-missing", args->skip_missing, "Leave out --root directories that do not exist");
+    cmd->add_option("--max-bytes", args->max_bytes,
+                    "Largest instructions text after substituting ARGUMENTS, in bytes (0 = no limit)")
+        ->check(count_value())
+        ->capture_default_str();
     cmd->add_option("name", args->name, "Skill name (a leading '/' is ignored)")->required();
     cmd->add_option("arguments", args->arguments, "Arguments; several words are joined with single spaces");
     cmd->callback([args, status]() { *status = run_render(*args); });

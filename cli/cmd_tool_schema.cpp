@@ -16,6 +16,7 @@
 #include <agentskills/tool_shapes.hpp>
 
 #include "command.hpp"
+#include "json_output.hpp"
 
 namespace agentskills::cli {
 namespace {
@@ -58,7 +59,7 @@ void setup_tool_schema(CLI::App& app, int* status) {
         // Gemini's unit of a request's tools list is a Tool holding the declarations.
         const nlohmann::json j =
             format == ToolFormat::gemini ? tools_json(format, {spec})[0] : tool_spec_json(format, spec);
-        std::cout << j.dump(args->compact ? -1 : 2) << '\n';
+        print_json(j, args->compact ? -1 : 2);
         *status = exit_ok;
     });
 }

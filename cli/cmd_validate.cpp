@@ -12,8 +12,11 @@
 
 #include <agentskills/diagnostics.hpp>
 #include <agentskills/skill.hpp>
+#include <agentskills/text.hpp>
 
 #include "command.hpp"
+#include "json_output.hpp"
+#include "numbers.hpp"
 #include "skill_file.hpp"
 
 namespace agentskills::cli {
@@ -48,7 +51,7 @@ int run(const ValidateArgs& args) {
     for (const auto& path : args.paths) {
         std::error_code ec;
         if (!fs::exists(path, ec)) {
-            fmt::print(stderr, "agentskills validate: no such file or directory: {}\n", path);
+            fmt::print(stderr, "agentskills validate: no such file or directory: {}\n", terminal_text(path));
             return exit_usage;
         }
         targets.push_back(path);
@@ -56,7 +59,7 @@ int run(const ValidateArgs& args) {
     for (const auto& root : args.roots) {
         std::error_code ec;
         if (!fs::is_directory(root, ec)) {
-            fmt::print(stderr, "agentskills validate: not a directory: {}\n", root);
+            fmt::print(stderr, "agentskills validate: not a directory: {}\n", terminal_text(root));
             return exit_usage;
         }
         auto children = library_children(root, reference);
@@ -87,12 +90,12 @@ int run(const ValidateArgs& args) {
             results.push_back(std::move(entry));
         } else {
             for (const auto& d : checked.result.diagnostics) fmt::print("{}\n", format_diagnostic(d));
-            if (valid) fmt::print("{}: ok\n", checked.argument);
+            if (valid) fmt::print("{}: ok\n", terminal_text(checked.argument));
         }
     }
     if (args.json) {
         nlohmann::json doc{{"profile", args.profile}, {"valid", all_valid}, {"skills", std::move(results)}};
-        std::cout << doc.dump(2) << '\n';
+        print_json(doc);
     }
     return all_valid ? exit_ok : exit_failure;
 }
@@ -109,8 +112,12 @@ void setup(CLI::App& app, int* status) {
     cmd->add_option("--name-policy", args->name_policy, "keep or require_valid")
         ->check(CLI::IsMember({"keep", "require_valid"}))
         ->capture_default_str();
-    cmd->add_option("--max-lines", args->max_lines, "Line limit of a SKILL.md (0 = none; standard profile)")->capture_default_str();
-    cmd->add_option("--max-bytes", args->max_bytes, "Byte limit of a SKILL.md (0 = none)")->capture_default_str();
+    cmd->add_option("--max-lines", args->max_lines, "Line limit of a SKILL.md (0 = none; standard profile)")
+        ->check(count_value())
+        ->capture_default_str();
+    cmd->add_option("--max-bytes", args->max_bytes, "Byte limit of a SKILL.md (0 = none)")
+        ->check(count_value())
+        ->capture_default_str();
     cmd->callback([args, status, cmd] {
         if (args->paths.empty() && args->roots.empty()) {
             fmt::print(stderr, "agentskills validate: give at least one PATH or --root DIR\n{}", cmd->help());

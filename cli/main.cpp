@@ -5,6 +5,8 @@
 
 #include <fmt/core.h>
 
+#include <agentskills/text.hpp>
+
 #include "command.hpp"
 
 namespace agentskills::cli {
@@ -38,7 +40,7 @@ int main(int argc, char** argv) {
         app.exit(e);
         return exit_usage;
     } catch (const std::exception& e) {
-        fmt::print(stderr, "agentskills: error: {}\n", e.what());
+        fmt::print(stderr, "agentskills: error: {}\n", agentskills::terminal_text(e.what()));
         return exit_failure;
     }
     return status;

@@ -10,18 +10,21 @@
 #include <agentskills/catalog.hpp>
 #include <agentskills/diagnostics.hpp>
 #include <agentskills/loader.hpp>
+#include <agentskills/text.hpp>
 
 namespace agentskills::cli {
 
 /// Discovers the libraries `roots` (local file system, no default roots; a missing root is an
 /// error) and reports every skipped skill on stderr, one line each:
-/// `agentskills COMMAND: skipped (REASON): MESSAGE` (the message names the file).
+/// `agentskills COMMAND: skipped (REASON): MESSAGE` (the message names the file; escaped with
+/// terminal_text, so it is one line whatever the file is called).
 inline SkillCatalogPtr discover_roots(const std::vector<std::string>& roots, const char* command) {
     auto loader = std::make_shared<FilesystemSkillLoader>(FilesystemLoaderOptions{
         .roots = roots, .include_default_roots = false, .missing_directories = MissingDirectories::error});
     SkillCatalogPtr catalog = discover_skill_catalog(loader);
     for (const auto& s : catalog->skipped())
-        fmt::print(stderr, "agentskills {}: skipped ({}): {}\n", command, to_string(s.reason), s.message);
+        fmt::print(stderr, "agentskills {}: skipped ({}): {}\n", command, to_string(s.reason),
+                   terminal_text(s.message));
     return catalog;
 }
 

@@ -4,7 +4,9 @@
 // Input: an option byte, then fields separated by 0x01 bytes:
 //   name, description, skill file, skill directory, body, resource paths (0x02-separated)
 // A second skill is made from the same fields reversed, so the catalog has two entries.
+#include <agentskills/names.hpp>
 #include <agentskills/prompt.hpp>
+#include <agentskills/text.hpp>
 
 #include <algorithm>
 
@@ -19,6 +21,21 @@ std::size_t count_char(std::string_view s, char c) {
 }
 
 std::string non_empty(std::string_view s) { return s.empty() ? std::string("x") : std::string(s); }
+
+// What the model is shown of `s`: model_text, then U+FFFE and U+FFFF as U+FFFD.
+std::string as_model_sees(std::string_view s) {
+    std::string out = model_text(s);
+    for (std::size_t pos = out.find("\xEF\xBF"); pos != std::string::npos; pos = out.find("\xEF\xBF", pos + 3)) {
+        if (pos + 2 < out.size() && (out[pos + 2] == '\xBE' || out[pos + 2] == '\xBF')) out[pos + 2] = '\xBD';
+    }
+    return out;
+}
+
+// Model text: valid UTF-8, no control but TAB and LF, no U+FFFE / U+FFFF (so XML 1.0 characters).
+bool is_clean_model_text(std::string_view s) {
+    return is_valid_utf8(s) && is_model_text(s) && s.find("\xEF\xBF\xBE") == std::string_view::npos &&
+           s.find("\xEF\xBF\xBF") == std::string_view::npos;
+}
 
 // Undoes xml_escape's five entities.
 std::string unescape(std::string_view s) {
@@ -86,6 +103,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     SkillManifest pa = manifest("x", "x", "x", "x");
     SkillManifest pb = manifest("x", "x", "x", "x");
     const std::string plain_block = render_available_skills(std::vector<const SkillManifest*>{&pa, &pb});
+    FUZZ_CHECK(is_clean_model_text(block));
     FUZZ_CHECK(count_char(block, '<') == count_char(plain_block, '<'));
     FUZZ_CHECK(count_char(block, '>') == count_char(plain_block, '>'));
     // The same with descriptions left out (what a catalog budget does) and a null entry.
@@ -108,6 +126,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     plain.resources.assign(resources.size(), SkillResource{"x"});
     const std::string plain_content = render_skill_content(plain, options);
     FUZZ_CHECK(count_char(content, '<') == count_char(plain_content, '<') + count_char(body, '<'));
-    FUZZ_CHECK(content.find(body) != std::string::npos);
+    FUZZ_CHECK(is_clean_model_text(content));
+    FUZZ_CHECK(content.find(as_model_sees(body)) != std::string::npos);
     return 0;
 }

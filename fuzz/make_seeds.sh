@@ -8,7 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${1:?usage: make_seeds.sh BUILD_DIR [SHARED_CORPUS]}
 shared=${2:-$here/../../shared/corpus}
 out="$build/fuzz-corpus"
-mkdir -p "$out/parser" "$out/paths" "$out/discovery" "$out/render"
+mkdir -p "$out/parser" "$out/paths" "$out/discovery" "$out/render" "$out/agent_spec"
 
 if [ ! -d "$shared" ]; then
   echo "make_seeds: no shared corpus at $shared; the handmade seeds alone are used"

@@ -3,12 +3,18 @@
 #include <fmt/core.h>
 
 #include "agentskills/skill.hpp"
+#include "agentskills/text.hpp"
 
 namespace agentskills {
 
 std::string format_diagnostic(const Diagnostic& d) {
-    if (d.line == 0) return fmt::format("{}: {}: {} [{}]", d.path, to_string(d.severity), d.message, d.code);
-    return fmt::format("{}:{}: {}: {} [{}]", d.path, d.line, to_string(d.severity), d.message, d.code);
+    // Path, message and code come from outside (file names, YAML text): each is escaped, so the
+    // result is one line that no value can split into two records or use to drive a terminal.
+    const std::string path = terminal_text(d.path);
+    const std::string message = terminal_text(d.message);
+    const std::string code = terminal_text(d.code);
+    if (d.line == 0) return fmt::format("{}: {}: {} [{}]", path, to_string(d.severity), message, code);
+    return fmt::format("{}:{}: {}: {} [{}]", path, d.line, to_string(d.severity), message, code);
 }
 
 std::string_view to_string(SkipReason r) noexcept {

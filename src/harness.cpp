@@ -8,6 +8,7 @@
 #include <fmt/core.h>
 
 #include "agentskills/errors.hpp"
+#include "agentskills/names.hpp"
 
 namespace agentskills {
 
@@ -52,33 +53,43 @@ Message tool_message(std::string tool_call_id, std::string name, std::string con
                    .name = std::move(name)};
 }
 
+namespace {
+
+// Every string of a request is made valid UTF-8 (U+FFFD for a bad byte; a path from a
+// directory listing may hold any bytes), so that dumping a request never throws.
+json text(std::string_view s) { return json(valid_utf8(s)); }
+
+}  // namespace
+
 json to_json(const ToolCall& call) {
-    return json{
-        {"id", call.id}, {"type", "function"}, {"function", json{{"name", call.name}, {"arguments", call.arguments}}}};
+    return json{{"id", text(call.id)},
+                {"type", "function"},
+                {"function", json{{"name", text(call.name)}, {"arguments", text(call.arguments)}}}};
 }
 
 json to_json(const Message& message) {
     json j = json::object();
     j["role"] = std::string(to_string(message.role));
     if (message.role == Role::assistant && !message.tool_calls.empty()) {
-        j["content"] = message.content.empty() ? json(nullptr) : json(message.content);
+        j["content"] = message.content.empty() ? json(nullptr) : text(message.content);
         json calls = json::array();
         for (const auto& call : message.tool_calls) calls.push_back(to_json(call));
         j["tool_calls"] = std::move(calls);
     } else {
-        j["content"] = message.content;
+        j["content"] = text(message.content);
     }
     if (message.role == Role::tool) {
-        j["tool_call_id"] = message.tool_call_id;
-        if (!message.name.empty()) j["name"] = message.name;
+        j["tool_call_id"] = text(message.tool_call_id);
+        if (!message.name.empty()) j["name"] = text(message.name);
     } else if (!message.name.empty()) {
-        j["name"] = message.name;
+        j["name"] = text(message.name);
     }
     return j;
 }
 
 json to_json(const ToolSpec& spec) {
-    json function = json{{"name", spec.name}, {"description", spec.description}, {"parameters", spec.parameters}};
+    json function =
+        json{{"name", text(spec.name)}, {"description", text(spec.description)}, {"parameters", spec.parameters}};
     if (spec.strict) function["strict"] = true;
     return json{{"type", "function"}, {"function", std::move(function)}};
 }

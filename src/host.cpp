@@ -3,8 +3,8 @@
 #include "agentskills/diagnostic_codes.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <iterator>
+#include <limits>
 #include <mutex>
 #include <shared_mutex>
 #include <sstream>
@@ -13,7 +13,9 @@
 
 #include <fmt/core.h>
 #include <fmt/ranges.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
+#include <nlohmann/json.hpp>
 
 #include "agentskills/errors.hpp"
 #include "agentskills/names.hpp"
@@ -44,29 +46,62 @@ bool starts_index(std::string_view text, std::size_t pos) noexcept {
 
 }  // namespace
 
-std::string substitute_arguments(std::string_view body, std::string_view arguments) {
-    std::string out;
-    out.reserve(body.size() + arguments.size() + 16);
-    bool replaced = false;
+namespace {
+
+constexpr std::string_view arguments_line = "ARGUMENTS: ";
+
+/// Calls f(hit) for each standalone `$ARGUMENTS` of `body`, in order.
+template <class F>
+void for_each_placeholder(std::string_view body, F&& f) {
     std::size_t pos = 0;
     while (pos < body.size()) {
         const std::size_t hit = body.find(arguments_placeholder, pos);
         if (hit == std::string_view::npos) break;
         const std::size_t after = hit + arguments_placeholder.size();
-        out.append(body.substr(pos, hit - pos));
-        const bool standalone = !(after < body.size() && is_word_char(body[after])) && !starts_index(body, after);
-        if (standalone) {
-            out.append(arguments);
-            replaced = true;
-        } else {
-            out.append(arguments_placeholder);
-        }
+        if (!(after < body.size() && is_word_char(body[after])) && !starts_index(body, after)) f(hit);
         pos = after;
     }
-    if (pos < body.size()) out.append(body.substr(pos));
+}
+
+}  // namespace
+
+std::size_t substituted_size(std::string_view body, std::string_view arguments) noexcept {
+    constexpr std::size_t max = std::numeric_limits<std::size_t>::max();
+    std::size_t count = 0;
+    for_each_placeholder(body, [&](std::size_t) { ++count; });
+    if (count == 0) {
+        if (arguments.empty()) return body.size();
+        const std::size_t extra = (body.empty() ? 0 : 2) + arguments_line.size();
+        return arguments.size() > max - body.size() - extra ? max : body.size() + extra + arguments.size();
+    }
+    const std::size_t base = body.size() - count * arguments_placeholder.size();
+    if (arguments.size() != 0 && count > (max - base) / arguments.size()) return max;
+    return base + count * arguments.size();
+}
+
+std::string substitute_arguments(std::string_view body, std::string_view arguments, std::size_t max_bytes) {
+    // The size is known before anything is built, so a body with many placeholders and a long
+    // argument fails here instead of asking for gigabytes.
+    const std::size_t size = substituted_size(body, arguments);
+    if (max_bytes != 0 && size > max_bytes) {
+        throw ConfigurationError(fmt::format(
+            "the instructions with the arguments substituted would be {} bytes, more than the limit of {} bytes", size,
+            max_bytes));
+    }
+    std::string out;
+    out.reserve(size);
+    std::size_t pos = 0;
+    bool replaced = false;
+    for_each_placeholder(body, [&](std::size_t hit) {
+        out.append(body.substr(pos, hit - pos));
+        out.append(arguments);
+        pos = hit + arguments_placeholder.size();
+        replaced = true;
+    });
+    out.append(body.substr(pos));
     if (!replaced && !arguments.empty()) {
         if (!out.empty()) out.append("\n\n");
-        out.append("ARGUMENTS: ");
+        out.append(arguments_line);
         out.append(arguments);
     }
     return out;
@@ -75,8 +110,8 @@ std::string substitute_arguments(std::string_view body, std::string_view argumen
 // ---------------------------------------------------------------------------------------
 // Skill definitions
 
-std::string SkillDefinition::render(std::optional<std::string_view> arguments) const {
-    LoadedSkill skill{manifest, arguments ? substitute_arguments(body, *arguments) : body, resources};
+std::string SkillDefinition::render(std::optional<std::string_view> arguments, std::size_t max_bytes) const {
+    LoadedSkill skill{manifest, arguments ? substitute_arguments(body, *arguments, max_bytes) : body, resources};
     return render_skill_content(skill, SkillContentOptions{.include_directory = in_run_workspace});
 }
 
@@ -194,7 +229,8 @@ Discovery CombinedSkillLoader::discover() {
                     "{}: skipped: the skill name '{}' is already used by {}, selected by an earlier "
                     "configuration (the first is kept)",
                     m.skill_file, m.name, first.skill_file);
-                out.diagnostics.push_back(Diagnostic{std::string(codes::duplicate_name), Severity::warning, m.skill_file, 0, message});
+                out.diagnostics.push_back(
+                    Diagnostic{std::string(codes::duplicate_name), Severity::warning, m.skill_file, 0, message});
                 out.skipped.push_back(SkippedSkill{m.skill_file, SkipReason::duplicate_name, std::move(message)});
                 continue;
             }
@@ -277,36 +313,195 @@ using nlohmann::json;
 
 constexpr std::string_view config_keys = "directories, include, exclude, missing_directories, duplicate_names";
 
-/// YAML -> JSON with every scalar as its literal text (no YAML 1.1 typing).
-json yaml_to_json(const YAML::Node& node) {
-    switch (node.Type()) {
-        case YAML::NodeType::Scalar:
-            return json(detail::yaml_scalar_text(node.Scalar()));
-        case YAML::NodeType::Sequence: {
-            json out = json::array();
-            for (const auto& child : node) out.push_back(yaml_to_json(child));
-            return out;
-        }
-        case YAML::NodeType::Map: {
-            json out = json::object();
-            for (const auto& kv : node) {
-                const std::string key =
-                    detail::yaml_scalar_text(kv.first.IsScalar() ? kv.first.Scalar() : YAML::Dump(kv.first));
-                if (out.contains(key)) throw ConfigurationError(fmt::format("agent spec: duplicate key '{}'", key));
-                out[key] = yaml_to_json(kv.second);
-            }
-            return out;
-        }
-        case YAML::NodeType::Null:
-        case YAML::NodeType::Undefined:
-            return json(nullptr);
+bool over(std::size_t value, std::size_t limit) noexcept { return limit != 0 && value > limit; }
+
+/// YAML -> JSON with every scalar as its literal text (no YAML 1.1 typing), built from
+/// yaml-cpp's parse events under a budget: every node made counts, and so does every node an
+/// alias copies and every node copied into the anchor table; the same for scalar bytes; and
+/// the nesting depth, counting what an alias brings. A 1 KB alias bomb therefore stops after
+/// `max_nodes` nodes, not after the memory is gone. Mapping keys must be strings.
+class SpecJsonBuilder final : public YAML::EventHandler {
+public:
+    explicit SpecJsonBuilder(const AgentSpecLimits& limits) : limits_(limits) {}
+
+    [[nodiscard]] json take() { return root_ ? std::move(*root_) : json(nullptr); }
+
+    void OnDocumentStart(const YAML::Mark&) override {}
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(json(nullptr), 0, anchor, mark); }
+    void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  const std::string& value) override {
+        std::string text = detail::yaml_scalar_text(value);
+        const std::size_t bytes = text.size();
+        leaf(json(std::move(text)), bytes, anchor, mark);
     }
-    return json(nullptr);
+    void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+        if (anchor >= anchors_.size() || !anchors_[anchor]) {
+            throw ConfigurationError(
+                fmt::format("agent spec: line {}: an alias refers to an anchor that is not complete", mark.line + 1));
+        }
+        const Anchored& a = *anchors_[anchor];
+        charge(a.nodes, a.text, mark);
+        made_nodes_ += a.nodes;
+        made_text_ += a.text;
+        if (over(stack_.size() + a.height, limits_.max_depth)) too_deep(mark);
+        add(json(a.value), a.height, mark);
+    }
+    void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                         YAML::EmitterStyle::value) override {
+        open(json::array(), anchor, mark);
+    }
+    void OnSequenceEnd() override { close(); }
+    void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                    YAML::EmitterStyle::value) override {
+        open(json::object(), anchor, mark);
+    }
+    void OnMapEnd() override { close(); }
+
+private:
+    struct Frame {
+        json value;
+        YAML::anchor_t anchor = YAML::NullAnchor;
+        YAML::Mark mark;
+        std::size_t nodes_before = 0;  // nodes made before the collection started
+        std::size_t text_before = 0;
+        std::size_t height = 1;  // levels of this collection and what it holds
+        std::optional<std::string> key = std::nullopt;
+    };
+    struct Anchored {
+        json value;
+        std::size_t nodes = 0;
+        std::size_t text = 0;
+        std::size_t height = 0;
+    };
+
+    [[noreturn]] void too_deep(const YAML::Mark& mark) const {
+        throw ConfigurationError(fmt::format("agent spec: line {}: nested deeper than the limit of {} levels",
+                                             mark.line + 1, limits_.max_depth));
+    }
+
+    void charge(std::size_t nodes, std::size_t text, const YAML::Mark& mark) {
+        nodes_ += nodes;
+        text_ += text;
+        if (over(nodes_, limits_.max_nodes)) {
+            throw ConfigurationError(fmt::format(
+                "agent spec: line {}: more than {} YAML nodes (anchors and aliases count every node they copy)",
+                mark.line + 1, limits_.max_nodes));
+        }
+        if (over(text_, limits_.max_text_bytes)) {
+            throw ConfigurationError(fmt::format(
+                "agent spec: line {}: more than {} bytes of YAML text (anchors and aliases count every byte they copy)",
+                mark.line + 1, limits_.max_text_bytes));
+        }
+    }
+
+    void remember(YAML::anchor_t anchor, const json& value, std::size_t nodes, std::size_t text, std::size_t height,
+                  const YAML::Mark& mark) {
+        if (anchor == YAML::NullAnchor) return;
+        charge(nodes, text, mark);  // the copy in the anchor table
+        // yaml-cpp numbers anchors 1, 2, ... in document order, so the table grows by one.
+        if (anchor >= anchors_.size()) anchors_.resize(anchor + 1);
+        anchors_[anchor] = Anchored{value, nodes, text, height};
+    }
+
+    void leaf(json value, std::size_t bytes, YAML::anchor_t anchor, const YAML::Mark& mark) {
+        charge(1, bytes, mark);
+        made_nodes_ += 1;
+        made_text_ += bytes;
+        remember(anchor, value, 1, bytes, 0, mark);
+        add(std::move(value), 0, mark);
+    }
+
+    void open(json value, YAML::anchor_t anchor, const YAML::Mark& mark) {
+        charge(1, 0, mark);
+        if (over(stack_.size() + 1, limits_.max_depth)) too_deep(mark);
+        stack_.push_back(Frame{std::move(value), anchor, mark, made_nodes_, made_text_, 1, std::nullopt});
+        made_nodes_ += 1;
+    }
+
+    void close() {
+        Frame f = std::move(stack_.back());
+        stack_.pop_back();
+        if (f.key) {
+            throw ConfigurationError(
+                fmt::format("agent spec: line {}: the key '{}' has no value", f.mark.line + 1, *f.key));
+        }
+        remember(f.anchor, f.value, made_nodes_ - f.nodes_before, made_text_ - f.text_before, f.height, f.mark);
+        add(std::move(f.value), f.height, f.mark);
+    }
+
+    void add(json value, std::size_t height, const YAML::Mark& mark) {
+        if (stack_.empty()) {
+            if (!root_) root_ = std::move(value);
+            return;
+        }
+        Frame& top = stack_.back();
+        top.height = std::max(top.height, height + 1);
+        if (top.value.is_array()) {
+            top.value.push_back(std::move(value));
+            return;
+        }
+        if (!top.key) {
+            if (!value.is_string()) {
+                throw ConfigurationError(
+                    fmt::format("agent spec: line {}: a mapping key must be a string", mark.line + 1));
+            }
+            top.key = value.get<std::string>();
+            return;
+        }
+        if (top.value.contains(*top.key)) {
+            throw ConfigurationError(fmt::format("agent spec: duplicate key '{}'", *top.key));
+        }
+        top.value[*top.key] = std::move(value);
+        top.key.reset();
+    }
+
+    AgentSpecLimits limits_;
+    std::vector<Frame> stack_;
+    std::vector<std::optional<Anchored>> anchors_;
+    std::optional<json> root_;
+    std::size_t nodes_ = 0;  // the budget used: nodes made, copied by aliases, copied into the table
+    std::size_t text_ = 0;
+    std::size_t made_nodes_ = 0;  // nodes of the document itself (aliases expanded)
+    std::size_t made_text_ = 0;
+};
+
+json yaml_to_json(std::string_view text, const AgentSpecLimits& limits) {
+    std::istringstream in{std::string(text)};
+    YAML::Parser parser(in);
+    SpecJsonBuilder builder(limits);
+    (void)parser.HandleNextDocument(builder);  // the first document, as YAML::Load reads it
+    return builder.take();
 }
 
+json json_to_json(std::string_view text, const AgentSpecLimits& limits) {
+    std::size_t nodes = 0;
+    const json::parser_callback_t check = [&](int depth, json::parse_event_t event, json&) {
+        if (event == json::parse_event_t::key || event == json::parse_event_t::object_end ||
+            event == json::parse_event_t::array_end) {
+            return true;
+        }
+        if (over(++nodes, limits.max_nodes)) {
+            throw ConfigurationError(fmt::format("agent spec: more than {} JSON values", limits.max_nodes));
+        }
+        if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
+            over(static_cast<std::size_t>(depth) + 1, limits.max_depth)) {
+            throw ConfigurationError(
+                fmt::format("agent spec: nested deeper than the limit of {} levels", limits.max_depth));
+        }
+        return true;
+    };
+    return json::parse(text, check);
+}
+
+// A value as an error message quotes it: valid UTF-8, at most about 80 code points.
 std::string describe(const json& v) {
-    if (v.is_string()) return fmt::format("'{}'", v.get<std::string>());
-    return v.dump();
+    constexpr std::size_t max_code_points = 80;
+    const std::string text =
+        v.is_string() ? valid_utf8(v.get<std::string>()) : v.dump(-1, ' ', false, json::error_handler_t::replace);
+    const std::string_view shown = truncate_code_points(text, max_code_points);
+    const std::string_view more = shown.size() < text.size() ? "..." : "";
+    return v.is_string() ? fmt::format("'{}{}'", shown, more) : fmt::format("{}{}", shown, more);
 }
 
 std::vector<std::string> string_list(const json& v, std::string_view key, bool allow_single) {
@@ -421,17 +616,21 @@ std::vector<SkillsConfig> configs_from_document(const json& doc) {
 
 }  // namespace
 
-std::vector<SkillsConfig> parse_agent_spec(std::string_view text, SpecFormat format) {
+std::vector<SkillsConfig> parse_agent_spec(std::string_view text, SpecFormat format, const AgentSpecLimits& limits) {
+    if (over(text.size(), limits.max_bytes)) {
+        throw ConfigurationError(
+            fmt::format("agent spec: the text is {} bytes, more than the limit of {}", text.size(), limits.max_bytes));
+    }
     json doc;
     if (format == SpecFormat::json) {
         try {
-            doc = json::parse(text);
+            doc = json_to_json(text, limits);
         } catch (const json::exception& e) {
             throw ConfigurationError(fmt::format("agent spec: invalid JSON: {}", valid_utf8(e.what())));
         }
     } else {
         try {
-            doc = yaml_to_json(YAML::Load(std::string(text)));
+            doc = yaml_to_json(text, limits);
         } catch (const YAML::Exception& e) {
             throw ConfigurationError(fmt::format("agent spec: invalid YAML: {}", valid_utf8(e.what())));
         }
@@ -439,14 +638,33 @@ std::vector<SkillsConfig> parse_agent_spec(std::string_view text, SpecFormat for
     return configs_from_document(doc);
 }
 
-std::vector<SkillsConfig> load_agent_spec(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw NotFoundError(fmt::format("cannot open agent spec '{}'", path));
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    if (in.bad()) throw IoError(fmt::format("cannot read agent spec '{}'", path));
+std::vector<SkillsConfig> load_agent_spec(const std::string& path, const AgentSpecLimits& limits) {
+    const std::string shown = valid_utf8(path);
+    // The reader SKILL.md files go through: a non-blocking open, then fstat; anything but a
+    // regular file (a FIFO, a device such as /dev/zero, a directory) is refused before any read,
+    // and no more than `max_bytes` + 1 bytes are read.
+    static const LocalSkillReader reader;
+    ReadResult read;
+    try {
+        read = reader.read_file(path, limits.max_bytes);
+    } catch (const Error& e) {
+        // The reader's message names the file ("cannot read 'PATH': ...").
+        throw ConfigurationError(fmt::format("agent spec: {}", valid_utf8(e.what())));
+    }
+    if (read.truncated) {
+        throw ConfigurationError(
+            fmt::format("agent spec '{}': the file is larger than the limit of {} bytes", shown, limits.max_bytes));
+    }
     const bool is_json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
-    return parse_agent_spec(buffer.str(), is_json ? SpecFormat::json : SpecFormat::yaml);
+    try {
+        return parse_agent_spec(read.data, is_json ? SpecFormat::json : SpecFormat::yaml, limits);
+    } catch (const ConfigurationError& e) {
+        // Every message names the file: "agent spec: X" becomes "agent spec 'PATH': X".
+        std::string_view message = e.what();
+        constexpr std::string_view prefix = "agent spec: ";
+        if (message.substr(0, prefix.size()) == prefix) message.remove_prefix(prefix.size());
+        throw ConfigurationError(fmt::format("agent spec '{}': {}", shown, message));
+    }
 }
 
 }  // namespace agentskills

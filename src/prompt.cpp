@@ -3,8 +3,25 @@
 #include <fmt/core.h>
 
 #include "agentskills/reader.hpp"
+#include "agentskills/text.hpp"
 
 namespace agentskills {
+namespace {
+
+// The last step of every text the model sees: valid UTF-8 without control characters other
+// than TAB and LF (model_text), and without the two code points XML 1.0 does not allow in
+// valid UTF-8 (U+FFFE, U+FFFF), so the block is well-formed XML 1.0 and a C host can pass it
+// as a C string. Each replaced character becomes U+FFFD. Clean text costs one scan, no copy.
+std::string finish_model_text(std::string text) {
+    if (!is_model_text(text)) text = model_text(text);
+    // In valid UTF-8, EF BF BE and EF BF BF can only be U+FFFE and U+FFFF.
+    for (std::size_t pos = text.find("\xEF\xBF"); pos != std::string::npos; pos = text.find("\xEF\xBF", pos + 3)) {
+        if (pos + 2 < text.size() && (text[pos + 2] == '\xBE' || text[pos + 2] == '\xBF')) text[pos + 2] = '\xBD';
+    }
+    return text;
+}
+
+}  // namespace
 
 std::string xml_escape(std::string_view text) {
     std::string out;
@@ -57,7 +74,7 @@ std::string render_available_skills(const std::vector<CatalogEntry>& entries) {
         out += "</location>\n  </skill>\n";
     }
     out += "</available_skills>";
-    return out;
+    return finish_model_text(std::move(out));
 }
 
 std::string render_available_skills(const std::vector<const SkillManifest*>& skills) {
@@ -83,7 +100,7 @@ std::string render_skill_content(const LoadedSkill& skill, const SkillContentOpt
                            xml_escape(join_path(m.root, r.path)));
     }
     out += "</skill_resources>\n</skill_content>";
-    return out;
+    return finish_model_text(std::move(out));
 }
 
 }  // namespace agentskills

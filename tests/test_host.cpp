@@ -466,7 +466,7 @@ TEST_CASE("load_agent_spec reads YAML and JSON files", "[host][spec]") {
     REQUIRE(y.size() == 1);
     REQUIRE(j.size() == 1);
     check_same(y[0], j[0]);
-    CHECK_THROWS_AS(load_agent_spec(dir.str("absent.yaml")), NotFoundError);
+    CHECK_THROWS_AS(load_agent_spec(dir.str("absent.yaml")), ConfigurationError);
 
     // A spec drives a host catalog.
     auto reader = memory_library();

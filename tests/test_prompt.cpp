@@ -98,3 +98,78 @@ TEST_CASE("render_skill_content keeps <skill_resources> when there are none", "[
               "</skill_resources>\n"
               "</skill_content>");
 }
+
+namespace {
+
+// Whether every character of valid UTF-8 `s` is allowed by XML 1.0 (Char production) and is
+// neither a C0 control other than TAB and LF nor DEL nor a C1 control.
+bool xml10_model_chars(std::string_view s) {
+    for (std::size_t i = 0; i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        char32_t cp = 0;
+        std::size_t n = 1;
+        if (c < 0x80) {
+            cp = c;
+        } else if ((c & 0xE0) == 0xC0) {
+            n = 2;
+            cp = c & 0x1Fu;
+        } else if ((c & 0xF0) == 0xE0) {
+            n = 3;
+            cp = c & 0x0Fu;
+        } else if ((c & 0xF8) == 0xF0) {
+            n = 4;
+            cp = c & 0x07u;
+        } else {
+            return false;
+        }
+        if (i + n > s.size()) return false;
+        for (std::size_t k = 1; k < n; ++k) {
+            const auto cc = static_cast<unsigned char>(s[i + k]);
+            if ((cc & 0xC0) != 0x80) return false;
+            cp = (cp << 6) | (cc & 0x3Fu);
+        }
+        i += n;
+        if (cp == '\t' || cp == '\n') continue;
+        if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F)) return false;
+        if ((cp >= 0xD800 && cp <= 0xDFFF) || cp == 0xFFFE || cp == 0xFFFF || cp > 0x10FFFF) return false;
+    }
+    return true;
+}
+
+constexpr char hostile_bytes[] = "n\0u\x01l\x1b[2J\x1b]0;t\x07\r\n\x7f\xC2\x85\xC2\x9B\xEF\xBF\xBE\xEF\xBF\xBF\xff";
+const std::string hostile(hostile_bytes, sizeof hostile_bytes - 1);
+
+}  // namespace
+
+TEST_CASE("the catalog block carries no control character but TAB and LF, and is XML 1.0", "[prompt][control]") {
+    SkillManifest m = manifest("a" + hostile, "d\tx\ny" + hostile, "/srv/r" + hostile);
+    const std::string block = render_available_skills(std::vector<const SkillManifest*>{&m});
+    CHECK(xml10_model_chars(block));
+    const std::string fffd = "\xEF\xBF\xBD";
+    // NUL, SOH, ESC, ESC, BEL become U+FFFD; CR LF becomes LF; DEL, NEL, CSI, U+FFFE, U+FFFF and
+    // the stray byte become U+FFFD.
+    const std::string clean = "n" + fffd + "u" + fffd + "l" + fffd + "[2J" + fffd + "]0;t" + fffd + "\n" + fffd + fffd +
+                              fffd + fffd + fffd + fffd;
+    CHECK(block == "<available_skills>\n  <skill>\n    <name>a" + clean + "</name>\n    <description>d\tx\ny" + clean +
+                       "</description>\n    <location>/srv/r" + clean +
+                       "/SKILL.md</location>\n  </skill>\n</available_skills>");
+    // Clean text is untouched (U+FFFD and other non-ASCII characters included).
+    SkillManifest plain = manifest("caf\xC3\xA9", "\xEF\xBF\xBD \xE6\x8A\x80", "/srv/x");
+    CHECK(render_available_skills(std::vector<const SkillManifest*>{&plain})
+              .find("<name>caf\xC3\xA9</name>\n    <description>\xEF\xBF\xBD \xE6\x8A\x80</description>") !=
+          std::string::npos);
+}
+
+TEST_CASE("activation text carries no control character but TAB and LF", "[prompt][control]") {
+    LoadedSkill s;
+    s.manifest = manifest("n\x1b", "x", "/srv/d\x07");
+    s.instructions = "Body\twith\ttabs\nand a NUL " + std::string(1, '\0') + " and ESC \x1b[31m.";
+    s.resources = {SkillResource{"r\x01.md"}};
+    const std::string text = render_skill_content(s);
+    CHECK(xml10_model_chars(text));
+    CHECK(text.rfind("<skill_content name=\"n\xEF\xBF\xBD\">\nBody\twith\ttabs\nand a NUL \xEF\xBF\xBD and ESC "
+                     "\xEF\xBF\xBD[31m.\n\nSkill directory: /srv/d\xEF\xBF\xBD\n",
+                     0) == 0);
+    CHECK(text.find("<file path=\"r\xEF\xBF\xBD.md\" read_path=\"/srv/d\xEF\xBF\xBD/r\xEF\xBF\xBD.md\" />") !=
+          std::string::npos);
+}

@@ -38,7 +38,9 @@ using Diagnostics = std::vector<Diagnostic>;
 /// {code, severity, path, line, message} (nlohmann ADL).
 void to_json(nlohmann::json& j, const Diagnostic& d);
 
-/// `PATH:LINE: SEVERITY: MESSAGE [CODE]` (`PATH: ...` when the line is 0).
+/// `PATH:LINE: SEVERITY: MESSAGE [CODE]` (`PATH: ...` when the line is 0), one line: path,
+/// message and code are escaped with terminal_text (TAB, newline, backslash and every other
+/// control character written as an escape; invalid UTF-8 as U+FFFD).
 [[nodiscard]] std::string format_diagnostic(const Diagnostic& d);
 
 [[nodiscard]] inline bool has_errors(const Diagnostics& ds) noexcept {

@@ -19,13 +19,24 @@ namespace agentskills {
 // ---------------------------------------------------------------------------------------
 // Arguments
 
+/// Largest instructions text, in bytes, that substituting arguments may produce (4 MiB).
+inline constexpr std::size_t RENDER_MAX_BYTES = 4 * 1024 * 1024;
+
 /// Substitutes user arguments into a skill body (docs/host.md, "Rendering"):
 /// every `$ARGUMENTS` placeholder becomes `arguments`; when the body holds none, the line
 /// `ARGUMENTS: <arguments>` is appended after one blank line (nothing is appended when
 /// `arguments` is empty). `$ARGUMENTS[N]`, `$ARGUMENTS` followed by a letter, digit or `_`,
 /// `$0`, `$1,000` and every other `$` text are left as written. The inserted text is never
 /// scanned again.
-[[nodiscard]] std::string substitute_arguments(std::string_view body, std::string_view arguments);
+///
+/// The size of the result is computed before it is built; past `max_bytes` (0 = no limit)
+/// nothing is built and ConfigurationError says both sizes.
+[[nodiscard]] std::string substitute_arguments(std::string_view body, std::string_view arguments,
+                                               std::size_t max_bytes = RENDER_MAX_BYTES);
+
+/// The size in bytes of `substitute_arguments(body, arguments)`, without building it
+/// (SIZE_MAX when it would not fit in a size_t).
+[[nodiscard]] std::size_t substituted_size(std::string_view body, std::string_view arguments) noexcept;
 
 // ---------------------------------------------------------------------------------------
 // Skill definitions and the host catalog
@@ -57,8 +68,10 @@ struct SkillDefinition {
 
     /// The skill's instructions as the model receives them on activation
     /// (render_skill_content, directory line only when `in_run_workspace`). With `arguments`,
-    /// the body first goes through substitute_arguments. `render()` equals the activation text.
-    [[nodiscard]] std::string render(std::optional<std::string_view> arguments = std::nullopt) const;
+    /// the body first goes through substitute_arguments, bounded by `max_bytes` (0 = no limit;
+    /// past it, ConfigurationError). `render()` equals the activation text.
+    [[nodiscard]] std::string render(std::optional<std::string_view> arguments = std::nullopt,
+                                     std::size_t max_bytes = RENDER_MAX_BYTES) const;
 };
 
 /// What a host reads outside a run: every valid skill (model-invocable or not), in catalog
@@ -149,6 +162,24 @@ private:
 
 enum class SpecFormat { yaml, json };
 
+/// Largest agent spec read or parsed, in bytes (AgentSpecLimits::max_bytes).
+inline constexpr std::size_t AGENT_SPEC_MAX_BYTES = 256 * 1024;
+/// Most nodes of a spec document, counting each node an alias or an anchor copies.
+inline constexpr std::size_t AGENT_SPEC_MAX_NODES = 100'000;
+/// Most scalar bytes of a spec document, counting each byte an alias or an anchor copies.
+inline constexpr std::size_t AGENT_SPEC_MAX_TEXT_BYTES = 4 * 1024 * 1024;
+/// Deepest nesting of collections in a spec document (a spec needs about six levels).
+inline constexpr std::size_t AGENT_SPEC_MAX_DEPTH = 64;
+
+/// The budgets of reading an agent spec; 0 turns one off. Past a budget, parsing stops with a
+/// ConfigurationError (docs/security.md, "Limits").
+struct AgentSpecLimits {
+    std::size_t max_bytes = AGENT_SPEC_MAX_BYTES;
+    std::size_t max_nodes = AGENT_SPEC_MAX_NODES;
+    std::size_t max_text_bytes = AGENT_SPEC_MAX_TEXT_BYTES;
+    std::size_t max_depth = AGENT_SPEC_MAX_DEPTH;
+};
+
 /// The skills configurations of an agent spec, in document order. Accepted shapes:
 ///  - a document with `capabilities:` — a list whose `Skills` entries are read, every other
 ///    entry and every other top-level key being left to the host;
@@ -158,11 +189,16 @@ enum class SpecFormat { yaml, json };
 /// as `directories`. Keys: `directories` (string or list), `include`, `exclude` (lists),
 /// `missing_directories` (`error` | `skip`), `duplicate_names` (`error` | `keep_first`).
 /// Throws ConfigurationError naming the key for an unknown key, a bad value, or `include`
-/// together with `exclude`, and for text that is not valid YAML / JSON.
-[[nodiscard]] std::vector<SkillsConfig> parse_agent_spec(std::string_view text, SpecFormat format);
+/// together with `exclude`; for text that is not valid YAML / JSON, a mapping key that is not
+/// a string, and text past one of `limits` (size, nodes, bytes, depth; aliases count what they
+/// copy). Only the first YAML document is read.
+[[nodiscard]] std::vector<SkillsConfig> parse_agent_spec(std::string_view text, SpecFormat format,
+                                                         const AgentSpecLimits& limits = {});
 
-/// Reads an agent spec file: `.json` is JSON, anything else YAML. Throws IoError or
-/// NotFoundError when the file cannot be read, and what parse_agent_spec throws.
-[[nodiscard]] std::vector<SkillsConfig> load_agent_spec(const std::string& path);
+/// Reads an agent spec file (`.json` is JSON, anything else YAML) the way SKILL.md files are
+/// read: a regular file only (a FIFO, a device or a directory is refused without blocking; a
+/// symlink to a regular file is followed), at most `limits.max_bytes` bytes. Every failure,
+/// reading or parsing, is a ConfigurationError whose message names the file.
+[[nodiscard]] std::vector<SkillsConfig> load_agent_spec(const std::string& path, const AgentSpecLimits& limits = {});
 
 }  // namespace agentskills

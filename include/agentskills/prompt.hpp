@@ -33,6 +33,10 @@ struct CatalogEntry {
 ///     </available_skills>
 ///
 /// Every value is XML-escaped. No entries: `<available_skills>` and its closing tag only.
+///
+/// The result is model text (text.hpp): valid UTF-8 with no control character other than TAB
+/// and LF — each other one, each byte that is not UTF-8, and U+FFFE / U+FFFF become U+FFFD (CR LF
+/// and CR become LF) — so it is well-formed XML 1.0 and holds no NUL.
 [[nodiscard]] std::string render_available_skills(const std::vector<CatalogEntry>& entries);
 
 /// The note after the `Skill directory:` line of an activation result.
@@ -62,6 +66,8 @@ struct SkillContentOptions {
 ///     </skill_content>
 ///
 /// The instructions are verbatim (Markdown); the name, directory and paths are XML-escaped.
+/// Like the catalog block, the whole text is model text: control characters other than TAB and
+/// LF, bytes that are not UTF-8, U+FFFE and U+FFFF become U+FFFD, also inside the instructions.
 [[nodiscard]] std::string render_skill_content(const LoadedSkill& skill, const SkillContentOptions& options = {});
 
 }  // namespace agentskills
