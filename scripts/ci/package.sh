@@ -52,7 +52,7 @@ done
 [ "$(dpkg-deb -f "$deb" Version)" = "$version" ] || fail "package version $(dpkg-deb -f "$deb" Version), expected $version"
 depends=$(dpkg-deb -f "$deb" Depends)
 for d in libc6 libstdc++6 libyaml-cpp libfmt libutf8proc libyaml-cpp-dev libfmt-dev libutf8proc-dev nlohmann-json3-dev; do
-  grep -qE "(^|, )$d" <<<"$depends" || fail "Depends lacks $d: $depends"
+  grep -qF ", $d" <<<", $depends" || fail "Depends lacks $d: $depends"
 done
 
 removed=0
