@@ -445,6 +445,8 @@ struct Node {
     bool block_map = false;
 };
 
+std::size_t block_end(const Source& src, std::size_t after);
+
 class Builder final : public YAML::EventHandler {
 public:
     explicit Builder(const Source& src) : src_(src) {}
@@ -461,7 +463,15 @@ public:
         attach(std::move(n));
     }
     void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
-        throw YamlError(marked_error(src_, "", std::nullopt, "found undefined alias", src_.at_byte(byte(mark))));
+        const auto& c = src_.cps();
+        std::size_t p = pointer(mark), e = p + 1;
+        while (e < c.size() && c[e] != ' ' && c[e] != '\t' && c[e] != '\n' && c[e] != ',' && c[e] != ']' && c[e] != '}')
+            ++e;
+        const std::string name =
+            p + 1 <= e && p < c.size() ? to_utf8(std::u32string_view(c).substr(p + 1, e - p - 1)) : "";
+        throw YamlError(marked_error(src_, "", std::nullopt,
+                                     fmt::format("found undefined alias {}", py_repr(std::string_view(name))),
+                                     src_.at_pointer(p)));
     }
     void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                   const std::string& value) override {
@@ -469,8 +479,11 @@ public:
         check_anchor(mark, anchor);
         Node n;
         n.start = pointer(mark);
+        check_tabs_before(n.start);
         n.value.text = is_valid_utf8(value) ? value : valid_utf8(value, InvalidByte::latin1);
         n.end = scalar_end(n.start);
+        check_closed_quote(n.start);
+        check_key_colon(n);
         attach(std::move(n));
     }
     void OnSequenceStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
@@ -572,6 +585,45 @@ private:
                          src_.at_pointer(end)));
     }
 
+    // ruamel skips only spaces before a token: a tab there cannot start one.
+    void check_tabs_before(std::size_t p) const {
+        const auto& c = src_.cps();
+        std::size_t i = std::min(p, c.size());
+        std::optional<std::size_t> tab;
+        while (i > 0 && (c[i - 1] == ' ' || c[i - 1] == '\t')) {
+            --i;
+            if (c[i] == '\t') tab = i;
+        }
+        if (!tab) return;
+        throw YamlError(marked_error(src_, "while scanning for the next token", std::nullopt,
+                                     "found character '\\t' that cannot start any token", src_.at_pointer(*tab)));
+    }
+
+    // A quoted scalar that the end of the frontmatter cuts.
+    void check_closed_quote(std::size_t p) const {
+        const auto& c = src_.cps();
+        if (p >= c.size() || (c[p] != '"' && c[p] != '\'')) return;
+        if (scalar_end(p) < c.size() || (c.size() > p + 1 && c.back() == c[p])) return;
+        throw YamlError(marked_error(src_, "while scanning a quoted scalar", src_.at_pointer(p),
+                                     "found unexpected end of stream", src_.at_pointer(c.size())));
+    }
+
+    // A key of a block mapping that has no ':' after it on its line (yaml-cpp reads it as a key
+    // with a null value; ruamel refuses it).
+    void check_key_colon(const Node& n) const {
+        if (stack_.empty() || !stack_.back().block_map || stack_.back().children.size() % 2 != 0) return;
+        const auto& c = src_.cps();
+        std::size_t before = n.start;
+        while (before > 0 && c[before - 1] == ' ') --before;
+        if (before > 0 && c[before - 1] == '?') return;  // an explicit key
+        std::size_t i = n.end;
+        while (i < c.size() && (c[i] == ' ' || c[i] == '\t')) ++i;
+        if (i < c.size() && c[i] == ':') return;
+        if (i < c.size() && c[i] != '\n' && c[i] != '#') return;  // not a one-line key: leave it to yaml-cpp
+        throw YamlError(marked_error(src_, "while scanning a simple key", src_.at_pointer(n.start),
+                                     "could not find expected ':'", src_.at_pointer(block_end(src_, n.end))));
+    }
+
     void open(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor, YAML::EmitterStyle::value style,
               Value::Kind kind) {
         if (style == YAML::EmitterStyle::Flow) {
@@ -584,6 +636,7 @@ private:
         check_tag(mark, tag);
         check_anchor(mark, anchor);
         Node n;
+        check_tabs_before(pointer(mark));
         n.value.kind = kind;
         n.start = pointer(mark);
         n.block_map = kind == Value::Kind::map;
@@ -633,15 +686,18 @@ std::size_t block_end(const Source& src, std::size_t after) {
 // ones'), and mappings that are values of one mapping at different indentations.
 Value construct(const Source& src, Node& n) {
     if (n.value.kind == Value::Kind::map) {
-        std::vector<std::string> keys;
+        // ruamel builds each value (and runs its checks) before it looks the key up.
+        Value out;
+        out.kind = Value::Kind::map;
         for (std::size_t i = 0; i + 1 < n.children.size(); i += 2) {
             const Node& key = n.children[i];
-            const std::string k = key.value.kind == Value::Kind::string ? key.value.text : py_repr(key.value);
-            if (std::find(keys.begin(), keys.end(), k) != keys.end()) {
+            std::string k = key.value.kind == Value::Kind::string ? key.value.text : py_repr(key.value);
+            Value v = construct(src, n.children[i + 1]);
+            if (out.find(k) != nullptr) {
                 throw YamlError(marked_error(src, "While parsing", src.at_pointer(key.start),
                                              fmt::format("Duplicate key '{}' found", k), src.at_pointer(key.end)));
             }
-            keys.push_back(k);
+            out.entries.emplace_back(std::move(k), std::move(v));
         }
         std::optional<std::size_t> indentation;
         for (std::size_t i = 1; i < n.children.size(); i += 2) {
@@ -654,13 +710,6 @@ Value construct(const Source& src, Node& n) {
                                              "Found mapping with indentation inconsistent with previous mapping",
                                              src.at_pointer(block_end(src, v.end))));
             }
-        }
-        Value out;
-        out.kind = Value::Kind::map;
-        for (std::size_t i = 0; i + 1 < n.children.size(); i += 2) {
-            Node& key = n.children[i];
-            std::string k = key.value.kind == Value::Kind::string ? key.value.text : py_repr(key.value);
-            out.entries.emplace_back(std::move(k), construct(src, n.children[i + 1]));
         }
         return out;
     }
@@ -679,6 +728,17 @@ std::string yaml_cpp_error(const Source& src, const YAML::Exception& e) {
     std::string problem = e.msg;
     if (problem == YAML::ErrorMsg::MAP_VALUE) {
         problem = "mapping values are not allowed here";
+    } else if (problem == YAML::ErrorMsg::UNKNOWN_ANCHOR) {
+        // An alias with no anchor: the mark is at its '*'.
+        const auto& c = src.cps();
+        std::size_t stop = m.pointer + 1;
+        while (stop < c.size() && c[stop] != ' ' && c[stop] != '\t' && c[stop] != '\n' && c[stop] != ',' &&
+               c[stop] != ']' && c[stop] != '}') {
+            ++stop;
+        }
+        const std::string name =
+            m.pointer < c.size() ? to_utf8(std::u32string_view(c).substr(m.pointer + 1, stop - m.pointer - 1)) : "";
+        problem = fmt::format("found undefined alias {}", py_repr(std::string_view(name)));
     }
     return marked_error(src, "", std::nullopt, problem, m);
 }
