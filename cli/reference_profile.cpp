@@ -697,7 +697,7 @@ Value construct(const Source& src, Node& n) {
                 throw YamlError(marked_error(src, "While parsing", src.at_pointer(key.start),
                                              fmt::format("Duplicate key '{}' found", k), src.at_pointer(key.end)));
             }
-            out.entries.emplace_back(std::move(k), std::move(v));
+            out.entries.push_back(Value::Entry{std::move(k), std::move(v)});
         }
         std::optional<std::size_t> indentation;
         for (std::size_t i = 1; i < n.children.size(); i += 2) {
@@ -827,6 +827,18 @@ std::optional<std::string> find_skill_md(const std::string& dir) {
 
 Frontmatter read_frontmatter(const std::string& skill_md) {
     Frontmatter out;
+    std::error_code ec;
+    const auto status = fs::status(skill_md, ec);
+    if (fs::is_directory(status)) {
+        out.crash =
+            fmt::format("IsADirectoryError: [Errno 21] Is a directory: {}", py_repr(std::string_view(skill_md)));
+        return out;
+    }
+    if (!fs::is_regular_file(status)) {
+        // The reference would wait on a FIFO or read a device without end; this profile does not.
+        out.error = fmt::format("{} is not a regular file (agentskills does not read FIFOs or devices)", skill_md);
+        return out;
+    }
     std::ifstream in(skill_md, std::ios::binary);
     if (!in) {
         out.crash =
@@ -921,10 +933,10 @@ Properties read_properties(const std::string& skill_dir) {
     p.description = py_strip(description->text);
     Value dict;
     dict.kind = Value::Kind::map;
-    dict.entries.emplace_back("name", Value{Value::Kind::string, p.name, {}, {}});
-    dict.entries.emplace_back("description", Value{Value::Kind::string, p.description, {}, {}});
+    dict.entries.push_back(Value::Entry{"name", Value{Value::Kind::string, p.name, {}, {}}});
+    dict.entries.push_back(Value::Entry{"description", Value{Value::Kind::string, p.description, {}, {}}});
     for (const char* key : {"license", "compatibility", "allowed-tools"}) {
-        if (const Value* v = meta.find(key)) dict.entries.emplace_back(key, *v);
+        if (const Value* v = meta.find(key)) dict.entries.push_back(Value::Entry{key, *v});
     }
     if (const Value* m = meta.find("metadata")) {
         // A mapping becomes {str(k): str(v)}; anything else is kept; empty values are left out.
@@ -935,7 +947,7 @@ Properties read_properties(const std::string& skill_dir) {
         const bool truthy = v.kind == Value::Kind::string ? !v.text.empty()
                             : v.kind == Value::Kind::list ? !v.items.empty()
                                                           : !v.entries.empty();
-        if (truthy) dict.entries.emplace_back("metadata", std::move(v));
+        if (truthy) dict.entries.push_back(Value::Entry{"metadata", std::move(v)});
     }
     json_value(p.json, dict, 0);
     return p;

@@ -23,11 +23,17 @@ inline constexpr std::size_t max_yaml_nodes = 100000;
 struct Value {
     enum class Kind { string, list, map };
     Kind kind = Kind::string;
-    std::string text;                                    ///< string
-    std::vector<Value> items;                            ///< list
-    std::vector<std::pair<std::string, Value>> entries;  ///< map, in document order
+    std::string text;          ///< string
+    std::vector<Value> items;  ///< list
+    struct Entry;
+    std::vector<Entry> entries;  ///< map, in document order
 
     [[nodiscard]] const Value* find(const std::string& key) const;
+};
+
+struct Value::Entry {
+    std::string first;
+    Value second;
 };
 
 /// What Python's str() of a Path gives for `path` ("a//b/" -> "a/b", "./x" -> "x", "" -> ".").

@@ -29,8 +29,8 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 
 std::string fnv1a64(const std::string& data) {
     std::uint64_t h = 0xCBF29CE484222325ULL;
-    for (unsigned char c : data) {
-        h ^= c;
+    for (char c : data) {
+        h ^= static_cast<unsigned char>(c);
         h *= 0x100000001B3ULL;
     }
     char buf[17];
