@@ -11,6 +11,7 @@
 
 #include "command.hpp"
 #include "json_output.hpp"
+#include "reference_profile.hpp"
 #include "skill_file.hpp"
 
 namespace agentskills::cli {
@@ -19,6 +20,7 @@ namespace {
 struct ReadPropertiesArgs {
     std::string path;
     std::string name_policy = "keep";
+    std::string profile = "standard";
 };
 
 int run(const ReadPropertiesArgs& args) {
@@ -44,7 +46,12 @@ void setup(CLI::App& app, int* status) {
     cmd->add_option("--name-policy", args->name_policy, "keep or require_valid")
         ->check(CLI::IsMember({"keep", "require_valid"}))
         ->capture_default_str();
-    cmd->callback([args, status] { *status = run(*args); });
+    cmd->add_option("--profile", args->profile, "standard, or reference (print what skills-ref 0.1 prints)")
+        ->check(CLI::IsMember({"standard", "reference"}))
+        ->capture_default_str();
+    cmd->callback([args, status] {
+        *status = args->profile == "reference" ? reference::read_properties_command(args->path) : run(*args);
+    });
 }
 
 const RegisterCommand registration{"read-properties", setup};

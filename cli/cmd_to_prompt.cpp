@@ -13,6 +13,7 @@
 
 #include "command.hpp"
 #include "keep_until_exit.hpp"
+#include "reference_profile.hpp"
 #include "shim_support.hpp"
 #include "skill_file.hpp"
 
@@ -23,6 +24,7 @@ namespace fs = std::filesystem;
 struct ToPromptArgs {
     std::vector<std::string> roots;
     std::vector<std::string> skill_dirs;
+    std::string profile = "standard";
 };
 
 int run(const ToPromptArgs& args) {
@@ -76,10 +78,22 @@ void setup(CLI::App& app, int* status) {
         "to-prompt", "Print the <available_skills> catalog of the skills found (model-invocable ones only)");
     cmd->add_option("--root", args->roots, "A skills library (repeatable)")->allow_extra_args(false);
     cmd->add_option("skill_dir", args->skill_dirs, "A single skill directory (repeatable)");
+    cmd->add_option("--profile", args->profile, "standard, or reference (print what skills-ref 0.1 prints)")
+        ->check(CLI::IsMember({"standard", "reference"}))
+        ->capture_default_str();
     cmd->callback([args, status, cmd] {
         if (args->roots.empty() && args->skill_dirs.empty()) {
             fmt::print(stderr, "agentskills to-prompt: give --root DIR or SKILL_DIR\n{}", cmd->help());
             *status = exit_usage;
+            return;
+        }
+        if (args->profile == "reference") {
+            if (!args->roots.empty()) {
+                fmt::print(stderr, "agentskills to-prompt: --profile reference takes SKILL_DIR arguments only\n");
+                *status = exit_usage;
+                return;
+            }
+            *status = reference::to_prompt_command(args->skill_dirs);
             return;
         }
         *status = run(*args);

@@ -17,6 +17,7 @@
 #include "command.hpp"
 #include "json_output.hpp"
 #include "numbers.hpp"
+#include "reference_profile.hpp"
 #include "skill_file.hpp"
 
 namespace agentskills::cli {
@@ -51,6 +52,7 @@ int run(const ValidateArgs& args) {
     for (const auto& path : args.paths) {
         std::error_code ec;
         if (!fs::exists(path, ec)) {
+            if (reference && !args.json) return reference::validate_command({path});  // its usage message
             fmt::print(stderr, "agentskills validate: no such file or directory: {}\n", terminal_text(path));
             return exit_usage;
         }
@@ -65,6 +67,8 @@ int run(const ValidateArgs& args) {
         auto children = library_children(root, reference);
         targets.insert(targets.end(), children.begin(), children.end());
     }
+    // The reference's own messages; --json keeps this library's diagnostics for its verdicts.
+    if (reference && !args.json) return reference::validate_command(targets);
 
     ParseOptions options;
     options.profile = reference ? ValidationProfile::reference : ValidationProfile::standard;

@@ -2,10 +2,12 @@
 #include <algorithm>
 #include <exception>
 #include <iostream>
+#include <string>
 
 #include <fmt/core.h>
 
 #include <agentskills/text.hpp>
+#include <agentskills/version.hpp>
 
 #include "command.hpp"
 
@@ -22,7 +24,7 @@ int main(int argc, char** argv) {
     using namespace agentskills::cli;
     CLI::App app{"agentskills: validate, list and render Agent Skills (SKILL.md folders)", "agentskills"};
     app.require_subcommand(1);
-    app.set_version_flag("--version", "agentskills 0.1.0");
+    app.set_version_flag("--version", std::string("agentskills ") + agentskills::version_string);
     int status = exit_ok;
     auto& registry = command_registry();
     std::sort(registry.begin(), registry.end(),

@@ -1,0 +1,18 @@
+# agentskills_read_version(<header> <out-var>): sets <out-var> to "MAJOR.MINOR.PATCH" read from the
+# AGENTSKILLS_VERSION_* macros of <header>, the one place the version is written.
+function(agentskills_read_version header out_var)
+  file(STRINGS "${header}" _lines REGEX "^#define AGENTSKILLS_VERSION_(MAJOR|MINOR|PATCH) [0-9]+$")
+  foreach(_part MAJOR MINOR PATCH)
+    set(_value "")
+    foreach(_line IN LISTS _lines)
+      if(_line MATCHES "^#define AGENTSKILLS_VERSION_${_part} ([0-9]+)$")
+        set(_value ${CMAKE_MATCH_1})
+      endif()
+    endforeach()
+    if(_value STREQUAL "")
+      message(FATAL_ERROR "${header} defines no AGENTSKILLS_VERSION_${_part}")
+    endif()
+    set(_${_part} ${_value})
+  endforeach()
+  set(${out_var} "${_MAJOR}.${_MINOR}.${_PATCH}" PARENT_SCOPE)
+endfunction()
