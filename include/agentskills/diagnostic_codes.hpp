@@ -54,6 +54,8 @@ inline constexpr std::string_view skill_skipped = "skill-skipped";
 inline constexpr std::string_view duplicate_name = "duplicate-name";
 inline constexpr std::string_view duplicate_copy = "duplicate-copy";
 inline constexpr std::string_view entry_name_refused = "entry-name-refused";
+/// A skill the MCP server does not serve (outside the skills extension's rules or limits).
+inline constexpr std::string_view mcp_skill_left_out = "mcp-skill-left-out";
 
 /// Every code above, for tools and for the test that checks docs/diagnostics.md.
 inline constexpr std::array all = {
@@ -97,6 +99,7 @@ inline constexpr std::array all = {
     duplicate_name,
     duplicate_copy,
     entry_name_refused,
+    mcp_skill_left_out,
 };
 
 }  // namespace agentskills::codes
