@@ -104,7 +104,8 @@ int serve_http(const Server& server, const HttpOptions& options) {
     http.set_payload_max_length(server.options().max_message_bytes);
     http.set_read_timeout(10, 0);
     http.set_write_timeout(10, 0);
-    http.set_keep_alive_max_count(100);
+    http.set_keep_alive_max_count(1000);
+    http.set_tcp_nodelay(true);  // small JSON replies must not wait for delayed ACKs
 
     const auto origin_allowed = [&options](const std::string& origin) {
         if (loopback_origin(origin)) return true;
