@@ -123,6 +123,11 @@ TEST_CASE("mcp helpers: digest, base64, percent escapes, JSON depth", "[mcp]") {
     CHECK_FALSE(d::decode_percent("bad%zz").has_value());
     CHECK(d::json_depth(R"({"a":[1,{"b":"[[[["}]})", 64) == 3);
     CHECK(d::json_depth(R"("\"[")", 64) == 0);
+    std::string escaped;
+    const std::string raw = std::string("q\"b\\ n\n r\r t\t \x01 \x7f \xC3\xA9 ") + '\0';
+    d::append_json_string(escaped, raw);
+    CHECK(escaped == "\"q\\\"b\\\\ n\\n r\\r t\\t \\u0001 \x7f \xC3\xA9 \\u0000\"");
+    CHECK(json::parse(escaped) == raw);
     CHECK(d::mime_type_for("x.MD", true) == "text/markdown");
     CHECK(d::mime_type_for("blob", false) == "application/octet-stream");
     CHECK(d::mime_type_for("notes", true) == "text/plain");

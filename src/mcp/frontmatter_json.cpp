@@ -4,12 +4,13 @@
 // frontmatter "rendered verbatim as a JSON object", which clients compare against what their
 // own YAML parser gives. So the YAML is parsed again here, through yaml-cpp's event interface
 // (which reports whether a scalar was plain and its explicit tag), and typed by the core schema.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <initializer_list>
 #include <locale>
 #include <map>
-#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -31,39 +32,56 @@ using nlohmann::json;
 
 constexpr std::string_view TAG_PREFIX = "tag:yaml.org,2002:";
 
-bool matches(std::string_view text, const std::regex& re) { return std::regex_match(text.begin(), text.end(), re); }
-
-const std::regex& null_re() {
-    static const std::regex re("~|null|Null|NULL");
-    return re;
+// The YAML 1.2 core schema's resolution patterns (spec 10.3.2), matched by hand.
+bool one_of(std::string_view text, std::initializer_list<std::string_view> words) {
+    return std::find(words.begin(), words.end(), text) != words.end();
 }
-const std::regex& true_re() {
-    static const std::regex re("true|True|TRUE");
-    return re;
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+/// Consumes one or more characters satisfying `pred`; false when there is none.
+template <class Pred>
+bool take_run(std::string_view& s, Pred pred) {
+    std::size_t n = 0;
+    while (n < s.size() && pred(s[n])) ++n;
+    s.remove_prefix(n);
+    return n > 0;
 }
-const std::regex& false_re() {
-    static const std::regex re("false|False|FALSE");
-    return re;
+void take_sign(std::string_view& s) {
+    if (!s.empty() && (s.front() == '-' || s.front() == '+')) s.remove_prefix(1);
 }
-const std::regex& int_re() {
-    static const std::regex re("[-+]?[0-9]+");
-    return re;
+bool is_int(std::string_view s) {  // [-+]?[0-9]+
+    take_sign(s);
+    return take_run(s, is_digit) && s.empty();
 }
-const std::regex& octal_re() {
-    static const std::regex re("0o[0-7]+");
-    return re;
+bool is_prefixed(std::string_view s, std::string_view prefix, bool (*pred)(char)) {
+    if (s.substr(0, prefix.size()) != prefix) return false;
+    s.remove_prefix(prefix.size());
+    return take_run(s, pred) && s.empty();
 }
-const std::regex& hex_re() {
-    static const std::regex re("0x[0-9a-fA-F]+");
-    return re;
+bool is_octal_digit(char c) { return c >= '0' && c <= '7'; }
+bool is_hex_digit(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool is_float(std::string_view s) {  // [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+    take_sign(s);
+    if (!s.empty() && s.front() == '.') {
+        s.remove_prefix(1);
+        if (!take_run(s, is_digit)) return false;
+    } else {
+        if (!take_run(s, is_digit)) return false;
+        if (!s.empty() && s.front() == '.') {
+            s.remove_prefix(1);
+            (void)take_run(s, is_digit);
+        }
+    }
+    if (!s.empty() && (s.front() == 'e' || s.front() == 'E')) {
+        s.remove_prefix(1);
+        take_sign(s);
+        if (!take_run(s, is_digit)) return false;
+    }
+    return s.empty();
 }
-const std::regex& float_re() {
-    static const std::regex re("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
-    return re;
-}
-const std::regex& special_float_re() {
-    static const std::regex re("[-+]?\\.(inf|Inf|INF)|\\.(nan|NaN|NAN)");
-    return re;
+bool is_special_float(std::string_view s) {  // [-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)
+    if (one_of(s, {".nan", ".NaN", ".NAN"})) return true;
+    take_sign(s);
+    return one_of(s, {".inf", ".Inf", ".INF"});
 }
 
 double parse_double(std::string_view text) {
@@ -282,19 +300,19 @@ std::string frontmatter_text(std::string_view skill_md) {
 }  // namespace
 
 json core_schema_scalar(std::string_view plain) {
-    if (plain.empty() || matches(plain, null_re())) return json(nullptr);
-    if (matches(plain, true_re())) return json(true);
-    if (matches(plain, false_re())) return json(false);
-    if (matches(plain, int_re())) {
+    if (plain.empty() || one_of(plain, {"~", "null", "Null", "NULL"})) return json(nullptr);
+    if (one_of(plain, {"true", "True", "TRUE"})) return json(true);
+    if (one_of(plain, {"false", "False", "FALSE"})) return json(false);
+    if (is_int(plain)) {
         const bool negative = plain.front() == '-';
         std::string_view digits = plain;
         if (digits.front() == '-' || digits.front() == '+') digits.remove_prefix(1);
         return integer_value(digits, 10, negative);
     }
-    if (matches(plain, octal_re())) return integer_value(plain.substr(2), 8, false);
-    if (matches(plain, hex_re())) return integer_value(plain.substr(2), 16, false);
-    if (matches(plain, float_re())) return json(parse_double(plain));
-    if (matches(plain, special_float_re())) {
+    if (is_prefixed(plain, "0o", is_octal_digit)) return integer_value(plain.substr(2), 8, false);
+    if (is_prefixed(plain, "0x", is_hex_digit)) return integer_value(plain.substr(2), 16, false);
+    if (is_float(plain)) return json(parse_double(plain));
+    if (is_special_float(plain)) {
         throw std::runtime_error(fmt::format("the number {} cannot be represented in JSON", plain));
     }
     return json(std::string(plain));

@@ -432,7 +432,10 @@ struct Server::Impl {
                                {"mimeType", "text/markdown"}}})}};
     }
 
-    json resources_read(const json& params, bool modern) {
+    /// The result object of resources/read as JSON text. The file's bytes go into it through
+    /// append_json_string (they were checked as UTF-8 when listed and match the digest now),
+    /// which costs much less than building and dumping a JSON tree for a large file.
+    std::string resources_read(const json& params, bool modern) {
         const std::string& uri = string_param(params, "uri");
         const int not_found = modern ? INVALID_PARAMS : RESOURCE_NOT_FOUND_2025;
         const auto parsed = parse_skill_uri(uri);
@@ -454,13 +457,24 @@ struct Server::Impl {
                 bytes.resize(static_cast<std::size_t>(f->size) + 1);
             }
             if (bytes.size() == f->size && detail::sha256_digest(bytes) == f->digest) {
-                json content = {{"uri", f->uri}, {"mimeType", f->mime}};
+                std::string out = R"({"contents":[{"uri":)";
+                out += dump(json(f->uri));
+                out += R"(,"mimeType":)";
+                out += dump(json(f->mime));
                 if (f->text) {
-                    content["text"] = std::move(bytes);
+                    out += R"(,"text":)";
+                    detail::append_json_string(out, bytes);
                 } else {
-                    content["blob"] = detail::base64_encode(bytes);
+                    out += R"(,"blob":")";
+                    out += detail::base64_encode(bytes);
+                    out += '"';
                 }
-                return {{"contents", json::array({std::move(content)})}};
+                out += "}]";
+                if (modern) {
+                    out += fmt::format(R"(,"resultType":"complete","ttlMs":{},"cacheScope":"public")", options.ttl_ms);
+                }
+                out += '}';
+                return out;
             }
             // The file changed since it was listed: list it anew, then serve only matching bytes.
             e = refresh(e);
@@ -781,8 +795,9 @@ Exchange Server::handle(std::string_view message, Session& session) const {
             result = Impl::templates_list(params);
             cacheable = true;
         } else if (method == "resources/read") {
-            result = impl.resources_read(params, modern);
-            cacheable = true;
+            const std::string text = impl.resources_read(params, modern);
+            ex.response = fmt::format(R"({{"jsonrpc":"2.0","id":{},"result":{}}})", dump(id), text);
+            return ex;
         } else if (method == "resources/directory/read") {
             result = impl.directory_read(params);
             cacheable = true;
