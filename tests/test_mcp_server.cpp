@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -214,6 +216,33 @@ TEST_CASE("mcp: a changed file is hashed again and only bytes matching the listi
     CHECK(
         f.request("skills/get", {{"uri", "skill://alpha/SKILL.md"}}).at("result").at("skill").at("resources").size() ==
         3);
+}
+
+TEST_CASE("mcp: symbolic links and special files are never listed or followed", "[mcp]") {
+    Fixture f;
+    f.initialize();
+    // Swapped for a link to a file outside the skill after listing: the read does not follow it.
+    f.dir.write("secret.txt", "secret\n");
+    std::filesystem::remove(f.path("alpha/references/guide.md"));
+    std::filesystem::create_symlink(f.dir.path("secret.txt"), f.path("alpha/references/guide.md"));
+    const json read = f.request("resources/read", {{"uri", "skill://alpha/references/guide.md"}});
+    CHECK(read.at("error").at("code") == -32002);
+    const json entry = f.request("skills/get", {{"uri", "skill://alpha/SKILL.md"}}).at("result").at("skill");
+    for (const auto& r : entry.at("resources")) CHECK(r.at("uri") != "skill://alpha/references/guide.md");
+    // A FIFO in a skill is not a file of it (and reading it would block).
+    REQUIRE(::mkfifo(f.path("gamma/pipe").c_str(), 0600) == 0);
+    std::filesystem::create_symlink(f.dir.path("secret.txt"), f.path("gamma/link.txt"));
+    mcp::ServerOptions options;
+    options.log = [](std::string_view) {};
+    mcp::Server again(f.catalog, options);
+    auto session = again.open_session();
+    const mcp::Exchange ex = again.handle(json{{"jsonrpc", "2.0"},
+                                               {"id", 1},
+                                               {"method", "skills/get"},
+                                               {"params", Fixture::modern({{"uri", "skill://gamma/SKILL.md"}})}}
+                                              .dump(),
+                                          *session);
+    CHECK(json::parse(*ex.response).at("result").at("skill").at("resources").size() == 1);
 }
 
 TEST_CASE("mcp: resources/list, templates and directory reads", "[mcp]") {

@@ -1,7 +1,7 @@
 // agentskills-cpp MCP server — the skill index and the transport-agnostic JSON-RPC handler.
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
@@ -13,7 +13,10 @@
 #include <utility>
 #include <vector>
 
+#include <fcntl.h>
 #include <fmt/core.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include "agentskills/diagnostic_codes.hpp"
@@ -93,17 +96,34 @@ struct SkillEntry {
 
 using EntryPtr = std::shared_ptr<const SkillEntry>;
 
+/// Reads a regular file whole. The last path component is not followed if it is a symbolic link
+/// and a FIFO or device is refused before any read, so a file swapped after listing can neither
+/// redirect the read nor block it.
 std::string read_whole(const std::string& path, std::uint64_t limit) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error(fmt::format("cannot open {}", path));
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) throw std::runtime_error(fmt::format("cannot open {}", path));
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        throw std::runtime_error(fmt::format("{} is not a regular file", path));
+    }
+    if (static_cast<std::uint64_t>(st.st_size) > limit) {
+        throw std::runtime_error(fmt::format("{} is larger than {} bytes", path, limit));
+    }
     std::string data;
+    data.reserve(static_cast<std::size_t>(st.st_size));
     char buffer[65536];
-    while (in) {
-        in.read(buffer, sizeof buffer);
-        data.append(buffer, static_cast<std::size_t>(in.gcount()));
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw std::runtime_error(fmt::format("cannot read {}", path));
+        if (n == 0) break;
+        data.append(buffer, static_cast<std::size_t>(n));
         if (data.size() > limit) throw std::runtime_error(fmt::format("{} is larger than {} bytes", path, limit));
     }
-    if (in.bad()) throw std::runtime_error(fmt::format("cannot read {}", path));
     return data;
 }
 
