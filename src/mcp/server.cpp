@@ -92,9 +92,12 @@ struct SkillEntry {
     std::vector<SkillFile> files;               // SKILL.md first, then by path
     std::map<std::string, std::size_t> by_rel;  // rel -> index in files
     std::set<std::string> dirs;                 // rel paths of directories, "" = the root
+    std::string json_text;  // the Skill entry as JSON text (an entry never changes; a changed skill is a new one)
 };
 
 using EntryPtr = std::shared_ptr<const SkillEntry>;
+
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 /// Reads a regular file whole. The last path component is not followed if it is a symbolic link
 /// and a FIFO or device is refused before any read, so a file swapped after listing can neither
@@ -238,6 +241,10 @@ EntryPtr build_entry(const SkillManifest& manifest, std::size_t max_depth) {
         entry->by_rel[rel] = entry->files.size();
         entry->files.push_back(std::move(f));
     }
+    json resources = json::array();
+    for (const auto& f : entry->files) resources.push_back({{"uri", f.uri}, {"digest", f.digest}, {"size", f.size}});
+    entry->json_text =
+        dump(json{{"uri", entry->uri}, {"frontmatter", entry->frontmatter}, {"resources", std::move(resources)}});
     return entry;
 }
 
@@ -317,8 +324,6 @@ json error_response(const json& id, int code, std::string_view message, const js
     return json{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(err)}};
 }
 
-std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
-
 }  // namespace
 
 struct Server::Impl {
@@ -373,12 +378,6 @@ struct Server::Impl {
         return it == by_name.end() ? nullptr : entries[it->second];
     }
 
-    json skill_json(const SkillEntry& e) const {
-        json resources = json::array();
-        for (const auto& f : e.files) resources.push_back({{"uri", f.uri}, {"digest", f.digest}, {"size", f.size}});
-        return {{"uri", e.uri}, {"frontmatter", e.frontmatter}, {"resources", std::move(resources)}};
-    }
-
     struct Page {
         std::size_t begin = 0;
         std::size_t end = 0;
@@ -403,14 +402,25 @@ struct Server::Impl {
 
     // ---- methods -------------------------------------------------------------------------
 
-    json skills_list(const json& params) const {
+    /// `,"resultType":…,"ttlMs":…,"cacheScope":…` for a cacheable result in the 2026-07-28 era.
+    [[nodiscard]] std::string modern_fields(bool modern) const {
+        return modern ? fmt::format(R"(,"resultType":"complete","ttlMs":{},"cacheScope":"public")", options.ttl_ms)
+                      : std::string();
+    }
+
+    /// skills/list and skills/get are assembled from each entry's JSON text, made once.
+    std::string skills_list(const json& params, bool modern) const {
         const auto all = snapshot();
-        json result = json::object();
-        const Page p = page(params, all.size(), result);
-        json skills = json::array();
-        for (std::size_t i = p.begin; i < p.end; ++i) skills.push_back(skill_json(*all[i]));
-        result["skills"] = std::move(skills);
-        return result;
+        json cursor = json::object();
+        const Page p = page(params, all.size(), cursor);
+        std::string out = R"({"skills":[)";
+        for (std::size_t i = p.begin; i < p.end; ++i) {
+            if (i > p.begin) out += ',';
+            out += all[i]->json_text;
+        }
+        out += ']';
+        if (cursor.contains("nextCursor")) out += R"(,"nextCursor":)" + dump(cursor["nextCursor"]);
+        return out + modern_fields(modern) + '}';
     }
 
     EntryPtr skill_for_uri(const std::string& uri) const {
@@ -419,11 +429,11 @@ struct Server::Impl {
         return find(parsed->name);
     }
 
-    json skills_get(const json& params) const {
+    std::string skills_get(const json& params, bool modern) const {
         const std::string& uri = string_param(params, "uri");
         const EntryPtr e = skill_for_uri(uri);
         if (!e) invalid_params(fmt::format("No skill is served at {}", uri));
-        return {{"skill", skill_json(*e)}};
+        return R"({"skill":)" + e->json_text + modern_fields(modern) + '}';
     }
 
     json resources_list(const json& params) const {
@@ -490,11 +500,7 @@ struct Server::Impl {
                     out += '"';
                 }
                 out += "}]";
-                if (modern) {
-                    out += fmt::format(R"(,"resultType":"complete","ttlMs":{},"cacheScope":"public")", options.ttl_ms);
-                }
-                out += '}';
-                return out;
+                return out + modern_fields(modern) + '}';
             }
             // The file changed since it was listed: list it anew, then serve only matching bytes.
             e = refresh(e);
@@ -802,12 +808,11 @@ Exchange Server::handle(std::string_view message, Session& session) const {
             cacheable = true;
         } else if (method == "ping") {
             result = json::object();
-        } else if (method == "skills/list") {
-            result = impl.skills_list(params);
-            cacheable = true;
-        } else if (method == "skills/get") {
-            result = impl.skills_get(params);
-            cacheable = true;
+        } else if (method == "skills/list" || method == "skills/get") {
+            const std::string text =
+                method == "skills/list" ? impl.skills_list(params, modern) : impl.skills_get(params, modern);
+            ex.response = fmt::format(R"({{"jsonrpc":"2.0","id":{},"result":{}}})", dump(id), text);
+            return ex;
         } else if (method == "resources/list") {
             result = impl.resources_list(params);
             cacheable = true;
