@@ -102,7 +102,8 @@ std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_hand
 /// Reads a regular file whole. The last path component is not followed if it is a symbolic link
 /// and a FIFO or device is refused before any read, so a file swapped after listing can neither
 /// redirect the read nor block it.
-std::string read_whole(const std::string& path, std::uint64_t limit) {
+void read_whole_into(const std::string& path, std::uint64_t limit, std::string& data) {
+    data.clear();
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) throw std::runtime_error(fmt::format("cannot open {}", path));
     struct Closer {
@@ -116,18 +117,23 @@ std::string read_whole(const std::string& path, std::uint64_t limit) {
     if (static_cast<std::uint64_t>(st.st_size) > limit) {
         throw std::runtime_error(fmt::format("{} is larger than {} bytes", path, limit));
     }
-    std::string data;
-    data.reserve(static_cast<std::size_t>(st.st_size));
-    char buffer[65536];
+    // Read straight into the string: its size is the file's plus one byte, so that growth since
+    // the fstat shows as a longer read (and a short read as a shorter string).
+    data.resize(static_cast<std::size_t>(st.st_size) + 1);
+    std::size_t used = 0;
     for (;;) {
-        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (used == data.size()) {
+            if (data.size() > limit) throw std::runtime_error(fmt::format("{} is larger than {} bytes", path, limit));
+            data.resize(data.size() * 2);
+        }
+        const ssize_t n = ::read(fd, data.data() + used, data.size() - used);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) throw std::runtime_error(fmt::format("cannot read {}", path));
         if (n == 0) break;
-        data.append(buffer, static_cast<std::size_t>(n));
-        if (data.size() > limit) throw std::runtime_error(fmt::format("{} is larger than {} bytes", path, limit));
+        used += static_cast<std::size_t>(n);
     }
-    return data;
+    data.resize(used);
+    if (data.size() > limit) throw std::runtime_error(fmt::format("{} is larger than {} bytes", path, limit));
 }
 
 std::string file_uri(std::string_view name, std::string_view rel) {
@@ -222,12 +228,13 @@ EntryPtr build_entry(const SkillManifest& manifest, std::size_t max_depth) {
     });
     if (rels.empty() || rels.front() != "SKILL.md") throw std::runtime_error("SKILL.md is missing");
     std::uint64_t total = 0;
+    std::string bytes;  // one buffer for every file of the skill
     for (const auto& rel : rels) {
         SkillFile f;
         f.rel = rel;
         f.uri = file_uri(manifest.name, rel);
         f.native = (root / fs::path(rel)).string();
-        const std::string bytes = read_whole(f.native, SKILL_MAX_TOTAL_BYTES - total);
+        read_whole_into(f.native, SKILL_MAX_TOTAL_BYTES - total, bytes);
         total += bytes.size();
         f.size = bytes.size();
         f.digest = detail::sha256_digest(bytes);
@@ -465,7 +472,7 @@ struct Server::Impl {
     /// The result object of resources/read as JSON text. The file's bytes go into it through
     /// append_json_string (they were checked as UTF-8 when listed and match the digest now),
     /// which costs much less than building and dumping a JSON tree for a large file.
-    std::string resources_read(const json& params, bool modern) {
+    std::string resources_read(const json& params, bool modern, const json& id) {
         const std::string& uri = string_param(params, "uri");
         const int not_found = modern ? INVALID_PARAMS : RESOURCE_NOT_FOUND_2025;
         const auto parsed = parse_skill_uri(uri);
@@ -477,17 +484,27 @@ struct Server::Impl {
         };
         const SkillFile* f = file_of(e);
         if (f == nullptr) throw RpcError(not_found, fmt::format("Resource not found: {}", uri), json{{"uri", uri}});
+        // One read buffer per thread, kept between reads unless a large file grew it.
+        thread_local std::string bytes;
+        struct Trim {
+            ~Trim() {
+                if (bytes.capacity() > (1u << 20)) std::string().swap(bytes);
+            }
+        } trim;
         for (int attempt = 0; attempt < 2; ++attempt) {
-            std::string bytes;
             try {
-                bytes = read_whole(f->native, SKILL_MAX_TOTAL_BYTES);
+                read_whole_into(f->native, SKILL_MAX_TOTAL_BYTES, bytes);
             } catch (const std::exception&) {
                 bytes.clear();
                 bytes.push_back('\0');  // forces a refresh below: the size cannot match a vanished file
                 bytes.resize(static_cast<std::size_t>(f->size) + 1);
             }
             if (bytes.size() == f->size && detail::sha256_digest(bytes) == f->digest) {
-                std::string out = R"({"contents":[{"uri":)";
+                std::string out;
+                out.reserve(bytes.size() + bytes.size() / 8 + 256);
+                out += R"({"jsonrpc":"2.0","id":)";
+                out += dump(id);
+                out += R"(,"result":{"contents":[{"uri":)";
                 out += dump(json(f->uri));
                 out += R"(,"mimeType":)";
                 out += dump(json(f->mime));
@@ -500,7 +517,9 @@ struct Server::Impl {
                     out += '"';
                 }
                 out += "}]";
-                return out + modern_fields(modern) + '}';
+                out += modern_fields(modern);
+                out += "}}";
+                return out;
             }
             // The file changed since it was listed: list it anew, then serve only matching bytes.
             e = refresh(e);
@@ -820,8 +839,7 @@ Exchange Server::handle(std::string_view message, Session& session) const {
             result = Impl::templates_list(params);
             cacheable = true;
         } else if (method == "resources/read") {
-            const std::string text = impl.resources_read(params, modern);
-            ex.response = fmt::format(R"({{"jsonrpc":"2.0","id":{},"result":{}}})", dump(id), text);
+            ex.response = impl.resources_read(params, modern, id);
             return ex;
         } else if (method == "resources/directory/read") {
             result = impl.directory_read(params);
