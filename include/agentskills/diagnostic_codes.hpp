@@ -60,6 +60,8 @@ inline constexpr std::string_view root_unreadable = "root-unreadable";
 inline constexpr std::string_view ignored_behavioral_fields = "ignored-behavioral-fields";
 inline constexpr std::string_view prompt_budget_omitted = "prompt-budget-omitted";
 inline constexpr std::string_view resource_list_truncated = "resource-list-truncated";
+/// A skill the MCP server does not serve (outside the skills extension's rules or limits).
+inline constexpr std::string_view mcp_skill_left_out = "mcp-skill-left-out";
 
 /// Every code above, for tools and for the test that checks docs/diagnostics.md.
 inline constexpr std::array all = {
@@ -108,6 +110,7 @@ inline constexpr std::array all = {
     ignored_behavioral_fields,
     prompt_budget_omitted,
     resource_list_truncated,
+    mcp_skill_left_out,
 };
 
 }  // namespace agentskills::codes

@@ -1,0 +1,136 @@
+// The MCP server's frontmatter -> JSON conversion (YAML 1.2 core schema) and its helpers.
+#ifdef AGENTSKILLS_HAVE_MCP
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "internal.hpp"
+
+using nlohmann::json;
+namespace d = agentskills::mcp::detail;
+
+namespace {
+json fm(const std::string& yaml) { return d::frontmatter_json("---\n" + yaml + "---\nBody\n"); }
+}  // namespace
+
+TEST_CASE("mcp frontmatter: plain scalars are typed by the YAML 1.2 core schema", "[mcp][frontmatter]") {
+    const json j =
+        fm("name: a\n"
+           "description: d\n"
+           "version: 1.0\n"
+           "count: 42\n"
+           "neg: -7\n"
+           "octal: 0o17\n"
+           "hex: 0x1F\n"
+           "exp: 1e3\n"
+           "t: True\n"
+           "f: FALSE\n"
+           "n1: ~\n"
+           "n2: null\n"
+           "n3:\n"
+           "yes_is_text: yes\n"
+           "on_is_text: on\n"
+           "leading_zero: 007\n"
+           "date_is_text: 2024-01-02\n");
+    CHECK(j.at("version") == json(1.0));
+    CHECK(j.at("version").is_number_float());
+    CHECK(j.at("count") == 42);
+    CHECK(j.at("neg") == -7);
+    CHECK(j.at("octal") == 15);
+    CHECK(j.at("hex") == 31);
+    CHECK(j.at("exp") == json(1000.0));
+    CHECK(j.at("t") == true);
+    CHECK(j.at("f") == false);
+    CHECK(j.at("n1").is_null());
+    CHECK(j.at("n2").is_null());
+    CHECK(j.at("n3").is_null());
+    CHECK(j.at("yes_is_text") == "yes");
+    CHECK(j.at("on_is_text") == "on");
+    CHECK(j.at("leading_zero") == 7);
+    CHECK(j.at("date_is_text") == "2024-01-02");
+}
+
+TEST_CASE("mcp frontmatter: quoted, block and tagged scalars", "[mcp][frontmatter]") {
+    const json j =
+        fm("name: a\n"
+           "description: \"1.0\"\n"
+           "single: '42'\n"
+           "block: |\n  line one\n  line two\n"
+           "folded: >-\n  one\n  two\n"
+           "tagged: !!str 12\n"
+           "tagged_int: !!int \"12\"\n"
+           "metadata:\n  version: \"2.1\"\n  list: [1, two, 3.5]\n");
+    CHECK(j.at("description") == "1.0");
+    CHECK(j.at("single") == "42");
+    CHECK(j.at("block") == "line one\nline two\n");
+    CHECK(j.at("folded") == "one two");
+    CHECK(j.at("tagged") == "12");
+    CHECK(j.at("tagged_int") == 12);
+    CHECK(j.at("metadata") == json::parse(R"({"version":"2.1","list":[1,"two",3.5]})"));
+}
+
+TEST_CASE("mcp frontmatter: anchors and aliases are expanded; keys keep their text", "[mcp][frontmatter]") {
+    const json j = fm("name: a\ndescription: d\nbase: &b {x: 1, y: [true]}\ncopy: *b\n1: one\n");
+    CHECK(j.at("copy") == j.at("base"));
+    CHECK(j.at("copy") == json::parse(R"({"x":1,"y":[true]})"));
+    CHECK(j.at("1") == "one");
+}
+
+TEST_CASE("mcp frontmatter: what JSON cannot hold, or what is unbounded, is refused", "[mcp][frontmatter]") {
+    CHECK_THROWS_WITH(fm("name: a\nx: .inf\n"), Catch::Contains("cannot be represented in JSON"));
+    CHECK_THROWS_WITH(fm("name: a\nx: .NaN\n"), Catch::Contains("cannot be represented in JSON"));
+    CHECK_THROWS_WITH(fm("name: a\nname: b\n"), Catch::Contains("appears twice"));
+    CHECK_THROWS_WITH(fm("[a, b]: c\n"), Catch::Contains("mapping key must be a string scalar"));
+    CHECK_THROWS_WITH(fm("- a\n- b\n"), Catch::Contains("not a mapping"));
+    CHECK_THROWS_WITH(fm("a: [unclosed\n"), Catch::Contains("not valid YAML"));
+    CHECK_THROWS_WITH(d::frontmatter_json("no frontmatter\n"), Catch::Contains("does not begin"));
+    CHECK_THROWS_WITH(d::frontmatter_json("---\nname: a\n"), Catch::Contains("no closing"));
+    // Exponential alias expansion stops at the node bound.
+    std::string laughs = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+    char prev = 'a';
+    for (char c = 'b'; c <= 'j'; ++c) {
+        laughs += std::string(1, c) + ": &" + c + " [";
+        for (int i = 0; i < 10; ++i) laughs += std::string(i ? ", *" : "*") + prev;
+        laughs += "]\n";
+        prev = c;
+    }
+    CHECK_THROWS_WITH(fm(laughs), Catch::Contains("more than 100000 values"));
+    // Nesting deeper than the bound.
+    std::string deep = "a: ";
+    for (int i = 0; i < 80; ++i) deep += "[";
+    for (int i = 0; i < 80; ++i) deep += "]";
+    CHECK_THROWS_WITH(fm(deep + "\n"), Catch::Contains("deeper than 64"));
+}
+
+TEST_CASE("mcp helpers: digest, base64, percent escapes, JSON depth", "[mcp]") {
+    CHECK(d::sha256_digest("abc") == "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    CHECK(d::sha256_digest("") == "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    CHECK(d::base64_encode("") == "");
+    CHECK(d::base64_encode("f") == "Zg==");
+    CHECK(d::base64_encode("fo") == "Zm8=");
+    CHECK(d::base64_encode("foo") == "Zm9v");
+    CHECK(d::base64_decode("Zm8=") == std::optional<std::string>("fo"));
+    CHECK_FALSE(d::base64_decode("Zm8").has_value());
+    CHECK_FALSE(d::base64_decode("Z=m8").has_value());
+    CHECK(d::encode_segment("Q&A notes.md") == "Q&A%20notes.md");
+    CHECK(d::encode_segment("a%b?c#d\xC3\xA9") == "a%25b%3Fc%23d%C3%A9");
+    CHECK(d::decode_percent("Q%26A%20x") == std::optional<std::string>("Q&A x"));
+    CHECK_FALSE(d::decode_percent("bad%2").has_value());
+    CHECK_FALSE(d::decode_percent("bad%zz").has_value());
+    CHECK(d::json_depth(R"({"a":[1,{"b":"[[[["}]})", 64) == 3);
+    CHECK(d::json_depth(R"("\"[")", 64) == 0);
+    std::string escaped;
+    const std::string raw = std::string("q\"b\\ n\n r\r t\t \x01 \x7f \xC3\xA9 ") + '\0';
+    d::append_json_string(escaped, raw);
+    CHECK(escaped == "\"q\\\"b\\\\ n\\n r\\r t\\t \\u0001 \x7f \xC3\xA9 \\u0000\"");
+    CHECK(json::parse(escaped) == raw);
+    CHECK(d::mime_type_for("x.MD", true) == "text/markdown");
+    CHECK(d::mime_type_for("blob", false) == "application/octet-stream");
+    CHECK(d::mime_type_for("notes", true) == "text/plain");
+}
+
+#endif  // AGENTSKILLS_HAVE_MCP
