@@ -283,6 +283,13 @@ TEST_CASE("ArchiveReader refuses decompression bombs", "[archive][hostile]") {
         CHECK(problem_of(bytes) == ArchiveProblem::ratio_too_high);
         CHECK_NOTHROW(open_archive_skill(bytes, {.max_ratio = 0}));
     }
+    SECTION("many small compressible files: the whole archive's ratio") {
+        std::vector<Item> items = good_items();
+        for (int i = 0; i < 100; ++i) items.push_back({"demo/assets/z" + std::to_string(i), std::string(60'000, 'z')});
+        const auto bytes = build_zip(items);
+        CHECK(problem_of(bytes) == ArchiveProblem::ratio_too_high);  // each file is under the threshold
+        CHECK_NOTHROW(open_archive_skill(bytes, {.max_ratio = 1000}));
+    }
     SECTION("a header that claims fewer bytes than the data holds") {
         // Deflated noise whose sizes are patched down: the read stops at the claimed size and
         // finds more data behind it.

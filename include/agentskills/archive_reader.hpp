@@ -26,7 +26,8 @@ struct ArchiveLimits {
     std::uint64_t max_file_bytes = 16ULL << 20;     ///< uncompressed size of one file (16 MiB)
     std::uint64_t max_total_bytes = 64ULL << 20;    ///< uncompressed size of all files together (64 MiB)
     /// Largest uncompressed/compressed ratio of one file, checked for files of at least
-    /// `ratio_threshold_bytes` (tiny files compress arbitrarily well and are harmless); 0 = no check.
+    /// `ratio_threshold_bytes` (tiny files compress arbitrarily well and are harmless), and of
+    /// the whole archive (all files' uncompressed size / the archive's size); 0 = no check.
     std::uint64_t max_ratio = 100;
     std::uint64_t ratio_threshold_bytes = 64ULL << 10;  ///< 64 KiB
     std::size_t max_name_bytes = 1024;                  ///< length of one entry name, in bytes
@@ -40,7 +41,7 @@ enum class ArchiveProblem {
     too_many_entries,  ///< more than max_entries entries
     file_too_large,    ///< one file's uncompressed size is over max_file_bytes
     total_too_large,   ///< the files' uncompressed sizes add up to more than max_total_bytes
-    ratio_too_high,    ///< one file's compression ratio is over max_ratio (decompression bomb)
+    ratio_too_high,    ///< a file's or the archive's compression ratio is over max_ratio (a bomb)
     size_mismatch,     ///< a file decompressed to another size than its header says
     unsafe_name,       ///< empty, `..`, `.`, absolute, drive, backslash, `~`, control character,
                        ///< invalid UTF-8, too long or too deep (also after NFKC)

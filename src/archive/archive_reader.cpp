@@ -263,6 +263,15 @@ void ArchiveReader::Impl::open() {
     nodes.emplace(".", Node{});
     std::map<std::string, std::string, std::less<>> nfkc_names;  // NFKC form -> path
     for (zip_uint64_t i = 0; i < static_cast<zip_uint64_t>(count); ++i) index_entry(i, nfkc_names);
+    // The whole archive's ratio too: many small files (each under the threshold), or entries
+    // that share overlapping compressed data, expand no more than max_ratio times the archive.
+    const std::uint64_t archive_bytes = std::max<std::uint64_t>(bytes.size(), 1);
+    if (limits.max_ratio != 0 && total >= limits.ratio_threshold_bytes && total / archive_bytes >= limits.max_ratio &&
+        total > archive_bytes * limits.max_ratio) {
+        refuse(ArchiveProblem::ratio_too_high, "",
+               fmt::format("{} bytes uncompressed from an archive of {} bytes, a ratio over the limit of {}", total,
+                           bytes.size(), limits.max_ratio));
+    }
     for (auto& [path, node] : nodes) {
         if (path == ".") continue;
         const std::size_t slash = path.rfind('/');
