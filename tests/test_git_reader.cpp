@@ -318,3 +318,28 @@ TEST_CASE("GitTreeReader is safe to use from several threads", "[git][concurrenc
     for (auto& th : threads) th.join();
     CHECK(failures == 0);
 }
+
+TEST_CASE("GitTreeReader does not list the impossible names of a hand-made tree", "[git][hostile]") {
+    Repo repo;
+    const std::string blob_hex = git(repo.dir, "rev-parse main:README.md");
+    REQUIRE(blob_hex.size() == 40);
+    std::string blob_id;
+    for (std::size_t i = 0; i < 40; i += 2) {
+        blob_id += static_cast<char>(std::stoi(blob_hex.substr(i, 2), nullptr, 16));
+    }
+    // Tree entries are "<mode> <name>\0<20-byte id>"; git itself never writes these names.
+    std::string tree;
+    for (const std::string name : {"..", ".", "a\\b", "dup", "dup", "fine.md"}) {
+        tree += "100644 " + name + std::string(1, '\0') + blob_id;
+    }
+    repo.tmp.write("crafted-tree", tree);
+    const std::string tree_id =
+        git(repo.dir, "hash-object --literally -t tree -w " + quote(repo.tmp.path("crafted-tree")));
+    const std::string commit = git(repo.dir, "commit-tree " + tree_id + " -m crafted");
+    git(repo.dir, "update-ref refs/heads/crafted " + commit);
+
+    const auto r = GitTreeReader::open(repo.dir, "crafted");
+    CHECK(names_of(r->list_dir(".")) == std::vector<std::string>{"dup", "fine.md"});
+    CHECK(r->read_file("fine.md", 0).data == "readme\n");
+    CHECK_THROWS_AS(r->read_file("..", 0), PathError);
+}

@@ -29,7 +29,7 @@ struct GitLimits {
 /// Paths are relative POSIX paths inside the tree ("." is its root). Symbolic links
 /// (mode 120000) are listed as `other` with `is_symlink`, submodules (gitlinks, mode
 /// 160000) as `other`; neither is followed, and reading or listing them is an IoError.
-/// Tree entries whose name is not one plain component are not listed. Blob contents are the
+/// Tree entries whose name is not one plain component are not listed, nor a name's second entry. Blob contents are the
 /// raw objects (no line-ending or other filters). `mtime_ns` is the commit time; `identity`
 /// the first 8 bytes of the object id. A blob over `max_blob_bytes` is an IoError however
 /// small `max_bytes` is (a blob is loaded whole).

@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <mutex>
+#include <set>
 #include <utility>
 
 #include <fmt/core.h>
@@ -258,10 +259,11 @@ std::vector<DirEntry> GitTreeReader::list_dir(std::string_view path) const {
     }
     std::vector<DirEntry> out;
     out.reserve(count);
+    std::set<std::string_view> seen;  // a hand-made tree can name an entry twice
     for (std::size_t i = 0; i < count; ++i) {
         const git_tree_entry* entry = git_tree_entry_byindex(tree, i);
         const std::string_view name = git_tree_entry_name(entry);
-        if (!plain_component(name)) continue;
+        if (!plain_component(name) || !seen.insert(name).second) continue;
         const git_filemode_t mode = git_tree_entry_filemode(entry);
         DirEntry e;
         e.name = std::string(name);
