@@ -254,7 +254,8 @@ TEST_CASE("ArchiveReader refuses archives that are too large, malformed or have 
     const std::string nine = build_zip(many);
     CHECK(problem_of(nine, {.max_entries = 8}) == ArchiveProblem::too_many_entries);
     CHECK_NOTHROW(open_archive_skill(nine, {.max_entries = 9}));
-    // The count libzip reads is checked as well, not only the end record's (here: made smaller).
+    // An end record whose count is made smaller does not get past: libzip finds it inconsistent,
+    // or the count of libzip's entries is over the limit.
     std::string lying = nine;
     const auto eocd = find_all(lying, "PK\x05\x06");
     REQUIRE(eocd.size() == 1);
@@ -402,13 +403,13 @@ TEST_CASE("ArchiveReader refuses duplicate and colliding names", "[archive][host
         std::string bytes = build_zip(with(with(good_items(), {"demo/AAAA.md", "one"}), {"demo/BBBB.md", "two"}));
         replace_all(bytes, "demo/BBBB.md", "demo/AAAA.md");
         const ArchiveProblem p = problem_of(bytes);
-        CHECK((p == ArchiveProblem::duplicate_name || p == ArchiveProblem::malformed));
+        CHECK(p == ArchiveProblem::duplicate_name);
     }
     SECTION("the same directory twice") {
         std::string bytes = build_zip(with(with(good_items(), {"demo/aaaa/", "", true}), {"demo/bbbb/", "", true}));
         replace_all(bytes, "demo/bbbb/", "demo/aaaa/");
         const ArchiveProblem p = problem_of(bytes);
-        CHECK((p == ArchiveProblem::duplicate_name || p == ArchiveProblem::malformed));
+        CHECK(p == ArchiveProblem::duplicate_name);
     }
     SECTION("names equal after NFKC") {
         // U+FB01 LATIN SMALL LIGATURE FI is "fi" after NFKC.
@@ -442,7 +443,7 @@ TEST_CASE("ArchiveReader refuses encrypted entries and unknown compression metho
         put_u16(bytes, local[3] + 8, 6);
         put_u16(bytes, central[3] + 10, 6);
         const ArchiveProblem p = problem_of(bytes);
-        CHECK((p == ArchiveProblem::unsupported || p == ArchiveProblem::malformed));
+        CHECK(p == ArchiveProblem::unsupported);
     }
     SECTION("encryption flag") {
         std::string bytes = build_zip(with(good_items(), {"demo/secret.txt", "plain", false, ZIP_CM_STORE}));
@@ -452,7 +453,7 @@ TEST_CASE("ArchiveReader refuses encrypted entries and unknown compression metho
         put_u16(bytes, local[3] + 6, static_cast<std::uint16_t>(bytes[local[3] + 6] | 1));
         put_u16(bytes, central[3] + 8, static_cast<std::uint16_t>(bytes[central[3] + 8] | 1));
         const ArchiveProblem p = problem_of(bytes);
-        CHECK((p == ArchiveProblem::encrypted || p == ArchiveProblem::malformed));
+        CHECK(p == ArchiveProblem::encrypted);
     }
 }
 

@@ -247,8 +247,10 @@ void ArchiveReader::Impl::open() {
     zip_t* za = zip_open_from_source(source, ZIP_RDONLY | ZIP_CHECKCONS, &error);
     if (za == nullptr) {
         zip_source_free(source);
+        const bool duplicate = zip_error_code_zip(&error) == ZIP_ER_EXISTS;  // libzip's own name check
         const std::string why = zip_error_strerror(&error);
         zip_error_fini(&error);
+        if (duplicate) refuse(ArchiveProblem::duplicate_name, "", "two entries with one name");
         refuse(ArchiveProblem::malformed, "", fmt::format("not a readable zip archive: {}", why));
     }
     zip_error_fini(&error);
