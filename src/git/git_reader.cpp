@@ -1,0 +1,325 @@
+// agentskills-cpp — GitTreeReader: one commit's tree, read from the object database (libgit2).
+#include "agentskills/git_reader.hpp"
+
+#include <git2.h>
+
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <utility>
+
+#include <fmt/core.h>
+
+#include "agentskills/errors.hpp"
+
+namespace agentskills {
+
+namespace {
+
+std::string last_git_error() {
+    const git_error* e = git_error_last();
+    return e != nullptr && e->message != nullptr ? std::string(e->message) : std::string("unknown libgit2 error");
+}
+
+// libgit2's global state, reference-counted by libgit2 itself.
+struct GitLibrary {
+    GitLibrary() { git_libgit2_init(); }
+    ~GitLibrary() { git_libgit2_shutdown(); }
+    GitLibrary(const GitLibrary&) = delete;
+    GitLibrary& operator=(const GitLibrary&) = delete;
+};
+
+struct RepositoryFree {
+    void operator()(git_repository* p) const noexcept { git_repository_free(p); }
+};
+struct OdbFree {
+    void operator()(git_odb* p) const noexcept { git_odb_free(p); }
+};
+struct TreeFree {
+    void operator()(git_tree* p) const noexcept { git_tree_free(p); }
+};
+struct ObjectFree {
+    void operator()(git_object* p) const noexcept { git_object_free(p); }
+};
+struct BlobFree {
+    void operator()(git_blob* p) const noexcept { git_blob_free(p); }
+};
+using TreePtr = std::unique_ptr<git_tree, TreeFree>;
+
+// One plain path component as a tree entry name (hostile objects can hold anything).
+bool plain_component(std::string_view name) noexcept {
+    return !name.empty() && name != "." && name != ".." && name.find('/') == std::string_view::npos &&
+           name.find('\\') == std::string_view::npos;
+}
+
+std::uint64_t oid_prefix(const git_oid& oid) noexcept {
+    std::uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v = (v << 8) | oid.id[i];
+    return v;
+}
+
+EntryKind kind_of(git_filemode_t mode) noexcept {
+    switch (mode) {
+        case GIT_FILEMODE_TREE:
+            return EntryKind::directory;
+        case GIT_FILEMODE_BLOB:
+        case GIT_FILEMODE_BLOB_EXECUTABLE:
+            return EntryKind::file;
+        default:
+            return EntryKind::other;
+    }
+}
+
+const char* not_followed(git_filemode_t mode) noexcept {
+    if (mode == GIT_FILEMODE_LINK) return "a symbolic link, not followed";
+    if (mode == GIT_FILEMODE_COMMIT) return "a submodule, not followed";
+    return "not a regular file";
+}
+
+// What a path names in the tree.
+struct Resolved {
+    git_filemode_t mode = GIT_FILEMODE_TREE;
+    git_oid oid{};
+};
+
+}  // namespace
+
+struct GitTreeReader::Impl {
+    GitLibrary library;  // first member: shut down last
+    GitLimits limits;
+    std::string ref;
+    std::string commit_hex;
+    std::int64_t time_ns = 0;
+    std::unique_ptr<git_repository, RepositoryFree> repo;
+    std::unique_ptr<git_odb, OdbFree> odb;
+    TreePtr root;
+    git_oid root_oid{};
+    mutable std::mutex mutex;  // every libgit2 call on these objects
+
+    // The size of an object from its header, without loading it.
+    std::uint64_t object_size(const git_oid& oid, git_object_t expected, std::string_view path) const {
+        std::size_t size = 0;
+        git_object_t type = GIT_OBJECT_INVALID;
+        if (git_odb_read_header(&size, &type, odb.get(), &oid) != 0) {
+            throw IoError(fmt::format("cannot read '{}' from the repository: {}", path, last_git_error()));
+        }
+        if (type != expected) {
+            throw IoError(fmt::format("cannot read '{}': the object is a {}, not a {}", path,
+                                      git_object_type2string(type), git_object_type2string(expected)));
+        }
+        return size;
+    }
+
+    TreePtr load_tree(const git_oid& oid, std::string_view path) const {
+        const std::uint64_t size = object_size(oid, GIT_OBJECT_TREE, path);
+        if (size > limits.max_tree_bytes) {
+            throw IoError(fmt::format("cannot list '{}': a tree object of {} bytes, more than the limit of {}", path,
+                                      size, limits.max_tree_bytes));
+        }
+        git_tree* tree = nullptr;
+        if (git_tree_lookup(&tree, repo.get(), &oid) != 0) {
+            throw IoError(fmt::format("cannot list '{}': {}", path, last_git_error()));
+        }
+        return TreePtr(tree);
+    }
+
+    // Walks the tree one component at a time, loading each subtree only after its size is checked.
+    Resolved resolve(std::string_view path, const std::string& key) const {
+        Resolved out{GIT_FILEMODE_TREE, root_oid};
+        if (key == ".") return out;
+        TreePtr owned;
+        const git_tree* current = root.get();
+        std::size_t pos = 0;
+        while (pos <= key.size()) {
+            std::size_t next = key.find('/', pos);
+            if (next == std::string::npos) next = key.size();
+            const std::string component = key.substr(pos, next - pos);
+            pos = next + 1;
+            const git_tree_entry* entry = git_tree_entry_byname(current, component.c_str());
+            if (entry == nullptr) throw NotFoundError(fmt::format("'{}' does not exist in the tree", path));
+            out.mode = git_tree_entry_filemode(entry);
+            out.oid = *git_tree_entry_id(entry);
+            if (pos > key.size()) break;
+            if (out.mode != GIT_FILEMODE_TREE) {
+                throw NotFoundError(fmt::format("'{}' does not exist in the tree: '{}' is {}", path, component,
+                                                out.mode == GIT_FILEMODE_LINK || out.mode == GIT_FILEMODE_COMMIT
+                                                    ? not_followed(out.mode)
+                                                    : "not a directory"));
+            }
+            owned = load_tree(out.oid, path);
+            current = owned.get();
+        }
+        return out;
+    }
+};
+
+GitTreeReader::GitTreeReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+GitTreeReader::~GitTreeReader() = default;
+
+std::shared_ptr<const GitTreeReader> GitTreeReader::open(const std::string& repo_path, std::string_view ref,
+                                                         GitLimits limits) {
+    if (repo_path.empty() || repo_path.find('\0') != std::string::npos) {
+        throw ConfigurationError("a git repository path must be a non-empty path without NUL");
+    }
+    if (ref.empty() || ref.find('\0') != std::string_view::npos || ref.front() == '-') {
+        throw ConfigurationError(fmt::format("'{}' is not a usable git ref", ref));
+    }
+    auto impl = std::make_unique<Impl>();
+    impl->limits = limits;
+    impl->ref = std::string(ref);
+
+    git_repository* repo = nullptr;
+    if (const int rc = git_repository_open_ext(&repo, repo_path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
+        rc != 0) {
+        if (rc == GIT_ENOTFOUND) {
+            throw NotFoundError(fmt::format("'{}' is not a git repository: {}", repo_path, last_git_error()));
+        }
+        throw IoError(fmt::format("cannot open the git repository '{}': {}", repo_path, last_git_error()));
+    }
+    impl->repo.reset(repo);
+
+    git_object* object = nullptr;
+    if (const int rc = git_revparse_single(&object, repo, impl->ref.c_str()); rc != 0) {
+        if (rc == GIT_ENOTFOUND) {
+            throw NotFoundError(fmt::format("ref '{}' not found in '{}'", ref, repo_path));
+        }
+        throw IoError(fmt::format("cannot resolve ref '{}' in '{}': {}", ref, repo_path, last_git_error()));
+    }
+    std::unique_ptr<git_object, ObjectFree> named(object);
+    git_object* peeled = nullptr;
+    if (git_object_peel(&peeled, object, GIT_OBJECT_COMMIT) != 0) {
+        throw IoError(fmt::format("ref '{}' in '{}' names no commit: {}", ref, repo_path, last_git_error()));
+    }
+    std::unique_ptr<git_object, ObjectFree> commit_object(peeled);
+    const auto* commit = reinterpret_cast<const git_commit*>(peeled);
+
+    char hex[GIT_OID_HEXSZ + 1] = {};
+    git_oid_tostr(hex, sizeof hex, git_commit_id(commit));
+    impl->commit_hex = hex;
+    impl->time_ns = static_cast<std::int64_t>(git_commit_time(commit)) * 1'000'000'000;
+
+    git_odb* odb = nullptr;
+    if (git_repository_odb(&odb, repo) != 0) {
+        throw IoError(fmt::format("cannot open the object database of '{}': {}", repo_path, last_git_error()));
+    }
+    impl->odb.reset(odb);
+    impl->root_oid = *git_commit_tree_id(commit);
+    impl->root = impl->load_tree(impl->root_oid, ".");
+    return std::shared_ptr<const GitTreeReader>(new GitTreeReader(std::move(impl)));
+}
+
+ReadResult GitTreeReader::read_file(std::string_view path, std::size_t max_bytes) const {
+    const std::string key = normalize_relative_path(path);
+    std::lock_guard lock(impl_->mutex);
+    const Resolved r = impl_->resolve(path, key);
+    if (r.mode == GIT_FILEMODE_TREE) throw IoError(fmt::format("cannot read '{}': it is a directory", path));
+    if (kind_of(r.mode) != EntryKind::file)
+        throw IoError(fmt::format("cannot read '{}': {}", path, not_followed(r.mode)));
+    const std::uint64_t size = impl_->object_size(r.oid, GIT_OBJECT_BLOB, path);
+    if (size > impl_->limits.max_blob_bytes) {
+        throw IoError(fmt::format("cannot read '{}': a blob of {} bytes, more than the limit of {}", path, size,
+                                  impl_->limits.max_blob_bytes));
+    }
+    git_blob* blob = nullptr;
+    if (git_blob_lookup(&blob, impl_->repo.get(), &r.oid) != 0) {
+        throw IoError(fmt::format("cannot read '{}': {}", path, last_git_error()));
+    }
+    std::unique_ptr<git_blob, BlobFree> owned(blob);
+    const auto raw_size = static_cast<std::uint64_t>(git_blob_rawsize(blob));
+    if (raw_size != size) {
+        throw IoError(
+            fmt::format("cannot read '{}': the blob holds {} bytes, its header says {}", path, raw_size, size));
+    }
+    const bool partial = max_bytes != 0 && max_bytes < raw_size;
+    const auto n = static_cast<std::size_t>(partial ? max_bytes : raw_size);
+    ReadResult result;
+    result.data.assign(static_cast<const char*>(git_blob_rawcontent(blob)), n);
+    result.truncated = partial;
+    return result;
+}
+
+std::vector<DirEntry> GitTreeReader::list_dir(std::string_view path) const {
+    const std::string key = normalize_relative_path(path);
+    std::lock_guard lock(impl_->mutex);
+    const Resolved r = impl_->resolve(path, key);
+    if (r.mode != GIT_FILEMODE_TREE) {
+        throw IoError(fmt::format("cannot list '{}': {}", path,
+                                  kind_of(r.mode) == EntryKind::file ? "not a directory" : not_followed(r.mode)));
+    }
+    TreePtr loaded;
+    const git_tree* tree = impl_->root.get();
+    if (key != ".") {
+        loaded = impl_->load_tree(r.oid, path);
+        tree = loaded.get();
+    }
+    const std::size_t count = git_tree_entrycount(tree);
+    if (count > impl_->limits.max_tree_entries) {
+        throw IoError(fmt::format("cannot list '{}': {} entries, more than the limit of {}", path, count,
+                                  impl_->limits.max_tree_entries));
+    }
+    std::vector<DirEntry> out;
+    out.reserve(count);
+    std::set<std::string_view> seen;  // a hand-made tree can name an entry twice
+    for (std::size_t i = 0; i < count; ++i) {
+        const git_tree_entry* entry = git_tree_entry_byindex(tree, i);
+        const std::string_view name = git_tree_entry_name(entry);
+        if (!plain_component(name) || !seen.insert(name).second) continue;
+        const git_filemode_t mode = git_tree_entry_filemode(entry);
+        DirEntry e;
+        e.name = std::string(name);
+        e.kind = kind_of(mode);
+        e.is_symlink = mode == GIT_FILEMODE_LINK;
+        e.mtime_ns = impl_->time_ns;
+        if (e.kind == EntryKind::file) {
+            e.size = impl_->object_size(*git_tree_entry_id(entry), GIT_OBJECT_BLOB, join_path(key, name));
+        }
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+FileStat GitTreeReader::stat(std::string_view path) const {
+    const std::string key = normalize_relative_path(path);
+    std::lock_guard lock(impl_->mutex);
+    const Resolved r = impl_->resolve(path, key);
+    FileStat st;
+    st.kind = kind_of(r.mode);
+    st.is_symlink = r.mode == GIT_FILEMODE_LINK;
+    st.mtime_ns = impl_->time_ns;
+    st.identity = oid_prefix(r.oid);
+    if (st.kind == EntryKind::file) st.size = impl_->object_size(r.oid, GIT_OBJECT_BLOB, path);
+    return st;
+}
+
+const std::string& GitTreeReader::commit_id() const noexcept { return impl_->commit_hex; }
+const std::string& GitTreeReader::ref() const noexcept { return impl_->ref; }
+std::int64_t GitTreeReader::commit_time_ns() const noexcept { return impl_->time_ns; }
+
+std::optional<GitRoot> parse_git_root(std::string_view root) {
+    constexpr std::string_view prefix = "git:";
+    if (root.substr(0, prefix.size()) != prefix) return std::nullopt;
+    const std::string_view rest = root.substr(prefix.size());
+    const std::size_t at = rest.rfind('@');
+    if (at == std::string_view::npos || at == 0) {
+        throw ConfigurationError(fmt::format("git root '{}': expected git:<repo-path>@<ref>[:<path>]", root));
+    }
+    GitRoot out;
+    out.repo_path = std::string(rest.substr(0, at));
+    std::string_view ref = rest.substr(at + 1);
+    if (const std::size_t colon = ref.find(':'); colon != std::string_view::npos) {
+        const std::string_view inside = ref.substr(colon + 1);
+        ref = ref.substr(0, colon);
+        if (!inside.empty()) {
+            try {
+                out.path = normalize_relative_path(inside);
+            } catch (const PathError& e) {
+                throw ConfigurationError(fmt::format("git root '{}': {}", root, e.what()));
+            }
+        }
+    }
+    if (ref.empty()) throw ConfigurationError(fmt::format("git root '{}' names no ref", root));
+    out.ref = std::string(ref);
+    return out;
+}
+
+}  // namespace agentskills
