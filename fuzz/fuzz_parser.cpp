@@ -60,8 +60,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         FUZZ_CHECK(is_valid_skill_name(m.name));
         if (!opt.directory_name.empty()) FUZZ_CHECK(names_equal(m.name, opt.directory_name));
     }
+    FUZZ_CHECK(!is_blank_text(m.name) && !is_blank_text(m.description));
+    if (opt.name_policy == NamePolicy::require_valid) {
+        for (char c : m.description) {
+            const auto u = static_cast<unsigned char>(c);
+            FUZZ_CHECK(u >= 0x20 || c == '\t' || c == '\n');
+        }
+    }
+    FUZZ_CHECK(m.allowed_tools.size() <= SKILL_MAX_TOOL_NAMES);
+    FUZZ_CHECK(m.disallowed_tools.size() <= SKILL_MAX_TOOL_NAMES);
+    if (m.tools) FUZZ_CHECK(m.tools->size() <= SKILL_MAX_TOOL_NAMES);
     FUZZ_CHECK(r.body.size() <= text.size());
     FUZZ_CHECK(m.frontmatter->is_object());
+    // The JSON copy stays within its budget, printed compact or indented.
+    FUZZ_CHECK(m.frontmatter->dump().size() <= SKILL_MAX_FRONTMATTER_JSON_BYTES);
+    FUZZ_CHECK(m.frontmatter->dump(1).size() <= 2 * SKILL_MAX_FRONTMATTER_JSON_BYTES);
     // Every JSON form of the result can be produced and is valid UTF-8.
     nlohmann::json j = m;
     (void)j.dump();

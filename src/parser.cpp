@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <map>
 #include <istream>
+#include <map>
 #include <streambuf>
 #include <unordered_map>
 #include <unordered_set>
@@ -44,9 +44,14 @@ struct StrictFindings {
     void add(std::size_t line, std::string what) { list.emplace_back(line, std::move(what)); }
 };
 
+// Thrown past a bound; `what` ends the sentence "the frontmatter ...".
 class TooComplex : public std::exception {
 public:
-    const char* what() const noexcept override { return "too complex"; }
+    explicit TooComplex(std::string why) : why_(std::move(why)) {}
+    const char* what() const noexcept override { return why_.c_str(); }
+
+private:
+    std::string why_;
 };
 
 // Limits that keep hostile YAML (alias bombs, huge documents) bounded: every node built, every
@@ -155,7 +160,12 @@ private:
     void charge(Cost c) {
         nodes_ += c.nodes;
         copied_bytes_ += c.bytes;
-        if (nodes_ > max_yaml_nodes || copied_bytes_ > max_yaml_copied_bytes) throw TooComplex();
+        if (nodes_ > max_yaml_nodes || copied_bytes_ > max_yaml_copied_bytes) {
+            throw TooComplex(
+                fmt::format("expands past the YAML budget ({} nodes, {} bytes of text copied by anchors "
+                            "and aliases); is it an alias bomb?",
+                            max_yaml_nodes, max_yaml_copied_bytes));
+        }
     }
 
     // The cost of copying `n`; the walk stops once either budget is exceeded.
@@ -180,6 +190,10 @@ private:
         note_tag(mark, tag);
         note_anchor(mark, anchor);
         if (style == YAML::EmitterStyle::Flow) strict_.add(line_of(mark), "a flow collection ([...] or {...})");
+        if (stack_.size() >= SKILL_MAX_FRONTMATTER_DEPTH) {
+            throw TooComplex(fmt::format("nests collections deeper than {} levels (line {})",
+                                         SKILL_MAX_FRONTMATTER_DEPTH, line_of(mark) + 1));
+        }
         YNode n;
         n.kind = kind;
         n.line = line_of(mark);
@@ -226,7 +240,8 @@ std::string key_text(const YNode& key) {
 nlohmann::json to_json(const YNode& n) {
     switch (n.kind) {
         case YNode::Kind::null:
-        case YNode::Kind::scalar: return n.text;
+        case YNode::Kind::scalar:
+            return n.text;
         case YNode::Kind::sequence: {
             auto arr = nlohmann::json::array();
             for (const auto& item : n.items) arr.push_back(to_json(item));
@@ -241,10 +256,43 @@ nlohmann::json to_json(const YNode& n) {
     return {};
 }
 
+// Bytes of `text` as a JSON string: quotes, escapes (six bytes for a control character).
+std::size_t json_string_size(std::string_view text) noexcept {
+    std::size_t n = 2 + text.size();
+    for (char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20)
+            n += 5;
+        else if (c == '"' || c == '\\')
+            n += 1;
+    }
+    return n;
+}
+
+// What the JSON copy of `n` costs against SKILL_MAX_FRONTMATTER_JSON_BYTES: its compact text
+// plus `depth` bytes per value (the indentation of a printed copy); an iterative walk that stops
+// as soon as the budget is spent, so that the copy is only made when it fits.
+void check_json_budget(const YNode& root) {
+    std::size_t total = 0;
+    std::vector<std::pair<const YNode*, std::size_t>> todo{{&root, 1}};
+    while (!todo.empty()) {
+        const auto [n, depth] = todo.back();
+        todo.pop_back();
+        total += depth + 1 + (n->is_scalar() ? json_string_size(n->text) : 2);
+        for (const auto& child : n->items) todo.emplace_back(&child, depth + 1);
+        if (total > SKILL_MAX_FRONTMATTER_JSON_BYTES) {
+            throw TooComplex(fmt::format("is larger than {} bytes as JSON (aliases count once per use)",
+                                         SKILL_MAX_FRONTMATTER_JSON_BYTES));
+        }
+    }
+}
+
 // ----------------------------------------------------------------------------------------
 
 bool is_blank(std::string_view s) noexcept {
-    return std::all_of(s.begin(), s.end(), [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; });
+    return std::all_of(s.begin(), s.end(), [](char c) {
+        return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
+    });
 }
 
 std::string_view trim(std::string_view s) noexcept {
@@ -264,8 +312,8 @@ std::size_t count_newlines(std::string_view s) noexcept {
     for (; i + 8 <= s.size(); i += 8) {
         std::uint64_t word = 0;
         std::memcpy(&word, s.data() + i, sizeof word);
-        const std::uint64_t x = word ^ (ones * '\n');       // bytes equal to '\n' become 0
-        const std::uint64_t t = ((x & low7) + low7) | x;     // high bit set exactly where x != 0
+        const std::uint64_t x = word ^ (ones * '\n');     // bytes equal to '\n' become 0
+        const std::uint64_t t = ((x & low7) + low7) | x;  // high bit set exactly where x != 0
         // One bit per newline at the top of its byte; shifted down and multiplied, the bytes
         // add up in the top byte (no popcount instruction is needed).
         n += static_cast<std::size_t>((((~t & ~low7) >> 7) * ones) >> 56);
@@ -313,12 +361,85 @@ public:
     }
 };
 
+// A finding of the pre-scan below.
+struct PrescanFinding {
+    std::string_view code;
+    std::size_t line = 0;  // 0-based line in the frontmatter
+    std::string message;
+};
+
+// One pass over the frontmatter before yaml-cpp sees it. yaml-cpp queues every token of a
+// collection whose key status is still open (a line of a million `[` holds a million tokens,
+// about 250 MB), so the input is refused when it could make that queue large: more indicator
+// characters than SKILL_MAX_YAML_INDICATORS, or `[`/`{` nested deeper than the depth bound.
+// The count is of bytes, whatever they are inside (quotes, comments): it can only overcount, so
+// no spelling hides a flood. A line starting with `---` or `...` (a YAML document marker, which
+// may not appear inside any scalar) would begin a second document whose keys yaml-cpp drops
+// silently: that is a syntax error here.
+std::optional<PrescanFinding> prescan_frontmatter(std::string_view fm) {
+    std::size_t line = 0;
+    std::size_t indicators = 0;
+    std::size_t flow_depth = 0;
+    const auto blank_or_end = [&](std::size_t i) {
+        return i >= fm.size() || fm[i] == ' ' || fm[i] == '\t' || fm[i] == '\n';
+    };
+    for (std::size_t i = 0; i < fm.size(); ++i) {
+        const char c = fm[i];
+        if (i == 0 || fm[i - 1] == '\n') {
+            const std::string_view start = fm.substr(i, 3);
+            if ((start == "---" || start == "...") && blank_or_end(i + 3)) {
+                return PrescanFinding{codes::yaml_syntax, line,
+                                      fmt::format("the frontmatter has the YAML document marker '{}' on line {}; it "
+                                                  "must be one YAML document (keys after the marker would be lost)",
+                                                  start, line + 1)};
+            }
+        }
+        switch (c) {
+            case '\n':
+                ++line;
+                continue;
+            case '[':
+            case '{':
+                if (++flow_depth > SKILL_MAX_FRONTMATTER_DEPTH) {
+                    return PrescanFinding{codes::yaml_too_complex, line,
+                                          fmt::format("the frontmatter nests '[' and '{{' deeper than {} levels",
+                                                      SKILL_MAX_FRONTMATTER_DEPTH)};
+                }
+                break;
+            case ']':
+            case '}':
+                if (flow_depth > 0) --flow_depth;
+                break;
+            case ',':
+            case '&':
+            case '*':
+            case '!':
+                break;
+            case '-':
+            case '?':
+            case ':':
+                if (!blank_or_end(i + 1)) continue;
+                break;
+            default:
+                continue;
+        }
+        if (++indicators > SKILL_MAX_YAML_INDICATORS) {
+            return PrescanFinding{codes::yaml_too_complex, line,
+                                  fmt::format("the frontmatter has more than {} YAML indicator characters "
+                                              "([ ] {{ }} , & * ! - ? :); it is refused before parsing",
+                                              SKILL_MAX_YAML_INDICATORS)};
+        }
+    }
+    return std::nullopt;
+}
+
 // The body: text after the closing line, without leading and trailing blank lines, LF endings.
 std::string trim_blank_lines(std::string_view text) {
     std::size_t begin = 0;
     while (begin < text.size()) {
         const std::size_t nl = text.find('\n', begin);
-        const std::string_view line = text.substr(begin, nl == std::string_view::npos ? std::string_view::npos : nl - begin);
+        const std::string_view line =
+            text.substr(begin, nl == std::string_view::npos ? std::string_view::npos : nl - begin);
         if (!is_blank(line)) break;
         if (nl == std::string_view::npos) return {};
         begin = nl + 1;
@@ -343,7 +464,8 @@ std::vector<std::string> split_list(std::string_view text, bool on_commas) {
         } else {
             next = text.find_first_of(" \t\r\n", pos);
         }
-        const std::string_view item = trim(text.substr(pos, next == std::string_view::npos ? std::string_view::npos : next - pos));
+        const std::string_view item =
+            trim(text.substr(pos, next == std::string_view::npos ? std::string_view::npos : next - pos));
         if (!item.empty()) out.emplace_back(item);
         if (next == std::string_view::npos) break;
         pos = next + 1;
@@ -365,32 +487,62 @@ void dedupe(std::vector<std::string>& v) {
     v = std::move(out);
 }
 
-constexpr std::string_view behavioral_fields[] = {"agent",  "argument-hint", "arguments", "context",
-                                                  "dependencies", "effort", "hooks", "model",
-                                                  "paths", "shell", "when_to_use"};
+constexpr std::string_view behavioral_fields[] = {"agent",        "argument-hint", "arguments",  "context",
+                                                  "dependencies", "effort",        "hooks",      "model",
+                                                  "paths",        "shell",         "when_to_use"};
 constexpr std::string_view reference_fields[] = {"allowed-tools", "compatibility", "description",
-                                                 "license", "metadata", "name"};
+                                                 "license",       "metadata",      "name"};
+
+// A value as quoted in a diagnostic: at most 64 code points, then an ellipsis (a hostile name may
+// be a megabyte long; the message need not be).
+std::string shown(std::string_view value) {
+    constexpr std::size_t max_shown = 64;
+    const std::string_view cut = truncate_code_points(value, max_shown);
+    return cut.size() == value.size() ? std::string(value) : std::string(cut) + "\u2026";
+}
+
+// True when `s` holds a C0 control other than TAB and LF, DEL, or a C1 control (U+0080..U+009F).
+bool has_control_character(std::string_view s) noexcept {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7F) return true;
+        if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) <= 0x9F) return true;
+    }
+    return false;
+}
 
 std::string_view describe(NameProblem p) noexcept {
     switch (p) {
-        case NameProblem::empty: return "is empty";
-        case NameProblem::too_long: return "is longer than 64 characters";
-        case NameProblem::not_lowercase: return "must be lowercase";
-        case NameProblem::edge_hyphen: return "must not start or end with a hyphen";
-        case NameProblem::consecutive_hyphens: return "must not contain consecutive hyphens";
-        case NameProblem::invalid_character: return "may only contain letters, digits and hyphens";
+        case NameProblem::empty:
+            return "is empty or blank";
+        case NameProblem::too_long:
+            return "is longer than 64 characters";
+        case NameProblem::not_lowercase:
+            return "must be lowercase";
+        case NameProblem::edge_hyphen:
+            return "must not start or end with a hyphen";
+        case NameProblem::consecutive_hyphens:
+            return "must not contain consecutive hyphens";
+        case NameProblem::invalid_character:
+            return "may only contain letters, digits and hyphens";
     }
     return "is invalid";
 }
 
 std::string_view code_of(NameProblem p) noexcept {
     switch (p) {
-        case NameProblem::empty: return codes::name_blank;
-        case NameProblem::too_long: return codes::name_too_long;
-        case NameProblem::not_lowercase: return codes::name_not_lowercase;
-        case NameProblem::edge_hyphen: return codes::name_hyphen_edge;
-        case NameProblem::consecutive_hyphens: return codes::name_consecutive_hyphens;
-        case NameProblem::invalid_character: return codes::name_invalid_character;
+        case NameProblem::empty:
+            return codes::name_blank;
+        case NameProblem::too_long:
+            return codes::name_too_long;
+        case NameProblem::not_lowercase:
+            return codes::name_not_lowercase;
+        case NameProblem::edge_hyphen:
+            return codes::name_hyphen_edge;
+        case NameProblem::consecutive_hyphens:
+            return codes::name_consecutive_hyphens;
+        case NameProblem::invalid_character:
+            return codes::name_invalid_character;
     }
     return codes::name_invalid;
 }
@@ -413,14 +565,17 @@ private:
         if (level == Level::none) return;
         Diagnostic d;
         d.code = std::string(code);
-        d.severity = level == Level::error ? Severity::error : level == Level::warning ? Severity::warning : Severity::info;
+        d.severity = level == Level::error     ? Severity::error
+                     : level == Level::warning ? Severity::warning
+                                               : Severity::info;
         d.path = std::string(opt_.path);
         d.line = file_line;
         d.message = std::move(message);
         if (d.severity == Severity::error) failed_ = true;
         out_.diagnostics.push_back(std::move(d));
     }
-    void fatal(std::string_view code, std::size_t file_line, std::string message, SkipReason reason = SkipReason::invalid) {
+    void fatal(std::string_view code, std::size_t file_line, std::string message,
+               SkipReason reason = SkipReason::invalid) {
         add(code, Level::error, Level::error, file_line, std::move(message));
         if (!out_.skip_reason) out_.skip_reason = reason;
     }
@@ -430,6 +585,7 @@ private:
     void interpret(const YNode& root);
     void check_name(const YNode* node, std::size_t line, SkillManifest& m);
     std::optional<std::vector<std::string>> read_list(const YNode& node, std::string_view key, bool commas);
+    void cap_tool_names(std::vector<std::string>& names, std::string_view key, std::size_t line);
     std::optional<bool> read_flag(const YNode& node, std::string_view key);
 
     const ParseOptions& opt_;
@@ -458,7 +614,8 @@ void Parse::run(std::string_view text, bool truncated) {
         return;
     }
     if (text.find('\0') != std::string_view::npos) {
-        std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(text.find('\0')), '\n'));
+        std::size_t line = 1 + static_cast<std::size_t>(std::count(
+                                   text.begin(), text.begin() + static_cast<std::ptrdiff_t>(text.find('\0')), '\n'));
         fatal(codes::nul_byte, line, "the file contains a NUL byte; a SKILL.md must be text");
         return;
     }
@@ -474,8 +631,7 @@ void Parse::run(std::string_view text, bool truncated) {
     }
 
     // Count lines (a last line without a newline counts).
-    const std::size_t lines = count_newlines(text) +
-                              ((!text.empty() && text.back() != '\n') ? 1 : 0);
+    const std::size_t lines = count_newlines(text) + ((!text.empty() && text.back() != '\n') ? 1 : 0);
     if (!reference() && opt_.max_lines != 0 && lines > opt_.max_lines) {
         fatal(codes::too_many_lines, opt_.max_lines + 1,
               fmt::format("the file has {} lines, more than the limit of {}", lines, opt_.max_lines),
@@ -500,7 +656,8 @@ void Parse::run(std::string_view text, bool truncated) {
     std::size_t body_begin = text.size();
     while (pos < text.size()) {
         const std::size_t nl = text.find('\n', pos);
-        const std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+        const std::string_view line =
+            text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
         if (is_delimiter(line)) {
             close_begin = pos;
             body_begin = nl == std::string_view::npos ? text.size() : nl + 1;
@@ -522,6 +679,10 @@ void Parse::run(std::string_view text, bool truncated) {
         out_.body = trim_blank_lines(without_cr(text.substr(body_begin), body_storage));
     }
 
+    if (auto finding = prescan_frontmatter(frontmatter)) {
+        fatal(finding->code, file_line(finding->line), std::move(finding->message));
+        return;
+    }
     StrictFindings strict;
     TreeBuilder builder(frontmatter, strict);
     try {
@@ -529,16 +690,14 @@ void Parse::run(std::string_view text, bool truncated) {
         std::istream in(&buffer);
         YAML::Parser parser(in);
         parser.HandleNextDocument(builder);
+        if (builder.root) check_json_budget(*builder.root);
     } catch (const YAML::Exception& e) {
         const std::size_t line = e.mark.line < 0 ? 0 : file_line(static_cast<std::size_t>(e.mark.line));
         // yaml-cpp may quote one byte of a multi-byte character ("unknown escape character").
         fatal(codes::yaml_syntax, line, fmt::format("the frontmatter is not valid YAML: {}", valid_utf8(e.msg)));
         return;
-    } catch (const TooComplex&) {
-        fatal(codes::yaml_too_complex, 0,
-              fmt::format("the frontmatter expands past the YAML budget ({} nodes, {} bytes of text copied by "
-                          "anchors and aliases); is it an alias bomb?",
-                          max_yaml_nodes, max_yaml_copied_bytes));
+    } catch (const TooComplex& e) {
+        fatal(codes::yaml_too_complex, 0, fmt::format("the frontmatter {}", e.what()));
         return;
     }
     for (const auto& [line, what] : strict.list) {
@@ -576,18 +735,25 @@ std::optional<std::vector<std::string>> Parse::read_list(const YNode& node, std:
     return out;
 }
 
+void Parse::cap_tool_names(std::vector<std::string>& names, std::string_view key, std::size_t line) {
+    if (names.size() <= SKILL_MAX_TOOL_NAMES) return;
+    add(codes::tool_list_too_long, Level::warning, Level::warning, line,
+        fmt::format("'{}' names {} tools, more than the limit of {}; the names after the first {} were dropped", key,
+                    names.size(), SKILL_MAX_TOOL_NAMES, SKILL_MAX_TOOL_NAMES));
+    names.resize(SKILL_MAX_TOOL_NAMES);
+}
+
 std::optional<bool> Parse::read_flag(const YNode& node, std::string_view key) {
     if (node.is_scalar()) {
         std::string lower(trim(node.text));
-        std::transform(lower.begin(), lower.end(), lower.begin(), [](char c) {
-            return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-        });
+        std::transform(lower.begin(), lower.end(), lower.begin(),
+                       [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; });
         if (lower == "true") return true;
         if (lower == "false") return false;
     }
     add(codes::invocation_flag_invalid, Level::error, Level::none, file_line(node.line),
-        fmt::format("'{}' must be true or false, not '{}'; the skill is skipped rather than guess",
-                    key, node.is_scalar() ? node.text : to_json(node).dump()));
+        fmt::format("'{}' must be true or false, not '{}'; the skill is skipped rather than guess", key,
+                    node.is_scalar() ? node.text : to_json(node).dump()));
     return std::nullopt;
 }
 
@@ -607,18 +773,21 @@ void Parse::check_name(const YNode* node, std::size_t line, SkillManifest& m) {
         return;
     } else {
         name = std::string(trim(node->text));
-        if (name.empty()) {
-            fatal(codes::name_blank, line, "'name' is empty");
+        if (is_blank_text(name)) {
+            fatal(codes::name_blank, line,
+                  name.empty() ? "'name' is empty" : "'name' is blank (only white space or invisible characters)");
             return;
         }
     }
     const std::string normalized = nfkc(name);
     for (NameProblem p : check_skill_name(normalized)) {
-        add(code_of(p), rule_level, Level::error, line, fmt::format("the name '{}' {}", normalized, describe(p)));
+        add(code_of(p), rule_level, Level::error, line,
+            fmt::format("the name '{}' {}", shown(normalized), describe(p)));
     }
-    if (!opt_.directory_name.empty() && nfkc(opt_.directory_name) != normalized) {
+    if (!opt_.directory_name.empty() && !names_equal(opt_.directory_name, normalized)) {
         add(codes::name_directory_mismatch, rule_level, Level::error, line,
-            fmt::format("the name '{}' does not match its directory '{}'", normalized, opt_.directory_name));
+            fmt::format("the name '{}' does not match its directory '{}'", shown(normalized),
+                        shown(opt_.directory_name)));
     }
     m.name = require ? normalized : name;
 }
@@ -656,7 +825,8 @@ void Parse::interpret(const YNode& root) {
     if (reference()) {
         std::vector<std::string> unknown;
         for (const auto& [key, node] : fields) {
-            if (std::find(std::begin(reference_fields), std::end(reference_fields), key) == std::end(reference_fields)) {
+            if (std::find(std::begin(reference_fields), std::end(reference_fields), key) ==
+                std::end(reference_fields)) {
                 unknown.push_back(key);
             }
         }
@@ -666,7 +836,8 @@ void Parse::interpret(const YNode& root) {
             for (const auto& k : unknown) list += (list.empty() ? "" : ", ") + k;
             add(codes::unknown_field, Level::none, Level::error, line_of(unknown.front()),
                 fmt::format("unexpected keys in the frontmatter: {} (the reference allows only allowed-tools, "
-                            "compatibility, description, license, metadata and name)", list));
+                            "compatibility, description, license, metadata and name)",
+                            list));
         }
     }
 
@@ -676,9 +847,16 @@ void Parse::interpret(const YNode& root) {
         fatal(codes::description_missing, 2, "the frontmatter has no 'description'");
     } else if (!d->is_scalar()) {
         fatal(codes::description_not_string, line_of("description"), "'description' must be a string");
-    } else if (is_blank(d->text)) {
-        fatal(codes::description_blank, line_of("description"), "'description' is empty");
+    } else if (is_blank_text(d->text)) {
+        fatal(codes::description_blank, line_of("description"),
+              is_blank(d->text) ? "'description' is empty"
+                                : "'description' is blank (only white space or invisible characters)");
     } else {
+        if (has_control_character(d->text)) {
+            const Level level = opt_.name_policy == NamePolicy::require_valid ? Level::error : Level::warning;
+            add(codes::description_control_character, level, level, line_of("description"),
+                "'description' holds a control character (only TAB and line feed are allowed)");
+        }
         const std::string_view value = reference() ? std::string_view(d->text) : trim(d->text);
         const std::size_t n = code_point_count(value);
         if (n > SKILL_MAX_DESCRIPTION_LENGTH) {
@@ -740,9 +918,13 @@ void Parse::interpret(const YNode& root) {
 
     if (const YNode* at = find("allowed-tools")) {
         if (auto list = read_list(*at, "allowed-tools", false)) m.allowed_tools = std::move(*list);
+        cap_tool_names(m.allowed_tools, "allowed-tools", line_of("allowed-tools"));
     }
     if (const YNode* t = find("tools")) {
-        if (auto list = read_list(*t, "tools", true)) m.tools = std::move(*list);
+        if (auto list = read_list(*t, "tools", true)) {
+            cap_tool_names(*list, "tools", line_of("tools"));
+            m.tools = std::move(*list);
+        }
     }
     for (std::string_view key : {"disallowedTools", "disallowed-tools"}) {
         if (const YNode* t = find(key)) {
@@ -752,6 +934,8 @@ void Parse::interpret(const YNode& root) {
         }
     }
     dedupe(m.disallowed_tools);
+    cap_tool_names(m.disallowed_tools, "disallowedTools",
+                   line_of(find("disallowedTools") != nullptr ? "disallowedTools" : "disallowed-tools"));
 
     if (!reference()) {
         if (const YNode* f = find("disable-model-invocation")) {

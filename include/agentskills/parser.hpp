@@ -11,6 +11,20 @@
 
 namespace agentskills {
 
+/// Bounds on the YAML frontmatter (docs/security.md). Past any of them the skill is skipped with
+/// `yaml-too-complex`, except the list cap, which drops the extra names with a warning.
+/// Deepest nesting of collections in the frontmatter (the top-level mapping is depth 1).
+inline constexpr std::size_t SKILL_MAX_FRONTMATTER_DEPTH = 64;
+/// Most YAML indicator characters (`[ ] { } , & * !`, and `- ? :` before a space or line end)
+/// the frontmatter may hold; checked before yaml-cpp tokenizes it (its tokens cost ~250 bytes each).
+inline constexpr std::size_t SKILL_MAX_YAML_INDICATORS = 100000;
+/// Size budget of the frontmatter's JSON copy (`SkillManifest::frontmatter`): its compact JSON
+/// text plus one byte per nesting level of every value (so indented output stays proportionate).
+inline constexpr std::size_t SKILL_MAX_FRONTMATTER_JSON_BYTES = 4 * 1024 * 1024;
+/// Most names kept in each of `allowed-tools`, `tools` and `disallowedTools` (after removing
+/// duplicates); the rest are dropped with a `tool-list-too-long` warning.
+inline constexpr std::size_t SKILL_MAX_TOOL_NAMES = 1000;
+
 /// Which rule set `parse_skill_md` applies.
 enum class ValidationProfile {
     standard,  ///< this library's rules (docs/skill-format.md)
@@ -22,8 +36,8 @@ struct ParseOptions {
     ValidationProfile profile = ValidationProfile::standard;
     std::size_t max_lines = SKILL_MAX_FILE_LINES;  ///< 0 = no limit
     std::size_t max_bytes = SKILL_MAX_FILE_BYTES;  ///< 0 = no limit
-    std::string_view path = {};            ///< used in diagnostics and `skill_file`
-    std::string_view directory_name = {};  ///< for the name/directory match; empty = unknown
+    std::string_view path = {};                    ///< used in diagnostics and `skill_file`
+    std::string_view directory_name = {};          ///< for the name/directory match; empty = unknown
 };
 
 struct ParseResult {
