@@ -610,7 +610,7 @@ void Parse::run(std::string_view text, bool truncated) {
             if (!is_valid_utf8(text.substr(begin, end - begin))) break;
             begin = end + 1;
         }
-        fatal("invalid-utf8", line, "the file is not valid UTF-8");
+        fatal(codes::invalid_utf8, line, "the file is not valid UTF-8");
         return;
     }
     if (text.find('\0') != std::string_view::npos) {
@@ -620,7 +620,7 @@ void Parse::run(std::string_view text, bool truncated) {
         return;
     }
     if (text.substr(0, 3) == "\xEF\xBB\xBF") {
-        add("bom", Level::warning, Level::error, 1,
+        add(codes::bom, Level::warning, Level::error, 1,
             reference() ? "the file starts with a byte-order mark, not with the frontmatter line ---"
                         : "the file starts with a UTF-8 byte-order mark; it was ignored");
         text.remove_prefix(3);
