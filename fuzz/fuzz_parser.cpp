@@ -28,8 +28,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     opt.path = "lib/demo/SKILL.md";
     const bool truncated = (flags & 16) != 0;
+    opt.truncated = truncated;
 
-    const ParseResult r = parse_skill_md(text, opt, truncated);
+    const ParseResult r = parse_skill_md(text, opt);
 
     // Exactly one of: a manifest, or a skip reason with an error diagnostic.
     FUZZ_CHECK(r.ok() != r.skip_reason.has_value());

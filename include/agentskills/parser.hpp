@@ -38,6 +38,8 @@ struct ParseOptions {
     std::size_t max_bytes = SKILL_MAX_FILE_BYTES;  ///< 0 = no limit
     std::string_view path = {};                    ///< used in diagnostics and `skill_file`
     std::string_view directory_name = {};          ///< for the name/directory match; empty = unknown
+    /// The caller stopped reading at `max_bytes` (more followed): the skill is skipped (`too-large`).
+    bool truncated = false;
 };
 
 struct ParseResult {
@@ -50,8 +52,9 @@ struct ParseResult {
 };
 
 /// Parses the text of one SKILL.md. Never throws on bad input: every problem is a diagnostic.
-/// `truncated` says that the caller stopped reading at `max_bytes` (the skill is then skipped).
-[[nodiscard]] ParseResult parse_skill_md(std::string_view text, const ParseOptions& options = {},
-                                         bool truncated = false);
+[[nodiscard]] ParseResult parse_skill_md(std::string_view text, const ParseOptions& options = {});
+
+/// Deprecated: set `ParseOptions::truncated` instead (this overload does just that).
+[[nodiscard]] ParseResult parse_skill_md(std::string_view text, const ParseOptions& options, bool truncated);
 
 }  // namespace agentskills
