@@ -230,16 +230,19 @@ std::size_t json_string_size(std::string_view text) noexcept {
     return n;
 }
 
-// What the JSON copy of `n` costs against SKILL_MAX_FRONTMATTER_JSON_BYTES: its compact text
-// plus `depth` bytes per value (the indentation of a printed copy); an iterative walk that stops
-// as soon as the budget is spent, so that the copy is only made when it fits.
+// What the JSON copy of `n` costs against SKILL_MAX_FRONTMATTER_JSON_BYTES: an upper bound of
+// its size printed with an indent of 2 (`dump(2)`, as the CLI prints it): each value on a line
+// indented by two bytes per level, a collection closed on a line of its own, a key charged as a
+// value. The walk is iterative and stops as soon as the budget is spent, so that the copy is
+// only made when it fits.
 void check_json_budget(const YNode& root) {
     std::size_t total = 0;
     std::vector<std::pair<const YNode*, std::size_t>> todo{{&root, 1}};
     while (!todo.empty()) {
         const auto [n, depth] = todo.back();
         todo.pop_back();
-        total += depth + 1 + (n->is_scalar() ? json_string_size(n->text) : 2);
+        const std::size_t line = 2 * depth + 2;  // indentation, a comma or colon, the line feed
+        total += n->is_scalar() ? line + json_string_size(n->text) : 2 * line;
         for (const auto& child : n->items) todo.emplace_back(&child, depth + 1);
         if (total > SKILL_MAX_FRONTMATTER_JSON_BYTES) {
             throw TooComplex(fmt::format("is larger than {} bytes as JSON (aliases count once per use)",

@@ -20,8 +20,8 @@ inline constexpr std::size_t SKILL_MAX_FRONTMATTER_DEPTH = 64;
 /// Most YAML indicator characters (`[ ] { } , & * !`, and `- ? :` before a space or line end)
 /// the frontmatter may hold; checked before yaml-cpp tokenizes it (its tokens cost ~250 bytes each).
 inline constexpr std::size_t SKILL_MAX_YAML_INDICATORS = 100000;
-/// Size budget of the frontmatter's JSON copy (`SkillManifest::frontmatter`): its compact JSON
-/// text plus one byte per nesting level of every value (so indented output stays proportionate).
+/// Size budget of the frontmatter's JSON copy (`SkillManifest::frontmatter`), counted as an upper
+/// bound of the copy printed with an indent of 2 (aliases count once per use).
 inline constexpr std::size_t SKILL_MAX_FRONTMATTER_JSON_BYTES = 4 * 1024 * 1024;
 /// Most names kept in each of `allowed-tools`, `tools` and `disallowedTools` (after removing
 /// duplicates); the rest are dropped with a `tool-list-too-long` warning.
