@@ -3,7 +3,13 @@
 #include "agentskills/parser.hpp"
 
 #include <algorithm>
+#include <condition_variable>
 #include <iterator>
+#include <mutex>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <fmt/core.h>
 
@@ -13,6 +19,61 @@
 
 namespace agentskills {
 namespace detail {
+
+namespace {
+
+// The parse of a frontmatter costs up to ~250 bytes of memory per byte (yaml-cpp's tokens, the
+// tree, its JSON copy), so a discovery on many threads could hold many such parses at once.
+// Frontmatters over SKILL_LARGE_FRONTMATTER_BYTES (no real skill comes near) therefore take a
+// place in this process-wide gate first: at most SKILL_MAX_CONCURRENT_LARGE_PARSES at a time.
+class LargeParseGate {
+public:
+    static LargeParseGate& instance() {
+        static LargeParseGate gate;
+        return gate;
+    }
+    void enter() {
+        std::unique_lock<std::mutex> lock(mutex_);
+        free_.wait(lock, [this] { return active_ < SKILL_MAX_CONCURRENT_LARGE_PARSES; });
+        ++active_;
+    }
+    void leave() {
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            --active_;
+        }
+        free_.notify_one();
+    }
+
+private:
+    std::mutex mutex_;
+    std::condition_variable free_;
+    std::size_t active_ = 0;
+};
+
+// Holds a place in the gate for its lifetime when `large`.
+class LargeParsePlace {
+public:
+    explicit LargeParsePlace(bool large) : large_(large) {
+        if (large_) LargeParseGate::instance().enter();
+    }
+    ~LargeParsePlace() {
+        if (!large_) return;
+#if defined(__GLIBC__)
+        // glibc keeps what a thread freed in that thread's arena, so without this each worker
+        // thread would keep the peak of its largest parse resident.
+        malloc_trim(0);
+#endif
+        LargeParseGate::instance().leave();
+    }
+    LargeParsePlace(const LargeParsePlace&) = delete;
+    LargeParsePlace& operator=(const LargeParsePlace&) = delete;
+
+private:
+    bool large_;
+};
+
+}  // namespace
 
 void Parse::add(std::string_view code, Level standard, Level ref, std::size_t file_line, std::string message) {
     const Level level = reference() ? ref : standard;
@@ -40,6 +101,7 @@ void Parse::run(std::string_view text) {
 bool Parse::split_and_interpret(std::string_view text) {
     const std::optional<Split> parts = split(text);
     if (!parts) return false;
+    const LargeParsePlace place(parts->frontmatter.size() > SKILL_LARGE_FRONTMATTER_BYTES);
     std::string frontmatter_storage;
     const std::string_view frontmatter = without_cr(parts->frontmatter, frontmatter_storage);
     {

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -441,4 +443,30 @@ TEST_CASE("the deprecated truncated overload still skips", "[parser]") {
     ParseOptions opt;
     opt.truncated = true;
     CHECK(parse_skill_md("---\nname: demo\ndescription: d\n---\n", opt).skip_reason() == SkipReason::too_large);
+}
+
+TEST_CASE("large frontmatters parsed from several threads give the results of one thread", "[parser][concurrency]") {
+    // Over SKILL_LARGE_FRONTMATTER_BYTES, parses pass one at a time through the process-wide gate.
+    std::string yaml = "metadata: {";
+    for (int i = 0; i < 3000; ++i) yaml += (i == 0 ? "k" : ", k") + std::to_string(i) + ": v";
+    yaml += "}\n";
+    const std::string large = skill(yaml);
+    const std::string small = skill("");
+    REQUIRE(large.size() > SKILL_LARGE_FRONTMATTER_BYTES);
+    const auto expected = parse(large);
+    REQUIRE(expected.ok());
+    std::vector<std::thread> threads;
+    std::vector<int> agreed(4, 0);
+    for (std::size_t t = 0; t < agreed.size(); ++t) {
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < 5; ++i) {
+                const auto r = parse(i % 2 == 0 ? large : small);
+                const bool same = i % 2 == 0 ? r.ok() && *r.manifest()->frontmatter == *expected.manifest()->frontmatter
+                                             : r.ok() && r.manifest()->name == "demo";
+                agreed[t] += same ? 1 : 0;
+            }
+        });
+    }
+    for (auto& th : threads) th.join();
+    CHECK(agreed == std::vector<int>(4, 5));
 }

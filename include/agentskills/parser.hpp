@@ -23,6 +23,11 @@ inline constexpr std::size_t SKILL_MAX_YAML_INDICATORS = 100000;
 /// Size budget of the frontmatter's JSON copy (`SkillManifest::frontmatter`), counted as an upper
 /// bound of the copy printed with an indent of 2 (aliases count once per use).
 inline constexpr std::size_t SKILL_MAX_FRONTMATTER_JSON_BYTES = 4 * 1024 * 1024;
+/// Frontmatters larger than this are parsed at most SKILL_MAX_CONCURRENT_LARGE_PARSES at a time
+/// in the process (other threads wait), so that the peak memory of a discovery does not grow with
+/// its thread count. Real frontmatters are a few KB.
+inline constexpr std::size_t SKILL_LARGE_FRONTMATTER_BYTES = 16 * 1024;
+inline constexpr std::size_t SKILL_MAX_CONCURRENT_LARGE_PARSES = 1;
 /// Most names kept in each of `allowed-tools`, `tools` and `disallowedTools` (after removing
 /// duplicates); the rest are dropped with a `tool-list-too-long` warning.
 inline constexpr std::size_t SKILL_MAX_TOOL_NAMES = 1000;
