@@ -30,7 +30,7 @@ int run(const ReadPropertiesArgs& args) {
         fmt::print(stderr, "agentskills read-properties: cannot read the skill at {}\n", args.path);
         return exit_failure;
     }
-    nlohmann::json j = *checked.result.manifest;
+    nlohmann::json j = *checked.result.manifest();
     std::cout << j.dump(2, ' ', false) << '\n';
     return exit_ok;
 }

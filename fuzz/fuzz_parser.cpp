@@ -33,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const ParseResult r = parse_skill_md(text, opt);
 
     // Exactly one of: a manifest, or a skip reason with an error diagnostic.
-    FUZZ_CHECK(r.ok() != r.skip_reason.has_value());
+    FUZZ_CHECK(r.ok() != r.skip_reason().has_value());
     for (const Diagnostic& d : r.diagnostics) {
         FUZZ_CHECK(d.path == opt.path);
         FUZZ_CHECK(!d.code.empty());
@@ -42,13 +42,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         nlohmann::json j = d;
         (void)j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
-    if (truncated) FUZZ_CHECK(!r.ok() && *r.skip_reason == SkipReason::too_large);
+    if (truncated) FUZZ_CHECK(!r.ok() && *r.skip_reason() == SkipReason::too_large);
     if (!r.ok()) {
         FUZZ_CHECK(has_errors(r.diagnostics));
         return 0;
     }
     FUZZ_CHECK(!has_errors(r.diagnostics));
-    const SkillManifest& m = *r.manifest;
+    const SkillManifest& m = *r.manifest();
     FUZZ_CHECK(is_valid_utf8(text));
     FUZZ_CHECK(text.find('\0') == std::string_view::npos);
     FUZZ_CHECK(opt.max_bytes == 0 || text.size() <= opt.max_bytes);

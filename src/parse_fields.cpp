@@ -86,11 +86,7 @@ void Parse::interpret(const YNode& root) {
     read_version_and_category(m);
     read_tags_and_aliases(m);
     note_behavioral_fields(m);
-    if (failed_) {
-        if (!out_.skip_reason) out_.skip_reason = SkipReason::invalid;
-        return;
-    }
-    out_.manifest = std::move(m);
+    if (!failed_) out_.keep(std::move(m));
 }
 
 // Top-level keys, the last of a duplicated key winning (as JSON does).

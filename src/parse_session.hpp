@@ -22,6 +22,8 @@ class Parse {
 public:
     Parse(const ParseOptions& options, ParseResult& result) : opt_(options), out_(result) {}
 
+    // Parses `text` into the result given to the constructor: its body and diagnostics, then
+    // either the manifest or the skip reason.
     void run(std::string_view text);
 
 private:
@@ -43,6 +45,7 @@ private:
 
     // Stages of `run` (parser.cpp); each returns false (or nullopt) when the skill is skipped.
     [[nodiscard]] bool check_text(std::string_view& text);
+    [[nodiscard]] bool split_and_interpret(std::string_view text);
     [[nodiscard]] std::optional<Split> split(std::string_view text);
     [[nodiscard]] std::optional<YNode> read_frontmatter(std::string_view frontmatter);
 
@@ -70,6 +73,7 @@ private:
 
     const ParseOptions& opt_;
     ParseResult& out_;
+    std::optional<SkipReason> skip_;  // the first reason given; `invalid` when errors gave none
     std::size_t fm_first_line_ = 2;
     bool failed_ = false;
     // Top-level keys in order with their (last) values; key -> index; key -> file line.

@@ -90,13 +90,17 @@ void Parse::add(std::string_view code, Level standard, Level ref, std::size_t fi
 
 void Parse::fatal(std::string_view code, std::size_t file_line, std::string message, SkipReason reason) {
     add(code, Level::error, Level::error, file_line, std::move(message));
-    if (!out_.skip_reason) out_.skip_reason = reason;
+    if (!skip_) skip_ = reason;
 }
 
 void Parse::run(std::string_view text) {
-    if (!check_text(text)) return;
+    out_.skip(SkipReason::invalid);
+    if (!check_text(text) || !split_and_interpret(text) || failed_) out_.skip(skip_.value_or(SkipReason::invalid));
+}
+
+bool Parse::split_and_interpret(std::string_view text) {
     const std::optional<Split> parts = split(text);
-    if (!parts) return;
+    if (!parts) return false;
     const LargeParsePlace place(parts->frontmatter.size() > SKILL_LARGE_FRONTMATTER_BYTES);
     std::string frontmatter_storage;
     const std::string_view frontmatter = without_cr(parts->frontmatter, frontmatter_storage);
@@ -105,9 +109,9 @@ void Parse::run(std::string_view text) {
         out_.body = trim_blank_lines(without_cr(parts->body, body_storage));
     }
     const std::optional<YNode> root = read_frontmatter(frontmatter);
-    if (!root) return;
+    if (!root) return false;
     interpret(*root);
-    if (failed_ && !out_.skip_reason) out_.skip_reason = SkipReason::invalid;
+    return true;
 }
 
 // The whole file: size, encoding, NUL, byte-order mark (removed from `text`), line count.
@@ -141,10 +145,7 @@ bool Parse::check_text(std::string_view& text) {
             reference() ? "the file starts with a byte-order mark, not with the frontmatter line ---"
                         : "the file starts with a UTF-8 byte-order mark; it was ignored");
         text.remove_prefix(3);
-        if (reference()) {
-            out_.skip_reason = SkipReason::invalid;
-            return false;
-        }
+        if (reference()) return false;
     }
     // Count lines (a last line without a newline counts).
     const std::size_t lines = count_newlines(text) + ((!text.empty() && text.back() != '\n') ? 1 : 0);
@@ -208,7 +209,6 @@ std::optional<YNode> Parse::read_frontmatter(std::string_view frontmatter) {
 ParseResult parse_skill_md(std::string_view text, const ParseOptions& options) {
     ParseResult result;
     detail::Parse(options, result).run(text);
-    if (!result.manifest && !result.skip_reason) result.skip_reason = SkipReason::invalid;
     return result;
 }
 

@@ -148,7 +148,7 @@ TEST_CASE("a name of a million combining marks is too long, quickly, in every po
     opt.max_bytes = 0;
     const auto kept = parse("---\nname: " + name + "\ndescription: d\n---\n", opt);
     REQUIRE(kept.ok());
-    CHECK(kept.manifest->name == name);
+    CHECK(kept.manifest()->name == name);
     const Diagnostic& d = diag(kept, "name-too-long");
     CHECK(d.severity == Severity::warning);
     CHECK(d.message.size() < 400);  // the name is shown cut, not in full
@@ -157,7 +157,7 @@ TEST_CASE("a name of a million combining marks is too long, quickly, in every po
     strict.max_bytes = 0;
     const auto skipped = parse("---\nname: " + name + "\ndescription: d\n---\n", strict);
     REQUIRE_FALSE(skipped.ok());
-    CHECK(*skipped.skip_reason == SkipReason::invalid);
+    CHECK(*skipped.skip_reason() == SkipReason::invalid);
     CHECK(diag(skipped, "name-too-long").severity == Severity::error);
     CHECK(diag(skipped, "name-directory-mismatch").message.size() < 400);
 }
@@ -170,7 +170,7 @@ TEST_CASE("frontmatter nesting deeper than the bound is too complex", "[parser][
         const auto r = parse(skill("x: " + std::string(over, '[') + "a" + std::string(over, ']') + "\n"));
         REQUIRE_FALSE(r.ok());
         CHECK(has_code(r, "yaml-too-complex"));
-        CHECK(*r.skip_reason == SkipReason::invalid);
+        CHECK(*r.skip_reason() == SkipReason::invalid);
     }
     SECTION("block mappings") {
         std::string yaml;
@@ -210,8 +210,8 @@ TEST_CASE("the JSON copy of the frontmatter has a byte budget that aliases count
     fits += "]\n";
     const auto ok = parse(skill(fits));
     REQUIRE(ok.ok());
-    CHECK(ok.manifest->frontmatter->at("metadata").at("b").size() == 400);
-    CHECK(ok.manifest->frontmatter->dump().size() <= SKILL_MAX_FRONTMATTER_JSON_BYTES);
+    CHECK(ok.manifest()->frontmatter->at("metadata").at("b").size() == 400);
+    CHECK(ok.manifest()->frontmatter->dump().size() <= SKILL_MAX_FRONTMATTER_JSON_BYTES);
 }
 
 TEST_CASE("printed frontmatter stays proportionate to the file", "[parser][hardening]") {
@@ -224,7 +224,7 @@ TEST_CASE("printed frontmatter stays proportionate to the file", "[parser][harde
     }
     const auto r = parse(skill(yaml));
     if (r.ok()) {
-        CHECK(r.manifest->frontmatter->dump(2).size() < 3 * SKILL_MAX_FRONTMATTER_JSON_BYTES);
+        CHECK(r.manifest()->frontmatter->dump(2).size() < 3 * SKILL_MAX_FRONTMATTER_JSON_BYTES);
     } else {
         CHECK(has_code(r, "yaml-too-complex"));
     }
@@ -238,7 +238,7 @@ TEST_CASE("control characters in name or description are invalid under require_v
         INFO(escape);
         const auto desc = parse("---\nname: demo\ndescription: \"before " + escape + " after\"\n---\n", strict_names());
         REQUIRE_FALSE(desc.ok());
-        CHECK(*desc.skip_reason == SkipReason::invalid);
+        CHECK(*desc.skip_reason() == SkipReason::invalid);
         CHECK(diag(desc, "description-control-character").severity == Severity::error);
 
         const auto kept = parse("---\nname: demo\ndescription: \"before " + escape + " after\"\n---\n");
@@ -247,13 +247,13 @@ TEST_CASE("control characters in name or description are invalid under require_v
 
         const auto name = parse("---\nname: \"de" + escape + "mo\"\ndescription: d\n---\n", strict_names());
         REQUIRE_FALSE(name.ok());
-        CHECK(*name.skip_reason == SkipReason::invalid);
+        CHECK(*name.skip_reason() == SkipReason::invalid);
         CHECK(has_errors(name.diagnostics));
     }
     // TAB and line feed are text.
     const auto fine = parse("---\nname: demo\ndescription: \"a\\tb\\nc\"\n---\n", strict_names());
     REQUIRE(fine.ok());
-    CHECK(fine.manifest->description == "a\tb\nc");
+    CHECK(fine.manifest()->description == "a\tb\nc");
 }
 
 // ---- 5. Tool lists are capped
@@ -270,9 +270,9 @@ TEST_CASE("tool lists keep at most SKILL_MAX_TOOL_NAMES names, with a warning", 
     SECTION("tools") {
         const auto r = parse(skill("tools: " + comma_list + "\n"));
         REQUIRE(r.ok());
-        REQUIRE(r.manifest->tools);
-        CHECK(r.manifest->tools->size() == SKILL_MAX_TOOL_NAMES);
-        CHECK(r.manifest->tools->back() == "t" + std::to_string(SKILL_MAX_TOOL_NAMES - 1));
+        REQUIRE(r.manifest()->tools);
+        CHECK(r.manifest()->tools->size() == SKILL_MAX_TOOL_NAMES);
+        CHECK(r.manifest()->tools->back() == "t" + std::to_string(SKILL_MAX_TOOL_NAMES - 1));
         const Diagnostic& d = diag(r, "tool-list-too-long");
         CHECK(d.severity == Severity::warning);
         CHECK(d.line == 4);
@@ -283,21 +283,21 @@ TEST_CASE("tool lists keep at most SKILL_MAX_TOOL_NAMES names, with a warning", 
         opt.max_lines = 0;  // one line per name
         const auto r = parse(skill("disallowedTools:\n" + block_list + "disallowed-tools: extra\n"), opt);
         REQUIRE(r.ok());
-        CHECK(r.manifest->disallowed_tools.size() == SKILL_MAX_TOOL_NAMES);
+        CHECK(r.manifest()->disallowed_tools.size() == SKILL_MAX_TOOL_NAMES);
         CHECK(has_code(r, "tool-list-too-long"));
     }
     SECTION("allowed-tools, in both profiles") {
         for (const ParseOptions& opt : {ParseOptions{}, reference_profile()}) {
             const auto r = parse(skill("allowed-tools: " + space_list + "\n"), opt);
             REQUIRE(r.ok());
-            CHECK(r.manifest->allowed_tools.size() == SKILL_MAX_TOOL_NAMES);
+            CHECK(r.manifest()->allowed_tools.size() == SKILL_MAX_TOOL_NAMES);
             CHECK(diag(r, "tool-list-too-long").severity == Severity::warning);
         }
     }
     SECTION("duplicates do not count") {
         const auto r = parse(skill("tools: " + repeat("Read, ", 5000) + "Write\n"));
         REQUIRE(r.ok());
-        CHECK(*r.manifest->tools == std::vector<std::string>{"Read", "Write"});
+        CHECK(*r.manifest()->tools == std::vector<std::string>{"Read", "Write"});
         CHECK_FALSE(has_code(r, "tool-list-too-long"));
     }
 }
@@ -318,14 +318,14 @@ TEST_CASE("a YAML document marker inside the frontmatter is a syntax error", "[p
         for (const ParseOptions& opt : {ParseOptions{}, reference_profile(), strict_names()}) {
             const auto r = parse(text, opt);
             REQUIRE_FALSE(r.ok());
-            CHECK(*r.skip_reason == SkipReason::invalid);
+            CHECK(*r.skip_reason() == SkipReason::invalid);
             CHECK(diag(r, "yaml-syntax").line == 4);
         }
     }
     // Not markers: three dots or dashes inside a line, or followed by text.
     const auto fine = parse("---\nname: demo\ndescription: wait... ---\nx: |\n  ...\n  --- \n...more: 1\n---\n");
     REQUIRE(fine.ok());
-    CHECK(fine.manifest->frontmatter->at("x") == "...\n--- \n");
+    CHECK(fine.manifest()->frontmatter->at("x") == "...\n--- \n");
 }
 
 // ---- 14. Blank means invisible too
@@ -401,7 +401,48 @@ TEST_CASE("the indicator budget leaves room for wide but honest frontmatter", "[
     opt.max_bytes = 0;
     const auto r = parse(skill(yaml), opt);
     REQUIRE(r.ok());
-    CHECK(r.manifest->metadata.size() == 30000);
+    CHECK(r.manifest()->metadata.size() == 30000);
+}
+
+// ---- ParseResult holds a manifest or a skip reason, never both, never neither
+
+TEST_CASE("ParseResult is a manifest or a skip reason", "[parser]") {
+    ParseResult r;
+    CHECK_FALSE(r.ok());
+    CHECK(r.manifest() == nullptr);
+    CHECK(r.skip_reason() == SkipReason::invalid);
+    SkillManifest m;
+    m.name = "demo";
+    r.keep(m);
+    REQUIRE(r.ok());
+    CHECK(r.manifest()->name == "demo");
+    CHECK_FALSE(r.skip_reason());
+    r.skip(SkipReason::unreadable);
+    CHECK_FALSE(r.ok());
+    CHECK(r.manifest() == nullptr);
+    CHECK(r.skip_reason() == SkipReason::unreadable);
+
+    for (const std::string text : {"---\nname: demo\ndescription: d\n---\n", "---\nname: demo\n---\n", "", "\xFF"}) {
+        const auto parsed = parse(text);
+        CHECK(parsed.ok() == (parsed.manifest() != nullptr));
+        CHECK(parsed.ok() != parsed.skip_reason().has_value());
+        CHECK(parsed.ok() != has_errors(parsed.diagnostics));
+    }
+}
+
+TEST_CASE("the deprecated truncated overload still skips", "[parser]") {
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+    const auto r = parse_skill_md("---\nname: demo\ndescription: d\n---\n", ParseOptions{}, true);
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+    CHECK(r.skip_reason() == SkipReason::too_large);
+    ParseOptions opt;
+    opt.truncated = true;
+    CHECK(parse_skill_md("---\nname: demo\ndescription: d\n---\n", opt).skip_reason() == SkipReason::too_large);
 }
 
 TEST_CASE("large frontmatters parsed from several threads give the results of one thread", "[parser][concurrency]") {
@@ -420,8 +461,8 @@ TEST_CASE("large frontmatters parsed from several threads give the results of on
         threads.emplace_back([&, t] {
             for (int i = 0; i < 5; ++i) {
                 const auto r = parse(i % 2 == 0 ? large : small);
-                const bool same = i % 2 == 0 ? r.ok() && *r.manifest->frontmatter == *expected.manifest->frontmatter
-                                             : r.ok() && r.manifest->name == "demo";
+                const bool same = i % 2 == 0 ? r.ok() && *r.manifest()->frontmatter == *expected.manifest()->frontmatter
+                                             : r.ok() && r.manifest()->name == "demo";
                 agreed[t] += same ? 1 : 0;
             }
         });

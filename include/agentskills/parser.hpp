@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <variant>
 
 #include "diagnostics.hpp"
 #include "skill.hpp"
@@ -47,19 +49,43 @@ struct ParseOptions {
     bool truncated = false;
 };
 
-struct ParseResult {
-    std::optional<SkillManifest> manifest;  ///< empty when the skill is skipped
-    std::string body;                       ///< instructions: text after the frontmatter, trimmed of blank lines
-    Diagnostics diagnostics;                ///< every finding, errors and warnings
-    std::optional<SkipReason> skip_reason;  ///< set exactly when `manifest` is empty
+/// What `parse_skill_md` found: either a skill that is kept (`manifest()` is set) or a skill
+/// that is left out (`skip_reason()` is set), never both and never neither. The two states are
+/// one private `std::variant`, so no code can set one without clearing the other; a default
+/// ParseResult is a skip with the reason `invalid`. `body` and `diagnostics` are there in
+/// either state (a skipped skill has its error diagnostics, and its body when it was split off).
+class ParseResult {
+public:
+    ParseResult() noexcept = default;
 
-    [[nodiscard]] bool ok() const noexcept { return manifest.has_value(); }
+    /// True when the skill is kept.
+    [[nodiscard]] bool ok() const noexcept { return std::holds_alternative<SkillManifest>(state_); }
+    /// The manifest of a kept skill; nullptr when the skill is skipped.
+    [[nodiscard]] const SkillManifest* manifest() const noexcept { return std::get_if<SkillManifest>(&state_); }
+    [[nodiscard]] SkillManifest* manifest() noexcept { return std::get_if<SkillManifest>(&state_); }
+    /// Why the skill is skipped; empty when it is kept.
+    [[nodiscard]] std::optional<SkipReason> skip_reason() const noexcept {
+        if (const SkipReason* r = std::get_if<SkipReason>(&state_)) return *r;
+        return std::nullopt;
+    }
+
+    /// Keeps the skill with `m` (a skip reason is dropped).
+    void keep(SkillManifest m) { state_ = std::move(m); }
+    /// Leaves the skill out for `reason` (a manifest is dropped).
+    void skip(SkipReason reason) noexcept { state_ = reason; }
+
+    std::string body;         ///< instructions: text after the frontmatter, trimmed of blank lines
+    Diagnostics diagnostics;  ///< every finding, errors and warnings
+
+private:
+    std::variant<SkipReason, SkillManifest> state_ = SkipReason::invalid;
 };
 
 /// Parses the text of one SKILL.md. Never throws on bad input: every problem is a diagnostic.
 [[nodiscard]] ParseResult parse_skill_md(std::string_view text, const ParseOptions& options = {});
 
 /// Deprecated: set `ParseOptions::truncated` instead (this overload does just that).
-[[nodiscard]] ParseResult parse_skill_md(std::string_view text, const ParseOptions& options, bool truncated);
+[[deprecated("set ParseOptions::truncated instead")]] [[nodiscard]] ParseResult parse_skill_md(
+    std::string_view text, const ParseOptions& options, bool truncated);
 
 }  // namespace agentskills
