@@ -34,7 +34,7 @@ int run(const ReadPropertiesArgs& args) {
         fmt::print(stderr, "agentskills read-properties: cannot read the skill at {}\n", terminal_text(args.path));
         return exit_failure;
     }
-    nlohmann::json j = *checked.result.manifest;
+    nlohmann::json j = *checked.result.manifest();
     print_json(j);
     return exit_ok;
 }

@@ -49,7 +49,7 @@ int run(const ToPromptArgs& args) {
             status = exit_failure;
             continue;
         }
-        SkillManifest m = std::move(*checked.result.manifest);
+        SkillManifest m = std::move(*checked.result.manifest());
         // The same absolute, resolved paths that the loader gives local skills.
         std::error_code ec;
         fs::path file = fs::canonical(checked.skill_file, ec);

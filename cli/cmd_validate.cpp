@@ -86,9 +86,9 @@ int run(const ValidateArgs& args) {
             nlohmann::json entry{{"path", checked.argument},
                                  {"skill_file", checked.skill_file},
                                  {"valid", valid},
-                                 {"name", valid ? nlohmann::json(checked.result.manifest->name) : nlohmann::json(nullptr)},
-                                 {"skip_reason", checked.result.skip_reason
-                                                     ? nlohmann::json(std::string(to_string(*checked.result.skip_reason)))
+                                 {"name", valid ? nlohmann::json(checked.result.manifest()->name) : nlohmann::json(nullptr)},
+                                 {"skip_reason", checked.result.skip_reason()
+                                                     ? nlohmann::json(std::string(to_string(*checked.result.skip_reason())))
                                                      : nlohmann::json(nullptr)},
                                  {"diagnostics", checked.result.diagnostics}};
             results.push_back(std::move(entry));

@@ -39,7 +39,7 @@ CheckedSkill check_skill(const std::string& path, ParseOptions options) {
         Diagnostic d{.code = std::string(codes::skill_file_missing), .severity = Severity::error, .path = path, .line = 0,
                      .message = fmt::format("no SKILL.md in '{}'", path)};
         out.result.diagnostics.push_back(std::move(d));
-        out.result.skip_reason = SkipReason::unreadable;
+        out.result.skip(SkipReason::unreadable);
         return out;
     }
     out.skill_file = *file;
@@ -51,13 +51,14 @@ CheckedSkill check_skill(const std::string& path, ParseOptions options) {
         static const LocalSkillReader reader;
         const std::size_t limit = options.max_bytes;
         ReadResult read = reader.read_file(*file, limit);
-        out.result = parse_skill_md(read.data, options, read.truncated);
-        if (out.result.manifest) out.result.manifest->root = skill_path.parent_path().string();
+        options.truncated = read.truncated;
+        out.result = parse_skill_md(read.data, options);
+        if (SkillManifest* m = out.result.manifest()) m->root = skill_path.parent_path().string();
     } catch (const Error& e) {
         Diagnostic d{.code = "unreadable", .severity = Severity::error, .path = *file, .line = 0,
                      .message = fmt::format("cannot read the file: {}", e.what())};
         out.result.diagnostics.push_back(std::move(d));
-        out.result.skip_reason = SkipReason::unreadable;
+        out.result.skip(SkipReason::unreadable);
     }
     return out;
 }

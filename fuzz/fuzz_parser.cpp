@@ -28,11 +28,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     opt.path = "lib/demo/SKILL.md";
     const bool truncated = (flags & 16) != 0;
+    opt.truncated = truncated;
 
-    const ParseResult r = parse_skill_md(text, opt, truncated);
+    const ParseResult r = parse_skill_md(text, opt);
 
     // Exactly one of: a manifest, or a skip reason with an error diagnostic.
-    FUZZ_CHECK(r.ok() != r.skip_reason.has_value());
+    FUZZ_CHECK(r.ok() != r.skip_reason().has_value());
     for (const Diagnostic& d : r.diagnostics) {
         FUZZ_CHECK(d.path == opt.path);
         FUZZ_CHECK(!d.code.empty());
@@ -41,13 +42,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         nlohmann::json j = d;
         (void)j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
-    if (truncated) FUZZ_CHECK(!r.ok() && *r.skip_reason == SkipReason::too_large);
+    if (truncated) FUZZ_CHECK(!r.ok() && *r.skip_reason() == SkipReason::too_large);
     if (!r.ok()) {
         FUZZ_CHECK(has_errors(r.diagnostics));
         return 0;
     }
     FUZZ_CHECK(!has_errors(r.diagnostics));
-    const SkillManifest& m = *r.manifest;
+    const SkillManifest& m = *r.manifest();
     FUZZ_CHECK(is_valid_utf8(text));
     FUZZ_CHECK(text.find('\0') == std::string_view::npos);
     FUZZ_CHECK(opt.max_bytes == 0 || text.size() <= opt.max_bytes);
@@ -60,8 +61,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         FUZZ_CHECK(is_valid_skill_name(m.name));
         if (!opt.directory_name.empty()) FUZZ_CHECK(names_equal(m.name, opt.directory_name));
     }
+    FUZZ_CHECK(!is_blank_text(m.name) && !is_blank_text(m.description));
+    if (opt.name_policy == NamePolicy::require_valid) {
+        for (char c : m.description) {
+            const auto u = static_cast<unsigned char>(c);
+            FUZZ_CHECK(u >= 0x20 || c == '\t' || c == '\n');
+        }
+    }
+    FUZZ_CHECK(m.allowed_tools.size() <= SKILL_MAX_TOOL_NAMES);
+    FUZZ_CHECK(m.disallowed_tools.size() <= SKILL_MAX_TOOL_NAMES);
+    if (m.tools) FUZZ_CHECK(m.tools->size() <= SKILL_MAX_TOOL_NAMES);
     FUZZ_CHECK(r.body.size() <= text.size());
     FUZZ_CHECK(m.frontmatter->is_object());
+    // The JSON copy stays within its budget, printed compact or indented.
+    FUZZ_CHECK(m.frontmatter->dump().size() <= SKILL_MAX_FRONTMATTER_JSON_BYTES);
+    FUZZ_CHECK(m.frontmatter->dump(1).size() <= 2 * SKILL_MAX_FRONTMATTER_JSON_BYTES);
     // Every JSON form of the result can be produced and is valid UTF-8.
     nlohmann::json j = m;
     (void)j.dump();

@@ -122,11 +122,12 @@ void ParseCache::store(Candidate& c, const FileStat& st, std::string_view data, 
     popts.max_bytes = settings_.max_bytes;
     popts.path = c.skill_file;  // for the diagnostics; the location is set below
     popts.directory_name = c.dir_name;
-    ParseResult parsed = parse_skill_md(data, popts, truncated);
-    entry->manifest = std::move(parsed.manifest);
+    popts.truncated = truncated;
+    ParseResult parsed = parse_skill_md(data, popts);
+    if (SkillManifest* m = parsed.manifest()) entry->manifest = std::move(*m);
     entry->body = std::move(parsed.body);
     entry->diagnostics = std::move(parsed.diagnostics);
-    entry->skip_reason = parsed.skip_reason;
+    entry->skip_reason = parsed.skip_reason();
     if (truncated) entry->skip_reason = SkipReason::too_large;
     if (entry->skip_reason && entry->manifest) entry->manifest.reset();
     if (!entry->manifest && !entry->skip_reason) entry->skip_reason = SkipReason::invalid;

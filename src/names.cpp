@@ -129,8 +129,15 @@ std::string_view truncate_code_points(std::string_view s, std::size_t max_code_p
     return s;
 }
 
+bool exceeds_nfkc_bound(std::string_view s) noexcept {
+    if (s.size() <= NFKC_MAX_CODE_POINTS) return false;    // at most one code point per byte
+    if (s.size() > 4 * NFKC_MAX_CODE_POINTS) return true;  // at most four bytes per code point
+    return code_point_count(s) > NFKC_MAX_CODE_POINTS;
+}
+
 std::string nfkc(std::string_view s) {
-    if (is_ascii(s)) return std::string(s);  // NFKC leaves ASCII unchanged
+    if (is_ascii(s)) return std::string(s);            // NFKC leaves ASCII unchanged
+    if (exceeds_nfkc_bound(s)) return std::string(s);  // bounded time: never normalized
     utf8proc_uint8_t* out = nullptr;
     const auto n = utf8proc_map(bytes(s), static_cast<utf8proc_ssize_t>(s.size()), &out,
                                 static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT));
@@ -142,10 +149,37 @@ std::string nfkc(std::string_view s) {
     return std::string(reinterpret_cast<const char*>(out), static_cast<std::size_t>(n));
 }
 
+bool is_blank_text(std::string_view s) noexcept {
+    std::size_t pos = 0;
+    while (pos < s.size()) {
+        const auto c = static_cast<unsigned char>(s[pos]);
+        if (c < 0x80) {  // ASCII: only TAB, LF, VT, FF, CR and space are white space
+            if (c != ' ' && (c < 0x09 || c > 0x0D)) return false;
+            ++pos;
+            continue;
+        }
+        utf8proc_int32_t cp = 0;
+        const auto n = utf8proc_iterate(bytes(s) + pos, static_cast<utf8proc_ssize_t>(s.size() - pos), &cp);
+        if (n <= 0) return false;
+        pos += static_cast<std::size_t>(n);
+        if (cp == 0x85) continue;  // NEL, the one White_Space control above ASCII
+        const auto category = utf8proc_category(cp);
+        if (category == UTF8PROC_CATEGORY_ZS || category == UTF8PROC_CATEGORY_ZL || category == UTF8PROC_CATEGORY_ZP) {
+            continue;
+        }
+        if (utf8proc_get_property(cp)->ignorable == 0) return false;  // not Default_Ignorable_Code_Point
+    }
+    return true;
+}
+
 std::vector<NameProblem> check_skill_name(std::string_view name) {
     std::vector<NameProblem> problems;
+    if (exceeds_nfkc_bound(name)) {  // never normalized: too long however it would compose
+        problems.push_back(NameProblem::too_long);
+        return problems;
+    }
     const std::string normalized = nfkc(name);
-    if (normalized.empty()) {
+    if (normalized.empty() || is_blank_text(normalized)) {
         problems.push_back(NameProblem::empty);
         return problems;
     }
@@ -185,6 +219,7 @@ std::vector<NameProblem> check_skill_name(std::string_view name) {
 
 bool names_equal(std::string_view a, std::string_view b) {
     if (a == b) return true;
+    if (exceeds_nfkc_bound(a) || exceeds_nfkc_bound(b)) return false;  // never equal to a valid name
     return nfkc(a) == nfkc(b);
 }
 

@@ -1,449 +1,126 @@
-// SKILL.md parsing: frontmatter split, YAML through yaml-cpp's event API, field rules.
+// SKILL.md parsing: the stages of a file (limits and encoding, frontmatter split, YAML), then
+// the fields (parse_fields.cpp). The YAML tree and its bounds are in parse_yaml.cpp.
 #include "agentskills/parser.hpp"
-#include "agentskills/diagnostic_codes.hpp"
 
 #include <algorithm>
-#include <cstdint>
-#include <cstring>
-#include <map>
-#include <istream>
-#include <streambuf>
-#include <unordered_map>
-#include <unordered_set>
-#include <utility>
+#include <condition_variable>
+#include <iterator>
+#include <mutex>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <fmt/core.h>
-#include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/exceptions.h>
-#include <yaml-cpp/parser.h>
 
+#include "agentskills/diagnostic_codes.hpp"
 #include "agentskills/names.hpp"
-#include "yaml_text.hpp"
+#include "parse_session.hpp"
 
 namespace agentskills {
+namespace detail {
+
 namespace {
 
-// ----------------------------------------------------------------------------------------
-// A small YAML tree with positions, built from yaml-cpp events. Every scalar keeps its
-// literal text (no YAML 1.1 typing), which yaml-cpp's event API gives us directly.
-
-struct YNode {
-    enum class Kind { null, scalar, sequence, mapping };
-    Kind kind = Kind::null;
-    std::string text;          // scalar text; for null, the literal spelling ("" when empty)
-    std::vector<YNode> items;  // sequence items; mapping: key, value, key, value, ...
-    std::size_t line = 0;      // 0-based line in the frontmatter
-    YAML::anchor_t anchor = 0;
-
-    [[nodiscard]] bool is_scalar() const noexcept { return kind == Kind::scalar || kind == Kind::null; }
-};
-
-// Findings that only the reference profile rejects.
-struct StrictFindings {
-    std::vector<std::pair<std::size_t, std::string>> list;  // line (0-based), what
-    void add(std::size_t line, std::string what) { list.emplace_back(line, std::move(what)); }
-};
-
-class TooComplex : public std::exception {
+// The parse of a frontmatter costs up to ~250 bytes of memory per byte (yaml-cpp's tokens, the
+// tree, its JSON copy), so a discovery on many threads could hold many such parses at once.
+// Frontmatters over SKILL_LARGE_FRONTMATTER_BYTES (no real skill comes near) therefore take a
+// place in this process-wide gate first: at most SKILL_MAX_CONCURRENT_LARGE_PARSES at a time.
+class LargeParseGate {
 public:
-    const char* what() const noexcept override { return "too complex"; }
-};
-
-// Limits that keep hostile YAML (alias bombs, huge documents) bounded: every node built, every
-// node copied for an alias and every node copied into the anchor table counts against the node
-// budget; the text copied for aliases and anchors counts against the byte budget (one alias of a
-// long scalar repeated many times is a bomb in bytes, not in nodes).
-constexpr std::size_t max_yaml_nodes = 100000;
-constexpr std::size_t max_yaml_copied_bytes = 4 * 1024 * 1024;
-
-class TreeBuilder final : public YAML::EventHandler {
-public:
-    TreeBuilder(std::string_view source, StrictFindings& strict) : source_(source), strict_(strict) {}
-
-    std::optional<YNode> root;
-
-    void OnDocumentStart(const YAML::Mark&) override {}
-    void OnDocumentEnd() override {}
-
-    void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
-        YNode n;
-        n.kind = YNode::Kind::null;
-        n.line = line_of(mark);
-        n.text = null_spelling(mark);
-        note_anchor(mark, anchor);
-        n.anchor = anchor;
-        attach(std::move(n));
+    static LargeParseGate& instance() {
+        static LargeParseGate gate;
+        return gate;
     }
-
-    void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
-        strict_.add(line_of(mark), "an alias");
-        auto it = anchors_.find(anchor);
-        if (it == anchors_.end()) {
-            YNode n;
-            n.line = line_of(mark);
-            attach(std::move(n));
-            return;
+    void enter() {
+        std::unique_lock<std::mutex> lock(mutex_);
+        free_.wait(lock, [this] { return active_ < SKILL_MAX_CONCURRENT_LARGE_PARSES; });
+        ++active_;
+    }
+    void leave() {
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            --active_;
         }
-        charge(cost_of(it->second));
-        YNode copy = it->second;
-        copy.anchor = 0;
-        attach(std::move(copy));
+        free_.notify_one();
     }
-
-    void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
-                  const std::string& value) override {
-        note_tag(mark, tag);
-        note_anchor(mark, anchor);
-        YNode n;
-        n.kind = YNode::Kind::scalar;
-        n.text = detail::yaml_scalar_text(value);
-        n.line = line_of(mark);
-        n.anchor = anchor;
-        attach(std::move(n));
-    }
-
-    void OnSequenceStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
-                         YAML::EmitterStyle::value style) override {
-        open(YNode::Kind::sequence, mark, tag, anchor, style);
-    }
-    void OnSequenceEnd() override { close(); }
-
-    void OnMapStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
-                    YAML::EmitterStyle::value style) override {
-        open(YNode::Kind::mapping, mark, tag, anchor, style);
-    }
-    void OnMapEnd() override { close(); }
 
 private:
-    [[nodiscard]] static std::size_t line_of(const YAML::Mark& mark) noexcept {
-        return mark.line < 0 ? 0 : static_cast<std::size_t>(mark.line);
-    }
-
-    [[nodiscard]] std::string null_spelling(const YAML::Mark& mark) const {
-        if (mark.pos < 0) return {};
-        const auto pos = static_cast<std::size_t>(mark.pos);
-        if (pos >= source_.size()) return {};
-        const std::string_view rest = source_.substr(pos);
-        for (std::string_view word : {"null", "Null", "NULL", "~"}) {
-            if (rest.substr(0, word.size()) == word) {
-                const std::string_view after = rest.substr(word.size());
-                if (after.empty() || after.front() == ' ' || after.front() == '\t' || after.front() == '\n' ||
-                    after.front() == '\r' || after.front() == '#' || after.front() == ',' || after.front() == ']' ||
-                    after.front() == '}') {
-                    return std::string(word);
-                }
-            }
-        }
-        return {};
-    }
-
-    void note_tag(const YAML::Mark& mark, const std::string& tag) {
-        if (!tag.empty() && tag != "?" && tag != "!") strict_.add(line_of(mark), fmt::format("the tag '{}'", tag));
-    }
-    void note_anchor(const YAML::Mark& mark, YAML::anchor_t anchor) {
-        if (anchor != 0) strict_.add(line_of(mark), "an anchor");
-    }
-
-    // What a copy of a subtree costs: its nodes and the bytes of its text.
-    struct Cost {
-        std::size_t nodes = 0;
-        std::size_t bytes = 0;
-    };
-
-    void count(std::size_t nodes) { charge(Cost{nodes, 0}); }
-
-    void charge(Cost c) {
-        nodes_ += c.nodes;
-        copied_bytes_ += c.bytes;
-        if (nodes_ > max_yaml_nodes || copied_bytes_ > max_yaml_copied_bytes) throw TooComplex();
-    }
-
-    // The cost of copying `n`; the walk stops once either budget is exceeded.
-    static Cost cost_of(const YNode& n) {
-        Cost total{1, n.text.size()};
-        std::vector<const YNode*> todo{&n};
-        while (!todo.empty()) {
-            const YNode* cur = todo.back();
-            todo.pop_back();
-            total.nodes += cur->items.size();
-            for (const auto& child : cur->items) {
-                total.bytes += child.text.size();
-                if (!child.items.empty()) todo.push_back(&child);
-            }
-            if (total.nodes > max_yaml_nodes || total.bytes > max_yaml_copied_bytes) break;
-        }
-        return total;
-    }
-
-    void open(YNode::Kind kind, const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
-              YAML::EmitterStyle::value style) {
-        note_tag(mark, tag);
-        note_anchor(mark, anchor);
-        if (style == YAML::EmitterStyle::Flow) strict_.add(line_of(mark), "a flow collection ([...] or {...})");
-        YNode n;
-        n.kind = kind;
-        n.line = line_of(mark);
-        n.anchor = anchor;
-        stack_.push_back(std::move(n));
-    }
-
-    void close() {
-        YNode n = std::move(stack_.back());
-        stack_.pop_back();
-        attach(std::move(n));
-    }
-
-    void attach(YNode n) {
-        count(1);
-        if (n.anchor != 0) {
-            // The anchor table holds a copy of the subtree: it costs its size, or nested
-            // anchors over one large collection would copy it once per level (quadratic).
-            charge(cost_of(n));
-            anchors_[n.anchor] = n;
-        }
-        if (stack_.empty()) {
-            if (!root) root = std::move(n);
-            return;
-        }
-        stack_.back().items.push_back(std::move(n));
-    }
-
-    std::string_view source_;
-    StrictFindings& strict_;
-    std::vector<YNode> stack_;
-    std::unordered_map<YAML::anchor_t, YNode> anchors_;
-    std::size_t nodes_ = 0;
-    std::size_t copied_bytes_ = 0;
+    std::mutex mutex_;
+    std::condition_variable free_;
+    std::size_t active_ = 0;
 };
 
-nlohmann::json to_json(const YNode& n);
-
-std::string key_text(const YNode& key) {
-    if (key.is_scalar()) return key.text;
-    return to_json(key).dump();
-}
-
-nlohmann::json to_json(const YNode& n) {
-    switch (n.kind) {
-        case YNode::Kind::null:
-        case YNode::Kind::scalar: return n.text;
-        case YNode::Kind::sequence: {
-            auto arr = nlohmann::json::array();
-            for (const auto& item : n.items) arr.push_back(to_json(item));
-            return arr;
-        }
-        case YNode::Kind::mapping: {
-            auto obj = nlohmann::json::object();
-            for (std::size_t i = 0; i + 1 < n.items.size(); i += 2) obj[key_text(n.items[i])] = to_json(n.items[i + 1]);
-            return obj;
-        }
+// Holds a place in the gate for its lifetime when `large`.
+class LargeParsePlace {
+public:
+    explicit LargeParsePlace(bool large) : large_(large) {
+        if (large_) LargeParseGate::instance().enter();
     }
-    return {};
-}
-
-// ----------------------------------------------------------------------------------------
-
-bool is_blank(std::string_view s) noexcept {
-    return std::all_of(s.begin(), s.end(), [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; });
-}
-
-std::string_view trim(std::string_view s) noexcept {
-    const auto ws = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; };
-    while (!s.empty() && ws(s.front())) s.remove_prefix(1);
-    while (!s.empty() && ws(s.back())) s.remove_suffix(1);
-    return s;
-}
-
-// Number of '\n' in `s`, eight bytes at a time (std::count goes one byte at a time here, and
-// this runs over every byte of every SKILL.md).
-std::size_t count_newlines(std::string_view s) noexcept {
-    constexpr std::uint64_t ones = 0x0101010101010101ULL;
-    constexpr std::uint64_t low7 = 0x7F7F7F7F7F7F7F7FULL;
-    std::size_t n = 0;
-    std::size_t i = 0;
-    for (; i + 8 <= s.size(); i += 8) {
-        std::uint64_t word = 0;
-        std::memcpy(&word, s.data() + i, sizeof word);
-        const std::uint64_t x = word ^ (ones * '\n');       // bytes equal to '\n' become 0
-        const std::uint64_t t = ((x & low7) + low7) | x;     // high bit set exactly where x != 0
-        // One bit per newline at the top of its byte; shifted down and multiplied, the bytes
-        // add up in the top byte (no popcount instruction is needed).
-        n += static_cast<std::size_t>((((~t & ~low7) >> 7) * ones) >> 56);
+    ~LargeParsePlace() {
+        if (!large_) return;
+#if defined(__GLIBC__)
+        // glibc keeps what a thread freed in that thread's arena, so without this each worker
+        // thread would keep the peak of its largest parse resident.
+        malloc_trim(0);
+#endif
+        LargeParseGate::instance().leave();
     }
-    for (; i < s.size(); ++i) n += s[i] == '\n' ? 1 : 0;
-    return n;
+    LargeParsePlace(const LargeParsePlace&) = delete;
+    LargeParsePlace& operator=(const LargeParsePlace&) = delete;
+
+private:
+    bool large_;
+};
+
+}  // namespace
+
+void Parse::add(std::string_view code, Level standard, Level ref, std::size_t file_line, std::string message) {
+    const Level level = reference() ? ref : standard;
+    if (level == Level::none) return;
+    Diagnostic d;
+    d.code = std::string(code);
+    d.severity = level == Level::error ? Severity::error : level == Level::warning ? Severity::warning : Severity::info;
+    d.path = std::string(opt_.path);
+    d.line = file_line;
+    d.message = std::move(message);
+    if (d.severity == Severity::error) failed_ = true;
+    out_.diagnostics.push_back(std::move(d));
 }
 
-// A line that is `---` followed only by spaces, tabs or a CR.
-bool is_delimiter(std::string_view line) noexcept {
-    if (line.substr(0, 3) != "---") return false;
-    for (char c : line.substr(3)) {
-        if (c != ' ' && c != '\t' && c != '\r') return false;
+void Parse::fatal(std::string_view code, std::size_t file_line, std::string message, SkipReason reason) {
+    add(code, Level::error, Level::error, file_line, std::move(message));
+    if (!skip_) skip_ = reason;
+}
+
+void Parse::run(std::string_view text) {
+    out_.skip(SkipReason::invalid);
+    if (!check_text(text) || !split_and_interpret(text) || failed_) out_.skip(skip_.value_or(SkipReason::invalid));
+}
+
+bool Parse::split_and_interpret(std::string_view text) {
+    const std::optional<Split> parts = split(text);
+    if (!parts) return false;
+    const LargeParsePlace place(parts->frontmatter.size() > SKILL_LARGE_FRONTMATTER_BYTES);
+    std::string frontmatter_storage;
+    const std::string_view frontmatter = without_cr(parts->frontmatter, frontmatter_storage);
+    {
+        std::string body_storage;
+        out_.body = trim_blank_lines(without_cr(parts->body, body_storage));
     }
+    const std::optional<YNode> root = read_frontmatter(frontmatter);
+    if (!root) return false;
+    interpret(*root);
     return true;
 }
 
-// `s` with every CRLF turned into LF. Without a CR (the common case) nothing is copied: the
-// result is `s` itself; otherwise the converted text is written to `storage`.
-std::string_view without_cr(std::string_view s, std::string& storage) {
-    std::size_t cr = s.find('\r');
-    if (cr == std::string_view::npos) return s;
-    storage.clear();
-    storage.reserve(s.size());
-    std::size_t from = 0;
-    while (cr != std::string_view::npos) {
-        const bool crlf = cr + 1 < s.size() && s[cr + 1] == '\n';
-        storage.append(s.substr(from, crlf ? cr - from : cr + 1 - from));
-        from = cr + 1;
-        cr = s.find('\r', from);
-    }
-    storage.append(s.substr(from));
-    return storage;
-}
-
-// A read-only stream buffer over text that outlives it, so that yaml-cpp reads the
-// frontmatter in place instead of from a copy in an istringstream.
-class ViewStreamBuf final : public std::streambuf {
-public:
-    explicit ViewStreamBuf(std::string_view text) {
-        // The get area is only read: std::streambuf never writes through it, and putback of a
-        // different character goes to pbackfail, which refuses it.
-        char* begin = const_cast<char*>(text.data());
-        setg(begin, begin, begin + text.size());
-    }
-};
-
-// The body: text after the closing line, without leading and trailing blank lines, LF endings.
-std::string trim_blank_lines(std::string_view text) {
-    std::size_t begin = 0;
-    while (begin < text.size()) {
-        const std::size_t nl = text.find('\n', begin);
-        const std::string_view line = text.substr(begin, nl == std::string_view::npos ? std::string_view::npos : nl - begin);
-        if (!is_blank(line)) break;
-        if (nl == std::string_view::npos) return {};
-        begin = nl + 1;
-    }
-    std::size_t end = text.size();
-    while (end > begin) {
-        const std::size_t nl = text.rfind('\n', end - 1);
-        const std::size_t line_begin = nl == std::string_view::npos ? 0 : nl + 1;
-        if (line_begin < begin || !is_blank(text.substr(line_begin, end - line_begin))) break;
-        end = nl == std::string_view::npos || nl < begin ? begin : nl;
-    }
-    return std::string(text.substr(begin, end - begin));
-}
-
-std::vector<std::string> split_list(std::string_view text, bool on_commas) {
-    std::vector<std::string> out;
-    std::size_t pos = 0;
-    while (pos <= text.size()) {
-        std::size_t next = std::string_view::npos;
-        if (on_commas) {
-            next = text.find(',', pos);
-        } else {
-            next = text.find_first_of(" \t\r\n", pos);
-        }
-        const std::string_view item = trim(text.substr(pos, next == std::string_view::npos ? std::string_view::npos : next - pos));
-        if (!item.empty()) out.emplace_back(item);
-        if (next == std::string_view::npos) break;
-        pos = next + 1;
-    }
-    return out;
-}
-
-// Keeps the first of equal items, in order (a hash set: lists may hold ~100,000 items).
-void dedupe(std::vector<std::string>& v) {
-    std::unordered_set<std::string_view> seen;
-    seen.reserve(v.size());
-    std::vector<std::string> out;
-    out.reserve(v.size());
-    for (auto& s : v) {
-        if (seen.count(s) != 0) continue;
-        out.push_back(std::move(s));
-        seen.insert(out.back());  // views into `out`, which never reallocates (reserved)
-    }
-    v = std::move(out);
-}
-
-constexpr std::string_view behavioral_fields[] = {"agent",  "argument-hint", "arguments", "context",
-                                                  "dependencies", "effort", "hooks", "model",
-                                                  "paths", "shell", "when_to_use"};
-constexpr std::string_view reference_fields[] = {"allowed-tools", "compatibility", "description",
-                                                 "license", "metadata", "name"};
-
-std::string_view describe(NameProblem p) noexcept {
-    switch (p) {
-        case NameProblem::empty: return "is empty";
-        case NameProblem::too_long: return "is longer than 64 characters";
-        case NameProblem::not_lowercase: return "must be lowercase";
-        case NameProblem::edge_hyphen: return "must not start or end with a hyphen";
-        case NameProblem::consecutive_hyphens: return "must not contain consecutive hyphens";
-        case NameProblem::invalid_character: return "may only contain letters, digits and hyphens";
-    }
-    return "is invalid";
-}
-
-std::string_view code_of(NameProblem p) noexcept {
-    switch (p) {
-        case NameProblem::empty: return codes::name_blank;
-        case NameProblem::too_long: return codes::name_too_long;
-        case NameProblem::not_lowercase: return codes::name_not_lowercase;
-        case NameProblem::edge_hyphen: return codes::name_hyphen_edge;
-        case NameProblem::consecutive_hyphens: return codes::name_consecutive_hyphens;
-        case NameProblem::invalid_character: return codes::name_invalid_character;
-    }
-    return codes::name_invalid;
-}
-
-// Severity a finding has under the profile in use; `none` drops it.
-enum class Level { none, info, warning, error };
-
-class Parse {
-public:
-    Parse(const ParseOptions& options, ParseResult& result) : opt_(options), out_(result) {}
-
-    void run(std::string_view text, bool truncated);
-
-private:
-    [[nodiscard]] bool reference() const noexcept { return opt_.profile == ValidationProfile::reference; }
-
-    // Adds a finding; `standard` applies to the standard profile, `ref` to the reference one.
-    void add(std::string_view code, Level standard, Level ref, std::size_t file_line, std::string message) {
-        const Level level = reference() ? ref : standard;
-        if (level == Level::none) return;
-        Diagnostic d;
-        d.code = std::string(code);
-        d.severity = level == Level::error ? Severity::error : level == Level::warning ? Severity::warning : Severity::info;
-        d.path = std::string(opt_.path);
-        d.line = file_line;
-        d.message = std::move(message);
-        if (d.severity == Severity::error) failed_ = true;
-        out_.diagnostics.push_back(std::move(d));
-    }
-    void fatal(std::string_view code, std::size_t file_line, std::string message, SkipReason reason = SkipReason::invalid) {
-        add(code, Level::error, Level::error, file_line, std::move(message));
-        if (!out_.skip_reason) out_.skip_reason = reason;
-    }
-
-    [[nodiscard]] std::size_t file_line(std::size_t yaml_line) const noexcept { return yaml_line + fm_first_line_; }
-
-    void interpret(const YNode& root);
-    void check_name(const YNode* node, std::size_t line, SkillManifest& m);
-    std::optional<std::vector<std::string>> read_list(const YNode& node, std::string_view key, bool commas);
-    std::optional<bool> read_flag(const YNode& node, std::string_view key);
-
-    const ParseOptions& opt_;
-    ParseResult& out_;
-    std::size_t fm_first_line_ = 2;
-    bool failed_ = false;
-};
-
-void Parse::run(std::string_view text, bool truncated) {
-    if (truncated || (opt_.max_bytes != 0 && text.size() > opt_.max_bytes)) {
+// The whole file: size, encoding, NUL, byte-order mark (removed from `text`), line count.
+bool Parse::check_text(std::string_view& text) {
+    if (opt_.truncated || (opt_.max_bytes != 0 && text.size() > opt_.max_bytes)) {
         fatal(codes::too_large, 0,
               fmt::format("the file is larger than the byte limit ({} bytes); it was not read further", opt_.max_bytes),
               SkipReason::too_large);
-        return;
+        return false;
     }
     if (!is_valid_utf8(text)) {
         // Name the first line that is not valid UTF-8 on its own.
@@ -454,351 +131,91 @@ void Parse::run(std::string_view text, bool truncated) {
             if (!is_valid_utf8(text.substr(begin, end - begin))) break;
             begin = end + 1;
         }
-        fatal("invalid-utf8", line, "the file is not valid UTF-8");
-        return;
+        fatal(codes::invalid_utf8, line, "the file is not valid UTF-8");
+        return false;
     }
-    if (text.find('\0') != std::string_view::npos) {
-        std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(text.find('\0')), '\n'));
-        fatal(codes::nul_byte, line, "the file contains a NUL byte; a SKILL.md must be text");
-        return;
+    if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+        const auto before = text.substr(0, nul);
+        fatal(codes::nul_byte, 1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n')),
+              "the file contains a NUL byte; a SKILL.md must be text");
+        return false;
     }
     if (text.substr(0, 3) == "\xEF\xBB\xBF") {
-        add("bom", Level::warning, Level::error, 1,
+        add(codes::bom, Level::warning, Level::error, 1,
             reference() ? "the file starts with a byte-order mark, not with the frontmatter line ---"
                         : "the file starts with a UTF-8 byte-order mark; it was ignored");
         text.remove_prefix(3);
-        if (reference()) {
-            out_.skip_reason = SkipReason::invalid;
-            return;
-        }
+        if (reference()) return false;
     }
-
     // Count lines (a last line without a newline counts).
-    const std::size_t lines = count_newlines(text) +
-                              ((!text.empty() && text.back() != '\n') ? 1 : 0);
+    const std::size_t lines = count_newlines(text) + ((!text.empty() && text.back() != '\n') ? 1 : 0);
     if (!reference() && opt_.max_lines != 0 && lines > opt_.max_lines) {
         fatal(codes::too_many_lines, opt_.max_lines + 1,
               fmt::format("the file has {} lines, more than the limit of {}", lines, opt_.max_lines),
               SkipReason::too_large);
-        return;
+        return false;
     }
+    return true;
+}
 
-    // The first line must be the opening delimiter.
+// The frontmatter between the opening line `---` and the next line `---`, and the body after it.
+std::optional<Parse::Split> Parse::split(std::string_view text) {
     const std::size_t first_nl = text.find('\n');
-    const std::string_view first = text.substr(0, first_nl);
-    if (!is_delimiter(first)) {
+    if (!is_delimiter(text.substr(0, first_nl))) {
         fatal(codes::frontmatter_missing, 1, "the file must start with a line '---' that opens the YAML frontmatter");
-        return;
+        return std::nullopt;
     }
     if (first_nl == std::string_view::npos) {
         fatal(codes::frontmatter_unclosed, 1, "the frontmatter is not closed by a line '---'");
-        return;
+        return std::nullopt;
     }
-    std::size_t pos = first_nl + 1;
-    std::size_t line_no = 2;
-    std::size_t close_begin = std::string_view::npos;
-    std::size_t body_begin = text.size();
-    while (pos < text.size()) {
+    for (std::size_t pos = first_nl + 1; pos < text.size();) {
         const std::size_t nl = text.find('\n', pos);
-        const std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+        const std::string_view line =
+            text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
         if (is_delimiter(line)) {
-            close_begin = pos;
-            body_begin = nl == std::string_view::npos ? text.size() : nl + 1;
-            break;
+            const std::size_t body_begin = nl == std::string_view::npos ? text.size() : nl + 1;
+            return Split{text.substr(first_nl + 1, pos - (first_nl + 1)), text.substr(body_begin)};
         }
         if (nl == std::string_view::npos) break;
         pos = nl + 1;
-        ++line_no;
     }
-    if (close_begin == std::string_view::npos) {
-        fatal(codes::frontmatter_unclosed, 1, "the frontmatter opened on line 1 is not closed by a line '---'");
-        return;
-    }
-    std::string frontmatter_storage;
-    const std::string_view frontmatter =
-        without_cr(text.substr(first_nl + 1, close_begin - (first_nl + 1)), frontmatter_storage);
-    {
-        std::string body_storage;
-        out_.body = trim_blank_lines(without_cr(text.substr(body_begin), body_storage));
-    }
+    fatal(codes::frontmatter_unclosed, 1, "the frontmatter opened on line 1 is not closed by a line '---'");
+    return std::nullopt;
+}
 
+// The YAML of the frontmatter as a tree whose root is a mapping; strict-YAML findings reported.
+std::optional<YNode> Parse::read_frontmatter(std::string_view frontmatter) {
     StrictFindings strict;
-    TreeBuilder builder(frontmatter, strict);
-    try {
-        ViewStreamBuf buffer(frontmatter);
-        std::istream in(&buffer);
-        YAML::Parser parser(in);
-        parser.HandleNextDocument(builder);
-    } catch (const YAML::Exception& e) {
-        const std::size_t line = e.mark.line < 0 ? 0 : file_line(static_cast<std::size_t>(e.mark.line));
-        // yaml-cpp may quote one byte of a multi-byte character ("unknown escape character").
-        fatal(codes::yaml_syntax, line, fmt::format("the frontmatter is not valid YAML: {}", valid_utf8(e.msg)));
-        return;
-    } catch (const TooComplex&) {
-        fatal(codes::yaml_too_complex, 0,
-              fmt::format("the frontmatter expands past the YAML budget ({} nodes, {} bytes of text copied by "
-                          "anchors and aliases); is it an alias bomb?",
-                          max_yaml_nodes, max_yaml_copied_bytes));
-        return;
+    YamlRead yaml = read_yaml(frontmatter, strict);
+    if (yaml.problem) {
+        fatal(yaml.problem->code, yaml.problem->line ? file_line(*yaml.problem->line) : 0,
+              std::move(yaml.problem->message));
+        return std::nullopt;
     }
     for (const auto& [line, what] : strict.list) {
         add(codes::yaml_strict, Level::none, Level::error, file_line(line),
             fmt::format("the frontmatter uses {}, which strict YAML does not allow", what));
     }
-    if (!builder.root || builder.root->kind != YNode::Kind::mapping) {
+    if (!yaml.root || yaml.root->kind != YNode::Kind::mapping) {
         fatal(codes::frontmatter_not_mapping, 2, "the frontmatter must be a YAML mapping of keys to values");
-        return;
-    }
-    interpret(*builder.root);
-    if (failed_ && !out_.skip_reason) out_.skip_reason = SkipReason::invalid;
-}
-
-std::optional<std::vector<std::string>> Parse::read_list(const YNode& node, std::string_view key, bool commas) {
-    std::vector<std::string> out;
-    if (node.is_scalar()) {
-        out = split_list(node.text, commas);
-    } else if (node.kind == YNode::Kind::sequence) {
-        for (const auto& item : node.items) {
-            if (!item.is_scalar()) {
-                add(codes::field_type, Level::warning, Level::none, file_line(item.line),
-                    fmt::format("an item of '{}' is not a plain value; it was ignored", key));
-                continue;
-            }
-            const auto t = trim(item.text);
-            if (!t.empty()) out.emplace_back(t);
-        }
-    } else {
-        add(codes::field_type, Level::warning, Level::none, file_line(node.line),
-            fmt::format("'{}' must be a string or a list; it was ignored", key));
         return std::nullopt;
     }
-    dedupe(out);
-    return out;
+    return std::move(yaml.root);
 }
 
-std::optional<bool> Parse::read_flag(const YNode& node, std::string_view key) {
-    if (node.is_scalar()) {
-        std::string lower(trim(node.text));
-        std::transform(lower.begin(), lower.end(), lower.begin(), [](char c) {
-            return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-        });
-        if (lower == "true") return true;
-        if (lower == "false") return false;
-    }
-    add(codes::invocation_flag_invalid, Level::error, Level::none, file_line(node.line),
-        fmt::format("'{}' must be true or false, not '{}'; the skill is skipped rather than guess",
-                    key, node.is_scalar() ? node.text : to_json(node).dump()));
-    return std::nullopt;
+}  // namespace detail
+
+ParseResult parse_skill_md(std::string_view text, const ParseOptions& options) {
+    ParseResult result;
+    detail::Parse(options, result).run(text);
+    return result;
 }
-
-void Parse::check_name(const YNode* node, std::size_t line, SkillManifest& m) {
-    const bool require = opt_.name_policy == NamePolicy::require_valid;
-    const Level rule_level = require ? Level::error : Level::warning;
-    std::string name;
-    if (node == nullptr) {
-        if (require && !reference() && !opt_.directory_name.empty()) {
-            name = nfkc(opt_.directory_name);
-        } else {
-            fatal(codes::name_missing, 2, "the frontmatter has no 'name'");
-            return;
-        }
-    } else if (!node->is_scalar()) {
-        fatal(codes::name_not_string, line, "'name' must be a string");
-        return;
-    } else {
-        name = std::string(trim(node->text));
-        if (name.empty()) {
-            fatal(codes::name_blank, line, "'name' is empty");
-            return;
-        }
-    }
-    const std::string normalized = nfkc(name);
-    for (NameProblem p : check_skill_name(normalized)) {
-        add(code_of(p), rule_level, Level::error, line, fmt::format("the name '{}' {}", normalized, describe(p)));
-    }
-    if (!opt_.directory_name.empty() && nfkc(opt_.directory_name) != normalized) {
-        add(codes::name_directory_mismatch, rule_level, Level::error, line,
-            fmt::format("the name '{}' does not match its directory '{}'", normalized, opt_.directory_name));
-    }
-    m.name = require ? normalized : name;
-}
-
-void Parse::interpret(const YNode& root) {
-    // Top-level keys, the last of a duplicated key winning (as JSON does).
-    std::vector<std::pair<std::string, const YNode*>> fields;
-    std::unordered_map<std::string, std::size_t> where;
-    std::unordered_map<std::string, std::size_t> key_line;
-    for (std::size_t i = 0; i + 1 < root.items.size(); i += 2) {
-        std::string key = key_text(root.items[i]);
-        key_line[key] = file_line(root.items[i].line);
-        auto [it, inserted] = where.emplace(key, fields.size());
-        if (inserted) {
-            fields.emplace_back(key, &root.items[i + 1]);
-        } else {
-            add(codes::duplicate_key, Level::warning, Level::error, file_line(root.items[i].line),
-                fmt::format("the key '{}' appears more than once; the last value is used", key));
-            fields[it->second].second = &root.items[i + 1];
-        }
-    }
-    const auto find = [&](std::string_view key) -> const YNode* {
-        auto it = where.find(std::string(key));
-        return it == where.end() ? nullptr : fields[it->second].second;
-    };
-    const auto line_of = [&](std::string_view key) -> std::size_t {
-        auto it = key_line.find(std::string(key));
-        return it == key_line.end() ? 2 : it->second;
-    };
-
-    SkillManifest m;
-    m.skill_file = std::string(opt_.path);
-    m.frontmatter = to_json(root);
-
-    if (reference()) {
-        std::vector<std::string> unknown;
-        for (const auto& [key, node] : fields) {
-            if (std::find(std::begin(reference_fields), std::end(reference_fields), key) == std::end(reference_fields)) {
-                unknown.push_back(key);
-            }
-        }
-        std::sort(unknown.begin(), unknown.end());
-        if (!unknown.empty()) {
-            std::string list;
-            for (const auto& k : unknown) list += (list.empty() ? "" : ", ") + k;
-            add(codes::unknown_field, Level::none, Level::error, line_of(unknown.front()),
-                fmt::format("unexpected keys in the frontmatter: {} (the reference allows only allowed-tools, "
-                            "compatibility, description, license, metadata and name)", list));
-        }
-    }
-
-    check_name(find("name"), line_of("name"), m);
-
-    if (const YNode* d = find("description"); d == nullptr) {
-        fatal(codes::description_missing, 2, "the frontmatter has no 'description'");
-    } else if (!d->is_scalar()) {
-        fatal(codes::description_not_string, line_of("description"), "'description' must be a string");
-    } else if (is_blank(d->text)) {
-        fatal(codes::description_blank, line_of("description"), "'description' is empty");
-    } else {
-        const std::string_view value = reference() ? std::string_view(d->text) : trim(d->text);
-        const std::size_t n = code_point_count(value);
-        if (n > SKILL_MAX_DESCRIPTION_LENGTH) {
-            add(codes::description_too_long, Level::warning, Level::error, line_of("description"),
-                fmt::format("'description' has {} characters, more than {}{}", n, SKILL_MAX_DESCRIPTION_LENGTH,
-                            reference() ? "" : "; it was cut at the limit"));
-            m.description = std::string(truncate_code_points(value, SKILL_MAX_DESCRIPTION_LENGTH));
-        } else {
-            m.description = std::string(value);
-        }
-    }
-
-    if (const YNode* c = find("compatibility")) {
-        if (!c->is_scalar()) {
-            add(codes::compatibility_not_string, Level::warning, Level::error, line_of("compatibility"),
-                "'compatibility' must be a string; it was ignored");
-        } else {
-            const std::string_view value = reference() ? std::string_view(c->text) : trim(c->text);
-            const std::size_t n = code_point_count(value);
-            if (n > SKILL_MAX_COMPATIBILITY_LENGTH) {
-                add(codes::compatibility_too_long, Level::warning, Level::error, line_of("compatibility"),
-                    fmt::format("'compatibility' has {} characters, more than {}{}", n, SKILL_MAX_COMPATIBILITY_LENGTH,
-                                reference() ? "" : "; it was cut at the limit"));
-                m.compatibility = std::string(truncate_code_points(value, SKILL_MAX_COMPATIBILITY_LENGTH));
-            } else if (!value.empty()) {
-                m.compatibility = std::string(value);
-            }
-        }
-    }
-
-    if (const YNode* l = find("license")) {
-        if (l->is_scalar()) {
-            if (!trim(l->text).empty()) m.license = std::string(trim(l->text));
-        } else {
-            add(codes::license_not_string, Level::warning, Level::none, line_of("license"),
-                "'license' must be a string; it was ignored");
-        }
-    }
-
-    if (const YNode* md = find("metadata")) {
-        if (md->kind == YNode::Kind::mapping) {
-            std::unordered_map<std::string, std::size_t> position;  // key -> index in m.metadata
-            for (std::size_t i = 0; i + 1 < md->items.size(); i += 2) {
-                const YNode& value = md->items[i + 1];
-                std::string text = value.is_scalar() ? value.text : to_json(value).dump();
-                std::string key = key_text(md->items[i]);
-                auto [it, inserted] = position.emplace(key, m.metadata.size());
-                if (!inserted) {
-                    m.metadata[it->second].second = std::move(text);
-                } else {
-                    m.metadata.emplace_back(std::move(key), std::move(text));
-                }
-            }
-        } else if (!(md->kind == YNode::Kind::null && md->text.empty())) {
-            add(codes::metadata_not_mapping, Level::warning, Level::none, line_of("metadata"),
-                "'metadata' must be a mapping of keys to values; it was ignored");
-        }
-    }
-
-    if (const YNode* at = find("allowed-tools")) {
-        if (auto list = read_list(*at, "allowed-tools", false)) m.allowed_tools = std::move(*list);
-    }
-    if (const YNode* t = find("tools")) {
-        if (auto list = read_list(*t, "tools", true)) m.tools = std::move(*list);
-    }
-    for (std::string_view key : {"disallowedTools", "disallowed-tools"}) {
-        if (const YNode* t = find(key)) {
-            if (auto list = read_list(*t, key, true)) {
-                m.disallowed_tools.insert(m.disallowed_tools.end(), list->begin(), list->end());
-            }
-        }
-    }
-    dedupe(m.disallowed_tools);
-
-    if (!reference()) {
-        if (const YNode* f = find("disable-model-invocation")) {
-            if (auto v = read_flag(*f, "disable-model-invocation")) m.disable_model_invocation = *v;
-        }
-        if (const YNode* f = find("user-invocable")) {
-            if (auto v = read_flag(*f, "user-invocable")) m.user_invocable = *v;
-        }
-    }
-
-    for (std::string_view key : {"version", "category"}) {
-        if (const YNode* v = find(key)) {
-            if (v->is_scalar()) {
-                if (!trim(v->text).empty()) (key == "version" ? m.version : m.category) = std::string(trim(v->text));
-            } else {
-                add(codes::field_type, Level::warning, Level::none, line_of(key),
-                    fmt::format("'{}' must be a string; it was ignored", key));
-            }
-        }
-    }
-    if (const YNode* t = find("tags")) {
-        if (auto list = read_list(*t, "tags", true)) m.tags = std::move(*list);
-    }
-    if (const YNode* a = find("aliases")) {
-        if (auto list = read_list(*a, "aliases", true)) m.aliases = std::move(*list);
-    }
-
-    for (const auto& [key, node] : fields) {
-        if (std::find(std::begin(behavioral_fields), std::end(behavioral_fields), key) != std::end(behavioral_fields)) {
-            m.ignored_behavioral_fields.push_back(key);
-        }
-    }
-
-    if (failed_) {
-        if (!out_.skip_reason) out_.skip_reason = SkipReason::invalid;
-        return;
-    }
-    out_.manifest = std::move(m);
-}
-
-}  // namespace
 
 ParseResult parse_skill_md(std::string_view text, const ParseOptions& options, bool truncated) {
-    ParseResult result;
-    Parse(options, result).run(text, truncated);
-    if (!result.manifest && !result.skip_reason) result.skip_reason = SkipReason::invalid;
-    return result;
+    ParseOptions copy = options;
+    copy.truncated = options.truncated || truncated;
+    return parse_skill_md(text, copy);
 }
 
 }  // namespace agentskills

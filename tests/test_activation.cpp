@@ -687,14 +687,14 @@ TEST_CASE("SkillManager: an injected reader with a base does not scan the proces
 TEST_CASE("audit: `allowed-tools: a, b` gives two names", "[activation][audit][!mayfail]") {
     ParseResult r = parse_skill_md("---\nname: a\ndescription: d\nallowed-tools: Read, Grep\n---\nb\n");
     REQUIRE(r.ok());
-    CHECK(r.manifest->allowed_tools == std::vector<std::string>{"Read", "Grep"});
+    CHECK(r.manifest()->allowed_tools == std::vector<std::string>{"Read", "Grep"});
 }
 
 TEST_CASE("audit: an empty `tools:` means absent, with a warning", "[activation][audit][!mayfail]") {
     for (const char* value : {"tools:\n", "tools: ~\n", "tools: null\n"}) {
         ParseResult r = parse_skill_md(std::string("---\nname: a\ndescription: d\n") + value + "---\nb\n");
         REQUIRE(r.ok());
-        CHECK_FALSE(r.manifest->tools.has_value());
+        CHECK_FALSE(r.manifest()->tools.has_value());
         bool warned = false;
         for (const auto& d : r.diagnostics) warned = warned || d.severity == Severity::warning;
         CHECK(warned);

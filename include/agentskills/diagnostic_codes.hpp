@@ -14,6 +14,8 @@ namespace agentskills::codes {
 inline constexpr std::string_view too_large = "too-large";
 inline constexpr std::string_view too_many_lines = "too-many-lines";
 inline constexpr std::string_view nul_byte = "nul-byte";
+inline constexpr std::string_view invalid_utf8 = "invalid-utf8";
+inline constexpr std::string_view bom = "bom";
 inline constexpr std::string_view skill_file_missing = "skill-file-missing";
 // --- frontmatter and YAML
 inline constexpr std::string_view frontmatter_missing = "frontmatter-missing";
@@ -40,11 +42,13 @@ inline constexpr std::string_view description_missing = "description-missing";
 inline constexpr std::string_view description_not_string = "description-not-string";
 inline constexpr std::string_view description_blank = "description-blank";
 inline constexpr std::string_view description_too_long = "description-too-long";
+inline constexpr std::string_view description_control_character = "description-control-character";
 inline constexpr std::string_view compatibility_not_string = "compatibility-not-string";
 inline constexpr std::string_view compatibility_too_long = "compatibility-too-long";
 inline constexpr std::string_view license_not_string = "license-not-string";
 inline constexpr std::string_view metadata_not_mapping = "metadata-not-mapping";
 inline constexpr std::string_view invocation_flag_invalid = "invocation-flag-invalid";
+inline constexpr std::string_view tool_list_too_long = "tool-list-too-long";
 // --- discovery
 inline constexpr std::string_view root_missing = "root-missing";
 inline constexpr std::string_view root_not_a_directory = "root-not-a-directory";
@@ -68,6 +72,8 @@ inline constexpr std::array all = {
     too_large,
     too_many_lines,
     nul_byte,
+    invalid_utf8,
+    bom,
     skill_file_missing,
     frontmatter_missing,
     frontmatter_unclosed,
@@ -92,11 +98,13 @@ inline constexpr std::array all = {
     description_not_string,
     description_blank,
     description_too_long,
+    description_control_character,
     compatibility_not_string,
     compatibility_too_long,
     license_not_string,
     metadata_not_mapping,
     invocation_flag_invalid,
+    tool_list_too_long,
     root_missing,
     root_not_a_directory,
     root_is_skill_package,
