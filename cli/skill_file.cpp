@@ -36,7 +36,10 @@ CheckedSkill check_skill(const std::string& path, ParseOptions options) {
     const bool lowercase_ok = options.profile == ValidationProfile::reference;
     auto file = find_skill_file(path, lowercase_ok);
     if (!file) {
-        Diagnostic d{.code = std::string(codes::skill_file_missing), .severity = Severity::error, .path = path, .line = 0,
+        Diagnostic d{.code = std::string(codes::skill_file_missing),
+                     .severity = Severity::error,
+                     .path = path,
+                     .line = 0,
                      .message = fmt::format("no SKILL.md in '{}'", path)};
         out.result.diagnostics.push_back(std::move(d));
         out.result.skip(SkipReason::unreadable);
@@ -55,7 +58,10 @@ CheckedSkill check_skill(const std::string& path, ParseOptions options) {
         out.result = parse_skill_md(read.data, options);
         if (SkillManifest* m = out.result.manifest()) m->root = skill_path.parent_path().string();
     } catch (const Error& e) {
-        Diagnostic d{.code = "unreadable", .severity = Severity::error, .path = *file, .line = 0,
+        Diagnostic d{.code = std::string(codes::skill_unreadable),
+                     .severity = Severity::error,
+                     .path = *file,
+                     .line = 0,
                      .message = fmt::format("cannot read the file: {}", e.what())};
         out.result.diagnostics.push_back(std::move(d));
         out.result.skip(SkipReason::unreadable);

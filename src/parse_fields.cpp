@@ -263,7 +263,11 @@ void Parse::read_tool_lists(SkillManifest& m) {
         cap_tool_names(m.allowed_tools, "allowed-tools", line_of("allowed-tools"));
     }
     if (const YNode* t = find("tools")) {
-        if (auto list = read_list(*t, "tools", true)) {
+        if (t->kind == YNode::Kind::null || (t->kind == YNode::Kind::scalar && trim(t->text).empty())) {
+            // `tools:`, `tools: ~`, `tools: ""`: no list was given, so every tool stays available.
+            add(codes::tool_list_empty, Level::warning, Level::none, line_of("tools"),
+                "'tools' has no value; it counts as absent and every tool stays available");
+        } else if (auto list = read_list(*t, "tools", true)) {
             cap_tool_names(*list, "tools", line_of("tools"));
             m.tools = std::move(*list);
         }

@@ -92,20 +92,37 @@ std::string trim_blank_lines(std::string_view text) {
 
 std::vector<std::string> split_list(std::string_view text, bool on_commas) {
     std::vector<std::string> out;
-    std::size_t pos = 0;
-    while (pos <= text.size()) {
-        std::size_t next = std::string_view::npos;
-        if (on_commas) {
-            next = text.find(',', pos);
-        } else {
-            next = text.find_first_of(" \t\r\n", pos);
+    if (on_commas) {
+        std::size_t pos = 0;
+        while (pos <= text.size()) {
+            const std::size_t next = text.find(',', pos);
+            const std::string_view item =
+                trim(text.substr(pos, next == std::string_view::npos ? std::string_view::npos : next - pos));
+            if (!item.empty()) out.emplace_back(item);
+            if (next == std::string_view::npos) break;
+            pos = next + 1;
         }
-        const std::string_view item =
-            trim(text.substr(pos, next == std::string_view::npos ? std::string_view::npos : next - pos));
-        if (!item.empty()) out.emplace_back(item);
-        if (next == std::string_view::npos) break;
-        pos = next + 1;
+        return out;
     }
+    // White space and commas separate names, except inside parentheses: `Bash(git add:*), Read`
+    // is two names, as `Bash(git add:*) Read` is.
+    std::size_t depth = 0;
+    std::string current;
+    auto flush = [&] {
+        if (!current.empty()) out.push_back(std::move(current));
+        current.clear();
+    };
+    for (const char c : text) {
+        const bool separator = c == ',' || c == ' ' || c == '\t' || c == '\r' || c == '\n';
+        if (separator && depth == 0) {
+            flush();
+            continue;
+        }
+        if (c == '(') ++depth;
+        if (c == ')' && depth > 0) --depth;
+        current += c;
+    }
+    flush();
     return out;
 }
 

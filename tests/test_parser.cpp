@@ -251,9 +251,11 @@ TEST_CASE("tool lists", "[parser]") {
     }
     SECTION("absent tools differs from empty tools") {
         CHECK_FALSE(parse(skill("")).manifest()->tools);
-        auto empty = parse(skill("tools: \"\"\n"));
+        // An explicit empty list narrows to nothing; a blank value counts as absent (issue 14).
+        auto empty = parse(skill("tools: []\n"));
         REQUIRE(empty.manifest()->tools);
         CHECK(empty.manifest()->tools->empty());
+        CHECK_FALSE(parse(skill("tools: \"\"\n")).manifest()->tools);
     }
     SECTION("disallowedTools and disallowed-tools") {
         CHECK(parse(skill("disallowedTools: bash, write\n")).manifest()->disallowed_tools ==

@@ -49,6 +49,7 @@ inline constexpr std::string_view license_not_string = "license-not-string";
 inline constexpr std::string_view metadata_not_mapping = "metadata-not-mapping";
 inline constexpr std::string_view invocation_flag_invalid = "invocation-flag-invalid";
 inline constexpr std::string_view tool_list_too_long = "tool-list-too-long";
+inline constexpr std::string_view tool_list_empty = "tool-list-empty";
 // --- discovery
 inline constexpr std::string_view root_missing = "root-missing";
 inline constexpr std::string_view root_not_a_directory = "root-not-a-directory";
@@ -105,6 +106,7 @@ inline constexpr std::array all = {
     metadata_not_mapping,
     invocation_flag_invalid,
     tool_list_too_long,
+    tool_list_empty,
     root_missing,
     root_not_a_directory,
     root_is_skill_package,
