@@ -65,9 +65,12 @@ struct SkillDefinition {
     /// The full manifest and the bundled files listed when the catalog was loaded.
     SkillManifest manifest = {};
     std::vector<SkillResource> resources = {};
+    /// Files of the skill directory left out of `resources` by the loader's cap.
+    std::size_t omitted_resources = 0;
 
-    /// The skill's instructions as the model receives them on activation
-    /// (render_skill_content, directory line only when `in_run_workspace`). With `arguments`,
+    /// The skill's instructions exactly as the model receives them on activation
+    /// (render_activation_text: wrapper tags in the body neutralized, model text, the
+    /// `and N more` line; the directory and `read_path`s only when `in_run_workspace`). With `arguments`,
     /// the body first goes through substitute_arguments, bounded by `max_bytes` (0 = no limit;
     /// past it, ConfigurationError). `render()` equals the activation text.
     [[nodiscard]] std::string render(std::optional<std::string_view> arguments = std::nullopt,
