@@ -158,14 +158,17 @@ struct CombinedSkillLoader::Impl {
     std::vector<SkillReaderPtr> readers;  // the reader each loader uses
     mutable std::shared_mutex mutex;
     std::unordered_map<std::string, Entry> entries;  // NFKC name -> where it lives
+    std::function<void(const Diagnostic&)> on_diagnostic;
 
     [[nodiscard]] bool in_run(std::size_t i) const {
         return configs[i].in_run_workspace.value_or(configs[i].workspace == nullptr);
     }
 };
 
-CombinedSkillLoader::CombinedSkillLoader(std::vector<SkillsConfig> configs, const SkillReaderPtr& workspace)
+CombinedSkillLoader::CombinedSkillLoader(std::vector<SkillsConfig> configs, const SkillReaderPtr& workspace,
+                                         std::function<void(const Diagnostic&)> on_diagnostic)
     : impl_(std::make_unique<Impl>()) {
+    impl_->on_diagnostic = std::move(on_diagnostic);
     if (configs.empty()) throw ConfigurationError("CombinedSkillLoader: no skills configuration given");
     for (const auto& c : configs) validate_skills_config(c);
     impl_->configs = std::move(configs);
@@ -266,6 +269,9 @@ Discovery CombinedSkillLoader::discover() {
     {
         std::unique_lock lock(impl_->mutex);
         impl_->entries = std::move(entries);
+    }
+    if (impl_->on_diagnostic) {
+        for (const auto& d : out.diagnostics) impl_->on_diagnostic(d);
     }
     return out;
 }

@@ -1,5 +1,6 @@
 // Tests for host.hpp: argument substitution, render, the host catalog, combined
 // configurations and agent specs.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -410,6 +411,37 @@ TEST_CASE("combined configurations: a look-alike never displaces the canonical s
                                            SkillsConfig{.directories = {dir.str("late")}}}),
                         DiscoveryError);
     }
+}
+
+TEST_CASE("CombinedSkillLoader reports its diagnostics through on_diagnostic", "[host][combine]") {
+    TempDir dir;
+    dir.write("a/review/SKILL.md", skill_md("review", "A.", "A body."));
+    dir.write("a/broken/SKILL.md", "no frontmatter\n");
+    dir.write("b/review/SKILL.md", skill_md("review", "B.", "B body."));
+    std::vector<Diagnostic> seen;
+    CombinedSkillLoader loader({SkillsConfig{.directories = {dir.str("a")}, .name_policy = NamePolicy::keep},
+                                SkillsConfig{.directories = {dir.str("b")},
+                                             .exclude = std::vector<std::string>{"typo"},
+                                             .duplicate_names = DuplicateNames::keep_first}},
+                               nullptr, [&](const Diagnostic& d) { seen.push_back(d); });
+    const Discovery d = loader.discover();
+    REQUIRE(d.skills.size() == 1);
+    REQUIRE(d.skipped.size() == 2);  // the broken skill and the later review
+    REQUIRE(seen.size() == d.diagnostics.size());
+    for (std::size_t i = 0; i < seen.size(); ++i) {
+        CHECK(seen[i].code == d.diagnostics[i].code);
+        CHECK(seen[i].path == d.diagnostics[i].path);
+        CHECK(seen[i].message == d.diagnostics[i].message);
+    }
+    auto has = [&](std::string_view code) {
+        return std::any_of(seen.begin(), seen.end(), [&](const Diagnostic& x) { return x.code == code; });
+    };
+    CHECK(has(codes::duplicate_name));
+    CHECK(has(codes::exclude_unknown));
+    CHECK(has(codes::frontmatter_missing));
+    // Once per discovery.
+    (void)loader.discover();
+    CHECK(seen.size() == 2 * d.diagnostics.size());
 }
 
 TEST_CASE("configurations that cannot work are refused", "[host][combine]") {

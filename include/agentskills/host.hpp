@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -127,13 +128,17 @@ void validate_skills_config(const SkillsConfig& config);
 /// earlier skill and reports the later one as `duplicate_name`. Otherwise `discover` throws
 /// DiscoveryError naming both files.
 ///
-/// No diagnostic callback is ever called. Thread safety: `discover` and `load` may be called
-/// from several threads at once.
+/// `on_diagnostic`, when given, is called once for each diagnostic of each `discover()` — what
+/// each configuration's discovery reported (skipped skills, unknown exclude names, ...) and what
+/// the merge adds (duplicate names) — in the order of `Discovery::diagnostics`, on the calling
+/// thread, after the merge. Without it no callback is called (load_host_catalog passes none).
+/// Thread safety: `discover` and `load` may be called from several threads at once.
 class CombinedSkillLoader final : public SkillLoader {
 public:
     /// `workspace`: where configurations without their own workspace are read (nullptr = the
     /// local file system). Throws ConfigurationError for an empty list or a bad configuration.
-    explicit CombinedSkillLoader(std::vector<SkillsConfig> configs, const SkillReaderPtr& workspace = nullptr);
+    explicit CombinedSkillLoader(std::vector<SkillsConfig> configs, const SkillReaderPtr& workspace = nullptr,
+                                 std::function<void(const Diagnostic&)> on_diagnostic = nullptr);
     ~CombinedSkillLoader() override;
     CombinedSkillLoader(const CombinedSkillLoader&) = delete;
     CombinedSkillLoader& operator=(const CombinedSkillLoader&) = delete;
