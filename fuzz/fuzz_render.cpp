@@ -4,6 +4,7 @@
 // Input: an option byte, then fields separated by 0x01 bytes:
 //   name, description, skill file, skill directory, body, resource paths (0x02-separated)
 // A second skill is made from the same fields reversed, so the catalog has two entries.
+#include <agentskills/activation.hpp>
 #include <agentskills/names.hpp>
 #include <agentskills/prompt.hpp>
 #include <agentskills/text.hpp>
@@ -112,7 +113,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(count_char(render_available_skills(entries), '<') ==
                count_char(render_available_skills(plain_entries), '<'));
 
-    // The activation result: the instructions go in as they are; everything else is escaped.
+    // The activation result is the activation core's text: the instructions as the model may see
+    // them, wrapper tags neutralized; everything else is escaped.
     LoadedSkill skill;
     skill.manifest = a;
     skill.instructions = body;
@@ -125,8 +127,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     plain.instructions = std::string(body.size(), 'x');
     plain.resources.assign(resources.size(), SkillResource{"x"});
     const std::string plain_content = render_skill_content(plain, options);
-    FUZZ_CHECK(count_char(content, '<') == count_char(plain_content, '<') + count_char(body, '<'));
+    // The body's wrapper tags are neutralized (their `<` written `&lt;`); no other `<` is added.
+    const std::string shown_body = neutralize_wrapper_tags(as_model_sees(body));
+    FUZZ_CHECK(count_char(content, '<') == count_char(plain_content, '<') + count_char(shown_body, '<'));
     FUZZ_CHECK(is_clean_model_text(content));
-    FUZZ_CHECK(content.find(as_model_sees(body)) != std::string::npos);
+    FUZZ_CHECK(content.find(shown_body) != std::string::npos);
+    FUZZ_CHECK(content == render_activation_text(skill, {.include_directory = options.include_directory}));
     return 0;
 }

@@ -14,6 +14,7 @@
 #include "agentskills/prompt.hpp"
 #include "agentskills/skills_shim.hpp"
 #include "agentskills/text.hpp"
+#include "model_output.hpp"
 
 namespace agentskills {
 
@@ -268,7 +269,7 @@ std::string render_activation_text(const LoadedSkill& skill, const ActivationTex
         out += fmt::format("  and {} more files are not listed.\n", skill.omitted_resources);
     }
     out += "</skill_resources>\n</skill_content>";
-    return out;
+    return detail::finish_model_text(std::move(out));  // U+FFFE / U+FFFF too, as the catalog block
 }
 
 // ---------------------------------------------------------------------------------------

@@ -264,11 +264,12 @@ struct Merged {
 
 /// Merges the parsed candidates in order into `out` (diagnostics and skipped entries) and
 /// returns what was kept. Throws DiscoveryError for duplicates under DuplicateNames::error and
-/// for include names that name nothing.
+/// for include names that name nothing; an exclude name that names nothing is a warning
+/// (`exclude-unknown`).
 [[nodiscard]] Merged merge_candidates(const std::vector<Candidate>& candidates, const Selection& selection,
                                       const std::optional<std::vector<std::string>>& include_names,
-                                      DuplicateNames policy, const Storage& storage, const ParseCache& cache,
-                                      Discovery& out);
+                                      const std::vector<std::string>& exclude_names, DuplicateNames policy,
+                                      const Storage& storage, const ParseCache& cache, Discovery& out);
 
 // ---------------------------------------------------------------------------------------
 // 2 and 6. The snapshot of the last discovery

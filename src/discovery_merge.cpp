@@ -7,6 +7,8 @@
 #include "agentskills/diagnostic_codes.hpp"
 #include "agentskills/errors.hpp"
 #include "agentskills/names.hpp"
+#include "agentskills/text.hpp"
+#include "canonical_name.hpp"
 #include "confusables.hpp"
 #include "discovery_common.hpp"
 
@@ -21,11 +23,7 @@ const Diagnostic* first_error(const Diagnostics& ds) {
     return nullptr;
 }
 
-// A name that is already NFKC and is its directory's name.
-bool canonical(const Candidate& c) {
-    const std::string& name = c.entry->manifest->name;
-    return name == c.entry->name_key && name == c.dir_name;
-}
+bool canonical(const Candidate& c) { return is_canonical_name(c.entry->manifest->name, c.entry->name_key, c.dir_name); }
 
 class Merger {
 public:
@@ -38,7 +36,8 @@ public:
           cache_(cache),
           out_(out) {}
 
-    Merged run(const std::optional<std::vector<std::string>>& include_names);
+    Merged run(const std::optional<std::vector<std::string>>& include_names,
+               const std::vector<std::string>& exclude_names);
 
 private:
     void note(std::string_view code, Severity severity, std::string path, std::string message) {
@@ -49,6 +48,7 @@ private:
     void add_duplicate(const Candidate& c, std::size_t index, std::size_t winner);
     void add_kept(const Candidate& c);
     void check_include(const std::vector<std::string>& names) const;
+    void check_exclude(const std::vector<std::string>& names);
 
     const std::vector<Candidate>& candidates_;
     const Selection& selection_;
@@ -60,6 +60,7 @@ private:
     // Views into the candidates and their cache entries, which outlive the merge.
     std::unordered_map<std::string_view, std::size_t> winners_;  // NFKC name -> kept candidate
     std::unordered_set<std::string> skipped_dir_names_;          // for the include check
+    std::unordered_set<std::string> excluded_seen_;              // NFKC names an exclude left out
 };
 
 // Of several skills with one name, the first whose name is canonical wins; when none is, the
@@ -77,7 +78,10 @@ void Merger::choose_winners() {
 void Merger::add_failed(const Candidate& c) {
     // Without a name, selection goes by the directory name.
     std::string dir_key = nfkc(c.dir_name);
-    if (!selection_.selected(dir_key)) return;
+    if (!selection_.selected(dir_key)) {
+        if (!selection_.exclude.empty()) excluded_seen_.insert(std::move(dir_key));
+        return;
+    }
     skipped_dir_names_.insert(std::move(dir_key));
     if (c.failure) {
         note(codes::skill_unreadable, Severity::error, c.skill_file, c.failure_message);
@@ -139,7 +143,20 @@ void Merger::check_include(const std::vector<std::string>& names) const {
     throw DiscoveryError(fmt::format("include names no discovered skill: {}", list));
 }
 
-Merged Merger::run(const std::optional<std::vector<std::string>>& include_names) {
+// An exclude name that left nothing out is most likely a typo; unlike an unknown include name
+// (which would leave the run without a skill it asked for) it costs nothing, so it is a warning.
+void Merger::check_exclude(const std::vector<std::string>& names) {
+    std::unordered_set<std::string> reported;
+    for (const auto& name : names) {
+        std::string key = nfkc(name);
+        if (excluded_seen_.count(key) != 0 || !reported.insert(key).second) continue;
+        note(codes::exclude_unknown, Severity::warning, "",
+             fmt::format("exclude names no discovered skill: '{}'", model_text(name)));
+    }
+}
+
+Merged Merger::run(const std::optional<std::vector<std::string>>& include_names,
+                   const std::vector<std::string>& exclude_names) {
     choose_winners();
     merged_.order.reserve(candidates_.size());
     merged_.kept.reserve(candidates_.size());
@@ -152,7 +169,10 @@ Merged Merger::run(const std::optional<std::vector<std::string>>& include_names)
             add_failed(c);
             continue;
         }
-        if (!selection_.selected(c.entry->name_key)) continue;
+        if (!selection_.selected(c.entry->name_key)) {
+            excluded_seen_.insert(c.entry->name_key);
+            continue;
+        }
         const std::size_t winner = winners_.at(c.entry->name_key);
         if (winner != i) {
             add_duplicate(c, i, winner);
@@ -162,15 +182,17 @@ Merged Merger::run(const std::optional<std::vector<std::string>>& include_names)
     }
     note_confusable_names(merged_.order, out_.diagnostics);
     if (include_names) check_include(*include_names);
+    if (!exclude_names.empty()) check_exclude(exclude_names);
     return std::move(merged_);
 }
 
 }  // namespace
 
 Merged merge_candidates(const std::vector<Candidate>& candidates, const Selection& selection,
-                        const std::optional<std::vector<std::string>>& include_names, DuplicateNames policy,
-                        const Storage& storage, const ParseCache& cache, Discovery& out) {
-    return Merger(candidates, selection, policy, storage, cache, out).run(include_names);
+                        const std::optional<std::vector<std::string>>& include_names,
+                        const std::vector<std::string>& exclude_names, DuplicateNames policy, const Storage& storage,
+                        const ParseCache& cache, Discovery& out) {
+    return Merger(candidates, selection, policy, storage, cache, out).run(include_names, exclude_names);
 }
 
 }  // namespace agentskills::detail

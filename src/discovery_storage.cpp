@@ -34,7 +34,10 @@ std::string Storage::resolve_root(const std::string& root) const {
 std::vector<std::string> Storage::default_roots() const {
     std::vector<std::string> out;
     if (!local_) return out;
-    out.push_back(local::absolute_normal("./.agents/skills"));
+    // A LocalSkillReader with a base directory stands for that directory, not for the process:
+    // its project root is BASE/.agents/skills, and the process user's home is not its own.
+    out.push_back(local::absolute_normal("./.agents/skills", base_));
+    if (!base_.empty()) return out;
     if (std::string home = local::home_skills_root(); !home.empty()) out.push_back(std::move(home));
     return out;
 }

@@ -17,9 +17,11 @@
 #include <yaml-cpp/yaml.h>
 #include <nlohmann/json.hpp>
 
+#include "agentskills/activation.hpp"
 #include "agentskills/errors.hpp"
 #include "agentskills/names.hpp"
 #include "agentskills/prompt.hpp"
+#include "canonical_name.hpp"
 #include "yaml_text.hpp"
 
 namespace agentskills {
@@ -111,8 +113,10 @@ std::string substitute_arguments(std::string_view body, std::string_view argumen
 // Skill definitions
 
 std::string SkillDefinition::render(std::optional<std::string_view> arguments, std::size_t max_bytes) const {
-    LoadedSkill skill{manifest, arguments ? substitute_arguments(body, *arguments, max_bytes) : body, resources};
-    return render_skill_content(skill, SkillContentOptions{.include_directory = in_run_workspace});
+    LoadedSkill skill{manifest, arguments ? substitute_arguments(body, *arguments, max_bytes) : body, resources,
+                      omitted_resources};
+    // The activation core's renderer: render() is exactly what the model is handed.
+    return render_activation_text(skill, ActivationTextOptions{.include_directory = in_run_workspace});
 }
 
 const SkillDefinition* HostCatalog::find(std::string_view name) const {
@@ -154,14 +158,17 @@ struct CombinedSkillLoader::Impl {
     std::vector<SkillReaderPtr> readers;  // the reader each loader uses
     mutable std::shared_mutex mutex;
     std::unordered_map<std::string, Entry> entries;  // NFKC name -> where it lives
+    std::function<void(const Diagnostic&)> on_diagnostic;
 
     [[nodiscard]] bool in_run(std::size_t i) const {
         return configs[i].in_run_workspace.value_or(configs[i].workspace == nullptr);
     }
 };
 
-CombinedSkillLoader::CombinedSkillLoader(std::vector<SkillsConfig> configs, const SkillReaderPtr& workspace)
+CombinedSkillLoader::CombinedSkillLoader(std::vector<SkillsConfig> configs, const SkillReaderPtr& workspace,
+                                         std::function<void(const Diagnostic&)> on_diagnostic)
     : impl_(std::make_unique<Impl>()) {
+    impl_->on_diagnostic = std::move(on_diagnostic);
     if (configs.empty()) throw ConfigurationError("CombinedSkillLoader: no skills configuration given");
     for (const auto& c : configs) validate_skills_config(c);
     impl_->configs = std::move(configs);
@@ -185,6 +192,10 @@ CombinedSkillLoader::CombinedSkillLoader(std::vector<SkillsConfig> configs, cons
 CombinedSkillLoader::~CombinedSkillLoader() = default;
 
 namespace {
+
+bool canonical(const SkillManifest& m) {
+    return detail::is_canonical_name(m.name, nfkc(m.name), path_basename(m.root));
+}
 
 std::optional<ReadResult> read_for_compare(const SkillReader& reader, const std::string& path) {
     try {
@@ -225,6 +236,21 @@ Discovery CombinedSkillLoader::discover() {
             auto b = read_for_compare(*impl_->readers[i], m.skill_file);
             if (a && b && !a->truncated && !b->truncated && a->data == b->data) continue;  // identical copy
             if (impl_->configs[i].duplicate_names == DuplicateNames::keep_first) {
+                if (!canonical(first) && canonical(m)) {
+                    // The loader's rule: a look-alike never displaces the canonical skill, even
+                    // from an earlier configuration. The canonical one takes its place.
+                    std::string message = fmt::format(
+                        "{}: skipped: the skill name '{}' is also used by {}, selected by a later configuration, "
+                        "whose name is in NFKC form and matches its directory; that one is kept",
+                        first.skill_file, first.name, m.skill_file);
+                    out.diagnostics.push_back(Diagnostic{std::string(codes::duplicate_name), Severity::warning,
+                                                         first.skill_file, 0, message});
+                    out.skipped.push_back(
+                        SkippedSkill{first.skill_file, SkipReason::duplicate_name, std::move(message)});
+                    found->second = Entry{i, m.name};
+                    out.skills[position.at(key)] = std::move(m);
+                    continue;
+                }
                 std::string message = fmt::format(
                     "{}: skipped: the skill name '{}' is already used by {}, selected by an earlier "
                     "configuration (the first is kept)",
@@ -243,6 +269,9 @@ Discovery CombinedSkillLoader::discover() {
     {
         std::unique_lock lock(impl_->mutex);
         impl_->entries = std::move(entries);
+    }
+    if (impl_->on_diagnostic) {
+        for (const auto& d : out.diagnostics) impl_->on_diagnostic(d);
     }
     return out;
 }
@@ -295,6 +324,7 @@ HostCatalog load_host_catalog(const std::vector<SkillsConfig>& configs, const Sk
         def.ignored_behavioral_fields = loaded.manifest.ignored_behavioral_fields;
         def.manifest = std::move(loaded.manifest);
         def.resources = std::move(loaded.resources);
+        def.omitted_resources = loaded.omitted_resources;
         catalog.skills.push_back(std::move(def));
     }
     return catalog;

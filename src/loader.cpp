@@ -114,8 +114,8 @@ Discovery FilesystemSkillLoader::Impl::discover() {
     std::vector<Candidate> candidates = make_candidates(roots, listing);
     parallel_for(candidates.size(), thread_count(), [&](std::size_t i) { parse_cache.process(candidates[i]); });
     Discovery out{{}, listing.skipped, listing.diagnostics};
-    Merged merged =
-        merge_candidates(candidates, selection, options.include, options.duplicate_names, storage, parse_cache, out);
+    Merged merged = merge_candidates(candidates, selection, options.include, options.exclude, options.duplicate_names,
+                                     storage, parse_cache, out);
     // The caller's copies of the kept manifests, made on the worker threads.
     out.skills.resize(merged.order.size());
     parallel_for(merged.order.size(), thread_count(), [&](std::size_t i) { out.skills[i] = *merged.order[i]; });

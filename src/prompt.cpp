@@ -2,11 +2,14 @@
 
 #include <fmt/core.h>
 
+#include "agentskills/activation.hpp"
 #include "agentskills/reader.hpp"
 #include "agentskills/text.hpp"
+#include "model_output.hpp"
 
 namespace agentskills {
-namespace {
+
+namespace detail {
 
 // The last step of every text the model sees: valid UTF-8 without control characters other
 // than TAB and LF (model_text), and without the two code points XML 1.0 does not allow in
@@ -21,7 +24,9 @@ std::string finish_model_text(std::string text) {
     return text;
 }
 
-}  // namespace
+}  // namespace detail
+
+using detail::finish_model_text;
 
 std::string xml_escape(std::string_view text) {
     std::string out;
@@ -85,22 +90,8 @@ std::string render_available_skills(const std::vector<const SkillManifest*>& ski
 }
 
 std::string render_skill_content(const LoadedSkill& skill, const SkillContentOptions& options) {
-    const SkillManifest& m = skill.manifest;
-    std::string out = fmt::format("<skill_content name=\"{}\">\n", xml_escape(m.name));
-    if (!skill.instructions.empty()) {
-        out += skill.instructions;
-        out += "\n\n";
-    }
-    if (options.include_directory) {
-        out += fmt::format("Skill directory: {}\n{}\n\n", xml_escape(m.root), SKILL_DIRECTORY_NOTE);
-    }
-    out += "<skill_resources>\n";
-    for (const auto& r : skill.resources) {
-        out += fmt::format("  <file path=\"{}\" read_path=\"{}\" />\n", xml_escape(r.path),
-                           xml_escape(join_path(m.root, r.path)));
-    }
-    out += "</skill_resources>\n</skill_content>";
-    return finish_model_text(std::move(out));
+    // One renderer: the text the activation core hands the model.
+    return render_activation_text(skill, ActivationTextOptions{.include_directory = options.include_directory});
 }
 
 }  // namespace agentskills

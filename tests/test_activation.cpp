@@ -701,7 +701,7 @@ TEST_CASE("audit: an empty `tools:` means absent, with a warning", "[activation]
     }
 }
 
-TEST_CASE("audit: an unknown `exclude` name is a warning", "[activation][audit][!mayfail]") {
+TEST_CASE("audit: an unknown `exclude` name is a warning", "[activation][audit]") {
     agentskills_test::TempDir dir;
     dir.write("lib/one/SKILL.md", "---\nname: one\ndescription: d\n---\nbody\n");
     FilesystemSkillLoader loader({.roots = {dir.path("lib")}, .include_default_roots = false, .exclude = {"nope"}});

@@ -84,8 +84,7 @@ TEST_CASE("a skill read from another workspace: the model's activation leaves th
     const auto& history = agent.run_state().history;
     REQUIRE(history.size() >= 3);
     // No directory and no read_path the model's tools could not reach (issue 14, item 5).
-    // SkillDefinition::render (host.cpp) still lists read_path; it should render through
-    // render_activation_text too, and then equal this again.
+    // SkillDefinition::render gives the same text (one renderer, render_activation_text).
     CHECK(history[2].content ==
           "<skill_content name=\"deploy\">\n"
           "Run the deploy.\n"
@@ -95,4 +94,5 @@ TEST_CASE("a skill read from another workspace: the model's activation leaves th
           "</skill_resources>\n"
           "</skill_content>");
     CHECK(history[2].content.find("Skill directory:") == std::string::npos);
+    CHECK(deploy->render() == history[2].content);
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <set>
@@ -755,4 +756,57 @@ TEST_CASE("a reader that fails for some skills: the others are still discovered"
     // A root that cannot be listed fails discovery as a whole.
     FilesystemSkillLoader broken({.roots = {"broken-root"}, .reader = faulty});
     CHECK_THROWS_AS(broken.discover(), DiscoveryError);
+}
+
+namespace {
+
+// Sets an environment variable and the working directory for one scope.
+class ProcessScope {
+public:
+    ProcessScope(const std::string& home, const std::filesystem::path& cwd)
+        : cwd_(std::filesystem::current_path()), had_home_(std::getenv("HOME") != nullptr) {
+        if (had_home_) home_ = std::getenv("HOME");
+        ::setenv("HOME", home.c_str(), 1);
+        std::filesystem::current_path(cwd);
+    }
+    ~ProcessScope() {
+        std::filesystem::current_path(cwd_);
+        if (had_home_) {
+            ::setenv("HOME", home_.c_str(), 1);
+        } else {
+            ::unsetenv("HOME");
+        }
+    }
+    ProcessScope(const ProcessScope&) = delete;
+    ProcessScope& operator=(const ProcessScope&) = delete;
+
+private:
+    std::filesystem::path cwd_;
+    bool had_home_;
+    std::string home_;
+};
+
+}  // namespace
+
+TEST_CASE("an injected LocalSkillReader with a base: the default root is the base's, not the process's",
+          "[loader][local]") {
+    TempDir home;
+    home.write(".agents/skills/home-skill/SKILL.md", skill_md("home-skill", "H."));
+    TempDir cwd;
+    cwd.write(".agents/skills/cwd-skill/SKILL.md", skill_md("cwd-skill", "C."));
+    TempDir base;
+    base.write(".agents/skills/base-skill/SKILL.md", skill_md("base-skill", "B."));
+    base.write("lib/mine/SKILL.md", skill_md("mine", "M."));
+    ProcessScope scope(home.str(""), cwd.dir());
+
+    FilesystemSkillLoader based({.reader = std::make_shared<LocalSkillReader>(base.str(""))});
+    CHECK(names_of(based.discover()) == std::vector<std::string>{"base-skill"});
+    FilesystemSkillLoader based_roots({.roots = {"lib"}, .reader = std::make_shared<LocalSkillReader>(base.str(""))});
+    CHECK(names_of(based_roots.discover()) == std::vector<std::string>{"mine", "base-skill"});
+
+    // Without a base, the process's two defaults, as with no reader at all.
+    FilesystemSkillLoader plain({.reader = std::make_shared<LocalSkillReader>()});
+    CHECK(names_of(plain.discover()) == std::vector<std::string>{"cwd-skill", "home-skill"});
+    FilesystemSkillLoader none(FilesystemLoaderOptions{});
+    CHECK(names_of(none.discover()) == std::vector<std::string>{"cwd-skill", "home-skill"});
 }

@@ -98,8 +98,8 @@ TEST_CASE("activation text is valid UTF-8 for a resource named with bad bytes", 
     const std::string text = render_skill_content(s, {.include_directory = false});
     CHECK(text ==
           "<skill_content name=\"good\">\nBody.\n\n<skill_resources>\n"
-          "  <file path=\"notes\xEF\xBF\xBD.md\" read_path=\"/lib/good/notes\xEF\xBF\xBD.md\" />\n"
-          "  <file path=\"ok.md\" read_path=\"/lib/good/ok.md\" />\n</skill_resources>\n</skill_content>");
+          "  <file path=\"notes\xEF\xBF\xBD.md\" />\n"
+          "  <file path=\"ok.md\" />\n</skill_resources>\n</skill_content>");
 }
 
 // ---------------------------------------------------------------------------------------

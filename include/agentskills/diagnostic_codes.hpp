@@ -61,6 +61,8 @@ inline constexpr std::string_view duplicate_copy = "duplicate-copy";
 inline constexpr std::string_view entry_name_refused = "entry-name-refused";
 inline constexpr std::string_view confusable_name = "confusable-name";
 inline constexpr std::string_view root_unreadable = "root-unreadable";
+/// An `exclude` name that matches no skill (a warning: the run goes on without it).
+inline constexpr std::string_view exclude_unknown = "exclude-unknown";
 // --- run time (SkillsShim, the activation core)
 inline constexpr std::string_view ignored_behavioral_fields = "ignored-behavioral-fields";
 inline constexpr std::string_view prompt_budget_omitted = "prompt-budget-omitted";
@@ -117,6 +119,7 @@ inline constexpr std::array all = {
     entry_name_refused,
     confusable_name,
     root_unreadable,
+    exclude_unknown,
     ignored_behavioral_fields,
     prompt_budget_omitted,
     resource_list_truncated,

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -65,9 +66,12 @@ struct SkillDefinition {
     /// The full manifest and the bundled files listed when the catalog was loaded.
     SkillManifest manifest = {};
     std::vector<SkillResource> resources = {};
+    /// Files of the skill directory left out of `resources` by the loader's cap.
+    std::size_t omitted_resources = 0;
 
-    /// The skill's instructions as the model receives them on activation
-    /// (render_skill_content, directory line only when `in_run_workspace`). With `arguments`,
+    /// The skill's instructions exactly as the model receives them on activation
+    /// (render_activation_text: wrapper tags in the body neutralized, model text, the
+    /// `and N more` line; the directory and `read_path`s only when `in_run_workspace`). With `arguments`,
     /// the body first goes through substitute_arguments, bounded by `max_bytes` (0 = no limit;
     /// past it, ConfigurationError). `render()` equals the activation text.
     [[nodiscard]] std::string render(std::optional<std::string_view> arguments = std::nullopt,
@@ -124,13 +128,17 @@ void validate_skills_config(const SkillsConfig& config);
 /// earlier skill and reports the later one as `duplicate_name`. Otherwise `discover` throws
 /// DiscoveryError naming both files.
 ///
-/// No diagnostic callback is ever called. Thread safety: `discover` and `load` may be called
-/// from several threads at once.
+/// `on_diagnostic`, when given, is called once for each diagnostic of each `discover()` — what
+/// each configuration's discovery reported (skipped skills, unknown exclude names, ...) and what
+/// the merge adds (duplicate names) — in the order of `Discovery::diagnostics`, on the calling
+/// thread, after the merge. Without it no callback is called (load_host_catalog passes none).
+/// Thread safety: `discover` and `load` may be called from several threads at once.
 class CombinedSkillLoader final : public SkillLoader {
 public:
     /// `workspace`: where configurations without their own workspace are read (nullptr = the
     /// local file system). Throws ConfigurationError for an empty list or a bad configuration.
-    explicit CombinedSkillLoader(std::vector<SkillsConfig> configs, const SkillReaderPtr& workspace = nullptr);
+    explicit CombinedSkillLoader(std::vector<SkillsConfig> configs, const SkillReaderPtr& workspace = nullptr,
+                                 std::function<void(const Diagnostic&)> on_diagnostic = nullptr);
     ~CombinedSkillLoader() override;
     CombinedSkillLoader(const CombinedSkillLoader&) = delete;
     CombinedSkillLoader& operator=(const CombinedSkillLoader&) = delete;

@@ -50,9 +50,8 @@ struct SkillContentOptions {
     bool include_directory = true;
 };
 
-/// The first-activation result: `<skill_content name="...">` with the instructions, the skill
-/// directory, the note on relative paths and `<skill_resources>` (one `<file path read_path/>`
-/// per resource, `read_path` = manifest root joined with the resource path).
+/// The first-activation result, exactly as the activation core renders it: this is
+/// `render_activation_text` (activation.hpp) with the same option, kept for the prompt API.
 ///
 ///     <skill_content name="NAME">
 ///     INSTRUCTIONS
@@ -62,12 +61,16 @@ struct SkillContentOptions {
 ///
 ///     <skill_resources>
 ///       <file path="references/a.md" read_path="ROOT/references/a.md" />
+///       and 3 more files are not listed.
 ///     </skill_resources>
 ///     </skill_content>
 ///
-/// The instructions are verbatim (Markdown); the name, directory and paths are XML-escaped.
-/// Like the catalog block, the whole text is model text: control characters other than TAB and
-/// LF, bytes that are not UTF-8, U+FFFE and U+FFFF become U+FFFD, also inside the instructions.
+/// Without `include_directory` the `Skill directory:` line, the note and every `read_path` are
+/// left out (the model's tools could not reach them). The `and N more` line is there only when
+/// `omitted_resources > 0`. The instructions are verbatim Markdown except that the `<` of
+/// anything reading as a wrapper tag (`skill_content`, `skill_resources`) is written `&lt;`;
+/// the name, directory and paths are XML-escaped. The whole text is model text: control
+/// characters other than TAB and LF, bytes that are not UTF-8, U+FFFE and U+FFFF become U+FFFD.
 [[nodiscard]] std::string render_skill_content(const LoadedSkill& skill, const SkillContentOptions& options = {});
 
 }  // namespace agentskills
