@@ -41,7 +41,9 @@ struct FilesystemSkillLoader::Impl {
     explicit Impl(FilesystemLoaderOptions opts);
     void resolve_roots();
     [[nodiscard]] std::size_t thread_count() const noexcept {
-        return options.threads != 0 ? options.threads : std::max(1U, std::thread::hardware_concurrency());
+        const std::size_t asked =
+            options.threads != 0 ? options.threads : std::max(1U, std::thread::hardware_concurrency());
+        return std::min(asked, SKILL_MAX_DISCOVERY_THREADS);
     }
     void publish(std::uint64_t ticket, std::unordered_map<std::string, Kept> kept_now);
     Discovery report(Discovery out) const;

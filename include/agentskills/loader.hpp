@@ -52,6 +52,10 @@ inline constexpr std::size_t SKILL_MAX_RESOURCE_DEPTH = 64;
 /// Directory entries resource listing looks at, at most, per skill; past it the walk stops and
 /// the count of omitted files is a lower bound.
 inline constexpr std::size_t SKILL_RESOURCE_WALK_LIMIT = 100'000;
+/// Most worker threads one discovery uses, whatever `threads` asks: reading SKILL.md files gains
+/// nothing past a few threads, and each thread's allocator arena keeps part of its peak, so the
+/// cap also bounds the memory a hostile library can cost (docs/security.md).
+inline constexpr std::size_t SKILL_MAX_DISCOVERY_THREADS = 8;
 
 enum class MissingDirectories { error, skip };
 enum class DuplicateNames { error, keep_first };
@@ -77,7 +81,7 @@ struct FilesystemLoaderOptions {
     std::size_t max_resources = SKILL_MAX_RESOURCES;
     /// List files and directories whose name starts with '.' as resources (left out by default).
     bool include_hidden_resources = false;
-    /// Worker threads for discovery; 0 = the machine's cores.
+    /// Worker threads for discovery; 0 = the machine's cores; at most SKILL_MAX_DISCOVERY_THREADS.
     std::size_t threads = 0;
     /// Called once for each diagnostic of each discovery (from the calling thread).
     std::function<void(const Diagnostic&)> on_diagnostic = nullptr;
