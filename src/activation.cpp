@@ -197,6 +197,28 @@ bool ShimStateActivationStore::mark_prompt_delivered() {
 }
 
 // ---------------------------------------------------------------------------------------
+// Active skills in a run state
+
+std::vector<std::string> RunStateView::active_skill_names() const {
+    const json all = state_->shim_state.snapshot();
+    std::vector<std::string> out;
+    for (const auto& [key, value] : all.items()) {
+        if (key.size() < ACTIVE_SKILL_NAMES_STATE_KEY_SUFFIX.size() ||
+            std::string_view(key).substr(key.size() - ACTIVE_SKILL_NAMES_STATE_KEY_SUFFIX.size()) !=
+                ACTIVE_SKILL_NAMES_STATE_KEY_SUFFIX) {
+            continue;
+        }
+        if (!value.is_array()) continue;
+        for (const auto& name : value) {
+            if (!name.is_string()) continue;
+            auto s = name.get<std::string>();
+            if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(std::move(s));
+        }
+    }
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------
 // The activation text
 
 namespace {

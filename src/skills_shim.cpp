@@ -119,9 +119,8 @@ ToolSpec make_resource_tool_spec(const std::string& tool_name) {
 /// The reader a skill's files are read through.
 SkillReaderPtr reader_for(const SkillCatalog& catalog, const SkillReaderPtr& configured, const std::string& name) {
     if (configured) return configured;
-    if (auto* fsl = dynamic_cast<FilesystemSkillLoader*>(catalog.loader().get())) return fsl->reader();
-    if (auto* combined = dynamic_cast<CombinedSkillLoader*>(catalog.loader().get())) {
-        if (SkillReaderPtr r = combined->reader_for(name)) return r;
+    if (const SkillLoaderPtr& loader = catalog.loader()) {
+        if (SkillReaderPtr r = loader->reader_for(name)) return r;
     }
     static const SkillReaderPtr local = std::make_shared<LocalSkillReader>();
     return local;

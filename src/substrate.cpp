@@ -179,18 +179,11 @@ std::string SkillManager::inject_into_prompt(std::string_view base) const {
 
 SkillReaderPtr SkillManager::reader_for(const SkillManifest& manifest) const {
     if (options_.reader) return options_.reader;
-    if (auto* fsl = dynamic_cast<FilesystemSkillLoader*>(options_.loader.get())) return fsl->reader();
-    if (auto* combined = dynamic_cast<CombinedSkillLoader*>(options_.loader.get())) {
-        return combined->reader_for(manifest.name);
-    }
-    return nullptr;
+    return options_.loader->reader_for(manifest.name);
 }
 
 bool SkillManager::include_directory_for(const SkillManifest& manifest) const {
-    if (auto* combined = dynamic_cast<CombinedSkillLoader*>(options_.loader.get())) {
-        return combined->in_run_workspace(manifest.name);
-    }
-    return true;
+    return options_.loader->in_run_workspace(manifest.name);
 }
 
 SkillPackagePtr SkillManager::activate(std::string_view name_or_alias) { return activate_once(name_or_alias).package; }

@@ -1,7 +1,12 @@
 // Tests for harness.hpp: messages and JSON, run state, prepared turns, the agent loop.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include <agentskills/errors.hpp>
@@ -114,14 +119,6 @@ TEST_CASE("ShimState append_if_unique is atomic", "[harness][concurrency]") {
     CHECK(s.get("names").size() == 50);
 }
 
-TEST_CASE("RunStateView unions every active-skill-names key", "[harness]") {
-    RunState st;
-    st.shim_state.set("docs:active-skill-names", json::array({"b", "a"}));
-    st.shim_state.set("skills:active-skill-names", json::array({"a", "c"}));
-    st.shim_state.set("other:names", json::array({"z"}));
-    CHECK(RunStateView(st).active_skill_names() == std::vector<std::string>{"b", "a", "c"});
-}
-
 TEST_CASE("PreparedTurn applies exclusions and restrictions after everything was added", "[harness]") {
     RunState st;
     st.instructions = "base";
@@ -218,4 +215,38 @@ TEST_CASE("DefaultAgent runs one response's tool calls in parallel, keeping thei
     const auto& h = agent.run_state().history;
     for (int i = 0; i < 4; ++i) CHECK(h[static_cast<std::size_t>(2 + i)].content == std::to_string(i));
     CHECK(peak.load() > 1);
+}
+
+TEST_CASE("the harness layer knows nothing about skills", "[harness]") {
+    // Its headers include only each other, nlohmann/json and the standard library, and never
+    // speak of skills (the project name "agentskills" aside).
+    const std::filesystem::path dir = std::filesystem::path(AGENTSKILLS_SOURCE_DIR) / "include/agentskills/harness";
+    const std::vector<std::string> parts = {"agent.hpp", "messages.hpp", "run_state.hpp", "shim.hpp"};
+    std::size_t seen = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        const std::string file = entry.path().filename().string();
+        INFO(file);
+        CHECK(std::find(parts.begin(), parts.end(), file) != parts.end());
+        ++seen;
+        std::ifstream in(entry.path());
+        REQUIRE(in);
+        std::string line;
+        while (std::getline(in, line)) {
+            INFO(line);
+            std::string lower;
+            std::transform(line.begin(), line.end(), std::back_inserter(lower),
+                           [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
+            for (auto pos = lower.find("agentskills"); pos != std::string::npos; pos = lower.find("agentskills"))
+                lower.erase(pos, 11);
+            CHECK(lower.find("skill") == std::string::npos);
+            if (line.rfind("#include \"", 0) == 0) {
+                const std::string target = line.substr(10, line.find('"', 10) - 10);
+                CHECK(std::find(parts.begin(), parts.end(), target) != parts.end());
+            } else if (line.rfind("#include <", 0) == 0) {
+                const std::string target = line.substr(10, line.find('>', 10) - 10);
+                CHECK((target == "nlohmann/json.hpp" || target.find('/') == std::string::npos));
+            }
+        }
+    }
+    CHECK(seen == parts.size());
 }

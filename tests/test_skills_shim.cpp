@@ -404,6 +404,14 @@ TEST_CASE("a custom shim name changes the state keys", "[shim]") {
     CHECK(RunStateView(st).active_skill_names() == std::vector<std::string>{"pdf-forms"});
 }
 
+TEST_CASE("RunStateView unions every active-skill-names key", "[shim]") {
+    RunState st;
+    st.shim_state.set("docs:active-skill-names", json::array({"b", "a"}));
+    st.shim_state.set("skills:active-skill-names", json::array({"a", "c"}));
+    st.shim_state.set("other:names", json::array({"z"}));
+    CHECK(RunStateView(st).active_skill_names() == std::vector<std::string>{"b", "a", "c"});
+}
+
 TEST_CASE("two skills shims in one agent: the run-state view gives the union", "[shim]") {
     auto docs =
         std::make_shared<TestLoader>(std::vector<LoadedSkill>{make_skill("guide", "Docs guide.", "d/guide", "g")});

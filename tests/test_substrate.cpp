@@ -209,6 +209,54 @@ TEST_CASE("SkillManager over a FilesystemSkillLoader", "[substrate][manager]") {
     CHECK(package->to_context_block().find("Skill directory: " + root) != std::string::npos);
 }
 
+namespace {
+
+/// A loader of its own that reads through a given reader and keeps skills out of the workspace.
+class ElsewhereLoader final : public SkillLoader {
+public:
+    explicit ElsewhereLoader(SkillReaderPtr reader) : reader_(std::move(reader)) {}
+    Discovery discover() override {
+        Discovery d;
+        d.skills.push_back(skill().manifest);
+        return d;
+    }
+    LoadedSkill load(std::string_view) override { return skill(); }
+    bool in_run_workspace(std::string_view name) const override { return name != "remote"; }
+    SkillReaderPtr reader_for(std::string_view name) const override { return name == "remote" ? reader_ : nullptr; }
+
+private:
+    static LoadedSkill skill() {
+        LoadedSkill s;
+        s.manifest.name = "remote";
+        s.manifest.description = "Served from elsewhere.";
+        s.manifest.root = "lib/remote";
+        s.manifest.skill_file = "lib/remote/SKILL.md";
+        s.instructions = "Use the guide.";
+        s.resources = {{"references/guide.md"}};
+        return s;
+    }
+    SkillReaderPtr reader_;
+};
+
+}  // namespace
+
+TEST_CASE("SkillManager asks any loader for the reader and the workspace", "[substrate][manager]") {
+    auto reader = std::make_shared<MemorySkillReader>();
+    reader->add_file("lib/remote/references/guide.md", "the guide");
+    SkillManager manager({.loader = std::make_shared<ElsewhereLoader>(reader)});
+    auto package = manager.activate("remote");
+    REQUIRE(package != nullptr);
+    CHECK(package->read_reference("guide.md") == std::optional<std::string>("the guide"));
+    CHECK(package->to_context_block() ==
+          "## Skill: remote\n\nUse the guide.\n\n"
+          "Bundled files (relative to the skill directory):\n- references/guide.md");
+
+    // The base class defaults: no reader of its own, always in the workspace.
+    const CountingLoader plain;
+    CHECK(plain.reader_for("code-review") == nullptr);
+    CHECK(plain.in_run_workspace("code-review"));
+}
+
 // ---------------------------------------------------------------------------------------
 // SkillTool
 

@@ -114,6 +114,26 @@ private:
 };
 
 // ---------------------------------------------------------------------------------------
+// Active skills in a run state
+
+/// Suffix of the `shim_state` keys where skills shims record the active skill names
+/// (`"<shim name>:active-skill-names"`, an array in activation order).
+inline constexpr std::string_view ACTIVE_SKILL_NAMES_STATE_KEY_SUFFIX = ":active-skill-names";
+
+/// The skills side of a run state: what the skills shims of an agent recorded in it (read only).
+class RunStateView {
+public:
+    explicit RunStateView(const RunState& state) noexcept : state_(&state) {}
+    /// The union of the names under every `shim_state` key ending in
+    /// ACTIVE_SKILL_NAMES_STATE_KEY_SUFFIX: keys in sorted order, names in activation order,
+    /// each name once.
+    [[nodiscard]] std::vector<std::string> active_skill_names() const;
+
+private:
+    const RunState* state_;
+};
+
+// ---------------------------------------------------------------------------------------
 // The activation text
 
 /// How `render_activation_text` renders a skill.

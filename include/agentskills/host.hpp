@@ -150,7 +150,7 @@ public:
     /// (true for an unknown name).
     [[nodiscard]] bool in_run_workspace(std::string_view name) const override;
     /// The reader the skill named `name` was found through (nullptr for an unknown name).
-    [[nodiscard]] SkillReaderPtr reader_for(std::string_view name) const;
+    [[nodiscard]] SkillReaderPtr reader_for(std::string_view name) const override;
     [[nodiscard]] const std::vector<SkillsConfig>& configs() const noexcept;
 
 private:

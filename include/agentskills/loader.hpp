@@ -40,6 +40,13 @@ public:
         (void)name;
         return true;
     }
+    /// The reader the files of the skill named `name` are read through (resources, activation),
+    /// or nullptr when the loader does not read skills through a SkillReader or does not know
+    /// the name; callers then use their configured or the local reader.
+    [[nodiscard]] virtual SkillReaderPtr reader_for(std::string_view name) const {
+        (void)name;
+        return nullptr;
+    }
 };
 
 using SkillLoaderPtr = std::shared_ptr<SkillLoader>;
@@ -102,6 +109,11 @@ public:
     [[nodiscard]] const FilesystemLoaderOptions& options() const noexcept;
     /// The reader in use (the local one when none was given).
     [[nodiscard]] const SkillReaderPtr& reader() const noexcept;
+    /// reader(), for every name.
+    [[nodiscard]] SkillReaderPtr reader_for(std::string_view name) const override {
+        (void)name;
+        return reader();
+    }
 
 private:
     struct Impl;

@@ -18,6 +18,7 @@
 #include <variant>
 #include <vector>
 
+#include "activation.hpp"
 #include "catalog.hpp"
 #include "diagnostics.hpp"
 #include "harness.hpp"
@@ -100,8 +101,8 @@ struct SkillsShimOptions {
     std::string resource_tool_name = std::string(DEFAULT_RESOURCE_TOOL_NAME);
     /// Largest text it returns, in bytes (longer files are cut, with a note).
     std::size_t max_resource_bytes = 256 * 1024;
-    /// Where it reads; nullptr = the reader the loader found the skill through (a
-    /// FilesystemSkillLoader's or CombinedSkillLoader's), else the local file system.
+    /// Where it reads; nullptr = the loader's `reader_for` the skill (the reader a
+    /// FilesystemSkillLoader or CombinedSkillLoader found it through), else the local file system.
     SkillReaderPtr resource_reader = nullptr;
     /// How long an activation waits for a parallel call's load of the same skill.
     std::chrono::milliseconds activation_wait_timeout = std::chrono::milliseconds(60000);

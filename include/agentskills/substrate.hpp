@@ -65,8 +65,8 @@ struct SkillManagerOptions {
     SkillLoaderPtr loader = nullptr;
     /// Library roots for the default loader; not with `loader`.
     std::vector<std::string> roots = {};
-    /// Where packages read bundled files. nullptr = the loader's reader when it is a
-    /// FilesystemSkillLoader or CombinedSkillLoader, else the local file system.
+    /// Where packages read bundled files. nullptr = the loader's `reader_for` the skill (the
+    /// reader of a FilesystemSkillLoader or CombinedSkillLoader), else the local file system.
     SkillReaderPtr reader = nullptr;
     /// Discover in the constructor.
     bool auto_discover = true;
