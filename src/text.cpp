@@ -46,11 +46,24 @@ bool needs_model_change(std::int32_t cp) noexcept {
 }  // namespace
 
 bool is_model_text(std::string_view text) noexcept {
-    bool clean = true;
-    for_each_code_point(text, [&](std::int32_t cp, std::string_view) {
-        if (needs_model_change(cp)) clean = false;
-    });
-    return clean;
+    // Plain printable ASCII, TAB and LF are the common case: one comparison a byte; only bytes
+    // from 0x80 on are decoded.
+    const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+    const std::size_t n = text.size();
+    std::size_t pos = 0;
+    while (pos < n) {
+        const unsigned char c = p[pos];
+        if (c < 0x80) {
+            if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7F) return false;
+            ++pos;
+            continue;
+        }
+        utf8proc_int32_t cp = 0;
+        const auto len = utf8proc_iterate(p + pos, static_cast<utf8proc_ssize_t>(n - pos), &cp);
+        if (len <= 0 || is_control_code_point(static_cast<char32_t>(cp))) return false;
+        pos += static_cast<std::size_t>(len);
+    }
+    return true;
 }
 
 std::string model_text(std::string_view text) {
