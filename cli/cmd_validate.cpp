@@ -83,14 +83,15 @@ int run(const ValidateArgs& args) {
         const bool valid = checked.result.ok();
         all_valid = all_valid && valid;
         if (args.json) {
-            nlohmann::json entry{{"path", checked.argument},
-                                 {"skill_file", checked.skill_file},
-                                 {"valid", valid},
-                                 {"name", valid ? nlohmann::json(checked.result.manifest()->name) : nlohmann::json(nullptr)},
-                                 {"skip_reason", checked.result.skip_reason()
-                                                     ? nlohmann::json(std::string(to_string(*checked.result.skip_reason())))
-                                                     : nlohmann::json(nullptr)},
-                                 {"diagnostics", checked.result.diagnostics}};
+            nlohmann::json entry{
+                {"path", checked.argument},
+                {"skill_file", checked.skill_file},
+                {"valid", valid},
+                {"name", valid ? nlohmann::json(checked.result.manifest()->name) : nlohmann::json(nullptr)},
+                {"skip_reason", checked.result.skip_reason()
+                                    ? nlohmann::json(std::string(to_string(*checked.result.skip_reason())))
+                                    : nlohmann::json(nullptr)},
+                {"diagnostics", checked.result.diagnostics}};
             results.push_back(std::move(entry));
         } else {
             for (const auto& d : checked.result.diagnostics) fmt::print("{}\n", format_diagnostic(d));
@@ -106,11 +107,13 @@ int run(const ValidateArgs& args) {
 
 void setup(CLI::App& app, int* status) {
     auto args = std::make_shared<ValidateArgs>();
-    auto* cmd = app.add_subcommand("validate", "Check skills and print every diagnostic (exit 0 valid, 1 invalid, 2 usage)");
+    auto* cmd =
+        app.add_subcommand("validate", "Check skills and print every diagnostic (exit 0 valid, 1 invalid, 2 usage)");
     cmd->add_option("path", args->paths, "A skill directory or its SKILL.md");
     cmd->add_option("--root", args->roots, "A library: check each child directory that holds a SKILL.md");
     cmd->add_flag("--json", args->json, "Print one JSON document (schema in docs/cli.md)");
-    cmd->add_option("--profile", args->profile, "standard (this library's rules) or reference (skills-ref 0.1 verdicts)")
+    cmd->add_option("--profile", args->profile,
+                    "standard (this library's rules) or reference (skills-ref 0.1 verdicts)")
         ->check(CLI::IsMember({"standard", "reference"}))
         ->capture_default_str();
     cmd->add_option("--name-policy", args->name_policy, "keep or require_valid")

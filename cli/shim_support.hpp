@@ -7,6 +7,7 @@
 
 #include <fmt/core.h>
 
+#include <agentskills/activation.hpp>
 #include <agentskills/catalog.hpp>
 #include <agentskills/diagnostics.hpp>
 #include <agentskills/loader.hpp>
@@ -17,7 +18,9 @@ namespace agentskills::cli {
 /// Discovers the libraries `roots` (local file system, no default roots; a missing root is an
 /// error) and reports every skipped skill on stderr, one line each:
 /// `agentskills COMMAND: skipped (REASON): MESSAGE` (the message names the file; escaped with
-/// terminal_text, so it is one line whatever the file is called).
+/// terminal_text, so it is one line whatever the file is called), then, once, the aggregated
+/// warning about Claude Code fields the skills use that the library does not implement:
+/// `agentskills COMMAND: warning: MESSAGE [ignored-behavioral-fields]`.
 inline SkillCatalogPtr discover_roots(const std::vector<std::string>& roots, const char* command) {
     auto loader = std::make_shared<FilesystemSkillLoader>(FilesystemLoaderOptions{
         .roots = roots, .include_default_roots = false, .missing_directories = MissingDirectories::error});
@@ -25,6 +28,8 @@ inline SkillCatalogPtr discover_roots(const std::vector<std::string>& roots, con
     for (const auto& s : catalog->skipped())
         fmt::print(stderr, "agentskills {}: skipped ({}): {}\n", command, to_string(s.reason),
                    terminal_text(s.message));
+    if (auto w = ignored_behavioral_fields_warning(catalog->skills()))
+        fmt::print(stderr, "agentskills {}: warning: {} [{}]\n", command, terminal_text(w->message), w->code);
     return catalog;
 }
 

@@ -19,13 +19,20 @@ std::string format_diagnostic(const Diagnostic& d) {
 
 std::string_view to_string(SkipReason r) noexcept {
     switch (r) {
-        case SkipReason::invalid: return "invalid";
-        case SkipReason::duplicate_name: return "duplicate_name";
-        case SkipReason::not_a_directory: return "not_a_directory";
-        case SkipReason::skill_package: return "skill_package";
-        case SkipReason::too_large: return "too_large";
-        case SkipReason::unreadable: return "unreadable";
-        case SkipReason::missing_directory: return "missing_directory";
+        case SkipReason::invalid:
+            return "invalid";
+        case SkipReason::duplicate_name:
+            return "duplicate_name";
+        case SkipReason::not_a_directory:
+            return "not_a_directory";
+        case SkipReason::skill_package:
+            return "skill_package";
+        case SkipReason::too_large:
+            return "too_large";
+        case SkipReason::unreadable:
+            return "unreadable";
+        case SkipReason::missing_directory:
+            return "missing_directory";
     }
     return "invalid";
 }

@@ -62,9 +62,7 @@ public:
     agentskills::ReadResult read_file(std::string_view path, std::size_t max_bytes) const override {
         return inner_->read_file(path, max_bytes);
     }
-    std::vector<agentskills::DirEntry> list_dir(std::string_view path) const override {
-        return inner_->list_dir(path);
-    }
+    std::vector<agentskills::DirEntry> list_dir(std::string_view path) const override { return inner_->list_dir(path); }
 
 private:
     std::shared_ptr<agentskills::MemorySkillReader> inner_;

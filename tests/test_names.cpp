@@ -35,13 +35,16 @@ TEST_CASE("invalid names and the rule each breaks", "[names]") {
     CHECK(check_skill_name("pdf--processing") == std::vector{NameProblem::consecutive_hyphens});
     CHECK(check_skill_name("My-Skill") == std::vector{NameProblem::not_lowercase});
     CHECK(check_skill_name("my_skill") == std::vector{NameProblem::invalid_character});
-    CHECK(check_skill_name("\xD0\x9D\xD0\x90\xD0\x92\xD0\xAB\xD0\x9A" /* НАВЫК */) == std::vector{NameProblem::not_lowercase});
-    CHECK(check_skill_name("a\xC3\x97" "b" /* a×b */) == std::vector{NameProblem::invalid_character});
+    CHECK(check_skill_name("\xD0\x9D\xD0\x90\xD0\x92\xD0\xAB\xD0\x9A" /* НАВЫК */) ==
+          std::vector{NameProblem::not_lowercase});
+    CHECK(check_skill_name("a\xC3\x97"
+                           "b" /* a×b */) == std::vector{NameProblem::invalid_character});
     CHECK(check_skill_name("my skill") == std::vector{NameProblem::invalid_character});
     CHECK(check_skill_name("my.skill") == std::vector{NameProblem::invalid_character});
-    CHECK(check_skill_name("\xC7\x85" "a" /* titlecase Dž */) == std::vector{NameProblem::not_lowercase});
-    CHECK(check_skill_name("-A_") == std::vector{NameProblem::not_lowercase, NameProblem::edge_hyphen,
-                                                 NameProblem::invalid_character});
+    CHECK(check_skill_name("\xC7\x85"
+                           "a" /* titlecase Dž */) == std::vector{NameProblem::not_lowercase});
+    CHECK(check_skill_name("-A_") ==
+          std::vector{NameProblem::not_lowercase, NameProblem::edge_hyphen, NameProblem::invalid_character});
 }
 
 TEST_CASE("NFKC normalization", "[names]") {
@@ -58,9 +61,9 @@ TEST_CASE("UTF-8 validity, code points and truncation", "[names]") {
     CHECK(is_valid_utf8("plain"));
     CHECK(is_valid_utf8("\xE6\x8A\x80"));
     CHECK_FALSE(is_valid_utf8("\xFF"));
-    CHECK_FALSE(is_valid_utf8("\xC0\xAF"));          // overlong '/'
-    CHECK_FALSE(is_valid_utf8("\xED\xA0\x80"));      // surrogate
-    CHECK_FALSE(is_valid_utf8("\xE6\x8A"));          // cut short
+    CHECK_FALSE(is_valid_utf8("\xC0\xAF"));      // overlong '/'
+    CHECK_FALSE(is_valid_utf8("\xED\xA0\x80"));  // surrogate
+    CHECK_FALSE(is_valid_utf8("\xE6\x8A"));      // cut short
     CHECK(code_point_count("caf\xC3\xA9") == 4);
     CHECK(truncate_code_points("caf\xC3\xA9s", 4) == "caf\xC3\xA9");
     CHECK(truncate_code_points("abc", 10) == "abc");
@@ -71,9 +74,9 @@ TEST_CASE("valid_utf8 replaces each byte that starts no well-formed sequence", "
     CHECK(valid_utf8("") == "");
     CHECK(valid_utf8("plain ascii") == "plain ascii");
     CHECK(valid_utf8("caf\xC3\xA9 \xE6\x8A\x80 \xF0\x9F\x98\x80") == "caf\xC3\xA9 \xE6\x8A\x80 \xF0\x9F\x98\x80");
-    CHECK(valid_utf8("escape: \xEF") == "escape: \xEF\xBF\xBD");  // the first byte of U+FEFF alone
-    CHECK(valid_utf8("\xEF\xBB") == "\xEF\xBF\xBD\xEF\xBF\xBD");  // a cut 3-byte sequence: one per byte
-    CHECK(valid_utf8("a\xC0\xAF_") == "a\xEF\xBF\xBD\xEF\xBF\xBD_");  // overlong '/'
+    CHECK(valid_utf8("escape: \xEF") == "escape: \xEF\xBF\xBD");                  // the first byte of U+FEFF alone
+    CHECK(valid_utf8("\xEF\xBB") == "\xEF\xBF\xBD\xEF\xBF\xBD");                  // a cut 3-byte sequence: one per byte
+    CHECK(valid_utf8("a\xC0\xAF_") == "a\xEF\xBF\xBD\xEF\xBF\xBD_");              // overlong '/'
     CHECK(valid_utf8("\xED\xA0\x80") == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate
     CHECK(valid_utf8("\xFF") == "\xEF\xBF\xBD");
     CHECK(is_valid_utf8(valid_utf8("x\x80y\xF4\x90\x80\x80z")));

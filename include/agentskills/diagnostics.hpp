@@ -14,9 +14,12 @@ enum class Severity { error, warning, info };
 
 [[nodiscard]] constexpr std::string_view to_string(Severity s) noexcept {
     switch (s) {
-        case Severity::error: return "error";
-        case Severity::warning: return "warning";
-        case Severity::info: return "info";
+        case Severity::error:
+            return "error";
+        case Severity::warning:
+            return "warning";
+        case Severity::info:
+            return "info";
     }
     return "error";
 }

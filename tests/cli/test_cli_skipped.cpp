@@ -32,3 +32,23 @@ TEST_CASE("shim commands: a skipped skill is one stderr line with its reason", "
     CHECK(prompt.status == 0);
     CHECK(prompt.err == "agentskills prompt: " + expected_err);
 }
+
+TEST_CASE("shim commands: one aggregated warning for the Claude Code fields the library ignores",
+          "[cli][skipped]") {
+    TempDir dir;
+    dir.write("lib/alpha/SKILL.md", "---\nname: alpha\ndescription: First.\nmodel: opus\ncontext: fork\n---\nBody.\n");
+    dir.write("lib/beta/SKILL.md", "---\nname: beta\ndescription: Second.\nmodel: haiku\n---\nBody.\n");
+    dir.write("lib/plain/SKILL.md", skill_md("plain", "No such fields."));
+    const std::string lib = std::filesystem::canonical(dir.path("lib")).string();
+    const std::string warning =
+        "warning: skills use Claude Code fields that this library does not implement (they have no effect "
+        "here): context (alpha); model (alpha, beta) [ignored-behavioral-fields]\n";
+    for (const char* command : {"to-prompt", "prompt"}) {
+        const auto r = run_cli({command, "--root", lib});
+        CHECK(r.status == 0);
+        CHECK(r.err == std::string("agentskills ") + command + ": " + warning);
+    }
+    const auto activate = run_cli({"activate", "--root", lib, "plain"});
+    CHECK(activate.status == 0);
+    CHECK(activate.err == "agentskills activate: " + warning);
+}
