@@ -33,8 +33,7 @@ TEST_CASE("shim commands: a skipped skill is one stderr line with its reason", "
     CHECK(prompt.err == "agentskills prompt: " + expected_err);
 }
 
-TEST_CASE("shim commands: one aggregated warning for the Claude Code fields the library ignores",
-          "[cli][skipped]") {
+TEST_CASE("shim commands: one aggregated warning for the Claude Code fields the library ignores", "[cli][skipped]") {
     TempDir dir;
     dir.write("lib/alpha/SKILL.md", "---\nname: alpha\ndescription: First.\nmodel: opus\ncontext: fork\n---\nBody.\n");
     dir.write("lib/beta/SKILL.md", "---\nname: beta\ndescription: Second.\nmodel: haiku\n---\nBody.\n");
