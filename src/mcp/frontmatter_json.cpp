@@ -272,26 +272,38 @@ private:
     bool done_ = false;
 };
 
-/// The YAML between the opening `---` line and the closing one (CRLF read as LF, a leading
-/// byte order mark skipped), as the skills extension's clients split SKILL.md.
+/// The frontmatter between the opening and closing `---` lines, split as the SDK client splits
+/// it: CRLF read as LF, a leading BOM skipped. Only the frontmatter is copied (the body of a
+/// large SKILL.md is never touched).
 std::string frontmatter_text(std::string_view skill_md) {
-    std::string text;
-    text.reserve(skill_md.size());
-    for (std::size_t i = 0; i < skill_md.size(); ++i) {
-        if (skill_md[i] == '\r' && i + 1 < skill_md.size() && skill_md[i + 1] == '\n') continue;
-        text.push_back(skill_md[i]);
+    std::string_view v = skill_md;
+    if (v.substr(0, 3) == "\xEF\xBB\xBF") v.remove_prefix(3);
+    std::size_t pos = 0;
+    if (v.substr(0, 4) == "---\n") {
+        pos = 4;
+    } else if (v.substr(0, 5) == "---\r\n") {
+        pos = 5;
+    } else {
+        throw std::runtime_error("SKILL.md does not begin with a \"---\" line");
     }
-    if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
-    if (text.rfind("---\n", 0) != 0) throw std::runtime_error("SKILL.md does not begin with a \"---\" line");
-    std::size_t pos = 4;
-    while (pos <= text.size()) {
-        std::size_t end = text.find('\n', pos);
-        if (end == std::string::npos) end = text.size();
-        std::string_view line(text.data() + pos, end - pos);
+    const std::size_t start = pos;
+    while (pos <= v.size()) {
+        std::size_t end = v.find('\n', pos);
+        const bool has_newline = end != std::string_view::npos;
+        if (!has_newline) end = v.size();
+        std::string_view line = v.substr(pos, end - pos);
+        if (has_newline && !line.empty() && line.back() == '\r') line.remove_suffix(1);
         if (line.substr(0, 3) == "---" && line.find_first_not_of(" \t", 3) == std::string_view::npos) {
-            return text.substr(4, pos - 4);
+            const std::string_view yaml = v.substr(start, pos - start);
+            std::string text;
+            text.reserve(yaml.size());
+            for (std::size_t i = 0; i < yaml.size(); ++i) {
+                if (yaml[i] == '\r' && i + 1 < yaml.size() && yaml[i + 1] == '\n') continue;
+                text.push_back(yaml[i]);
+            }
+            return text;
         }
-        if (end == text.size()) break;
+        if (!has_newline) break;
         pos = end + 1;
     }
     throw std::runtime_error("the frontmatter has no closing \"---\" line");
