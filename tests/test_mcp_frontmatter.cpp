@@ -1,9 +1,14 @@
 // The MCP server's frontmatter -> JSON conversion (YAML 1.2 core schema) and its helpers.
 #ifdef AGENTSKILLS_HAVE_MCP
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -131,6 +136,96 @@ TEST_CASE("mcp helpers: digest, base64, percent escapes, JSON depth", "[mcp]") {
     CHECK(d::mime_type_for("x.MD", true) == "text/markdown");
     CHECK(d::mime_type_for("blob", false) == "application/octet-stream");
     CHECK(d::mime_type_for("notes", true) == "text/plain");
+}
+
+namespace {
+
+/// Wherever the fast path answers, it gives what yaml-cpp gives; where yaml-cpp refuses the text,
+/// the fast path does not answer.
+void check_paths_agree(const std::string& yaml) {
+    CAPTURE(yaml);
+    const std::optional<json> fast = d::simple_frontmatter_json(yaml);
+    if (!fast) return;
+    json slow;
+    REQUIRE_NOTHROW(slow = d::yaml_frontmatter_json(yaml));
+    CHECK(*fast == slow);
+}
+
+}  // namespace
+
+TEST_CASE("mcp: the fast frontmatter path agrees with yaml-cpp", "[mcp]") {
+    const std::vector<std::string> answered = {
+        "name: a\ndescription: d\n",
+        "name: a\ndescription: d\nversion: 1.0\ncount: 12\nflag: true\nnone: ~\nempty:\n",
+        "name: a\nmetadata:\n  owner: docs\n  version: \"2\"\n  n: 0x1f\nlicense: MIT\n",
+        "name: a\ndescription: 'it''s'\n",  // not answered (inner quote), checked anyway
+        "description: Don't panic, it's \"fine\" \xE2\x80\x94 url http://x.y/z?a=b&c\n",
+        "description: \"a: b # c\"\nother: 'x \\ y'\n",
+        "a: -5\nb: -.5\nc: +7\nd: 1e3\ne: 0o17\nf: yes\ng: 2024-01-01\nh: a#b\ni: x|y>z\n",
+        "name: a\n\ndescription: d\n\nmetadata:\n\n  k: v\n",
+    };
+    for (const auto& y : answered) check_paths_agree(y);
+    CHECK(d::simple_frontmatter_json(answered[1]) ==
+          json::parse(R"({"name":"a","description":"d","version":1.0,"count":12,"flag":true,"none":null,
+                          "empty":null})"));
+    // Left to yaml-cpp: anything past flat keys and simple scalars.
+    const std::vector<std::string> refused = {
+        "name: a\ndescription: long\n  continued\n",
+        "name: a\nname: b\n",
+        "tags: [a, b]\n",
+        "x: &a 1\ny: *a\n",
+        "d: |\n  block\n",
+        "d: >\n  folded\n",
+        "a: b # comment\n",
+        "# c\na: b\n",
+        "a: !!str 1\n",
+        "a:\n  - x\n",
+        "a:\n    b: c\n",
+        "a:\n  b:\n    c: d\n",
+        "a: \"x\\ny\"\n",
+        "a: b: c\n",
+        "a:b\n",
+        "a: 'x' y\n",
+        "a: x \n",
+        "a:  x\n",
+        "a: x\ty\n",
+        "a: .inf\n",
+        "? a\n: b\n",
+        " a: b\n",
+        "a: {b: c}\n",
+        "a: x,y\n",
+        "a: -\n",
+        "a: @x\n",
+        "a: %x\n",
+        "a: `x`\n",
+        "1a: b\n",
+        "a: x\xC2\x85y\n",
+        "a: \xEF\xBB\xBFx\n",
+        "a: x\r\n",
+        "a: x:\n",
+    };
+    for (const auto& y : refused) {
+        CAPTURE(y);
+        CHECK_FALSE(d::simple_frontmatter_json(y).has_value());
+    }
+    // Every SKILL.md of a corpus, when AGENTSKILLS_CORPUS names one (the shared corpus in CI).
+    if (const char* corpus = std::getenv("AGENTSKILLS_CORPUS")) {
+        std::size_t files = 0;
+        for (const auto& e : std::filesystem::recursive_directory_iterator(
+                 corpus, std::filesystem::directory_options::skip_permission_denied)) {
+            if (!e.is_regular_file() || e.path().filename() != "SKILL.md") continue;
+            std::ifstream in(e.path(), std::ios::binary);
+            std::stringstream text;
+            text << in.rdbuf();
+            const std::string md = text.str();
+            if (md.rfind("---\n", 0) != 0) continue;
+            const std::size_t close = md.find("\n---\n", 3);
+            if (close == std::string::npos) continue;
+            check_paths_agree(md.substr(4, close - 3));
+            ++files;
+        }
+        CHECK(files > 0);
+    }
 }
 
 #endif  // AGENTSKILLS_HAVE_MCP

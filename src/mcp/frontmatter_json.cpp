@@ -11,6 +11,7 @@
 #include <initializer_list>
 #include <locale>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -272,26 +273,38 @@ private:
     bool done_ = false;
 };
 
-/// The YAML between the opening `---` line and the closing one (CRLF read as LF, a leading
-/// byte order mark skipped), as the skills extension's clients split SKILL.md.
+/// The frontmatter between the opening and closing `---` lines, split as the SDK client splits
+/// it: CRLF read as LF, a leading BOM skipped. Only the frontmatter is copied (the body of a
+/// large SKILL.md is never touched).
 std::string frontmatter_text(std::string_view skill_md) {
-    std::string text;
-    text.reserve(skill_md.size());
-    for (std::size_t i = 0; i < skill_md.size(); ++i) {
-        if (skill_md[i] == '\r' && i + 1 < skill_md.size() && skill_md[i + 1] == '\n') continue;
-        text.push_back(skill_md[i]);
+    std::string_view v = skill_md;
+    if (v.substr(0, 3) == "\xEF\xBB\xBF") v.remove_prefix(3);
+    std::size_t pos = 0;
+    if (v.substr(0, 4) == "---\n") {
+        pos = 4;
+    } else if (v.substr(0, 5) == "---\r\n") {
+        pos = 5;
+    } else {
+        throw std::runtime_error("SKILL.md does not begin with a \"---\" line");
     }
-    if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
-    if (text.rfind("---\n", 0) != 0) throw std::runtime_error("SKILL.md does not begin with a \"---\" line");
-    std::size_t pos = 4;
-    while (pos <= text.size()) {
-        std::size_t end = text.find('\n', pos);
-        if (end == std::string::npos) end = text.size();
-        std::string_view line(text.data() + pos, end - pos);
+    const std::size_t start = pos;
+    while (pos <= v.size()) {
+        std::size_t end = v.find('\n', pos);
+        const bool has_newline = end != std::string_view::npos;
+        if (!has_newline) end = v.size();
+        std::string_view line = v.substr(pos, end - pos);
+        if (has_newline && !line.empty() && line.back() == '\r') line.remove_suffix(1);
         if (line.substr(0, 3) == "---" && line.find_first_not_of(" \t", 3) == std::string_view::npos) {
-            return text.substr(4, pos - 4);
+            const std::string_view yaml = v.substr(start, pos - start);
+            std::string text;
+            text.reserve(yaml.size());
+            for (std::size_t i = 0; i < yaml.size(); ++i) {
+                if (yaml[i] == '\r' && i + 1 < yaml.size() && yaml[i + 1] == '\n') continue;
+                text.push_back(yaml[i]);
+            }
+            return text;
         }
-        if (end == text.size()) break;
+        if (!has_newline) break;
         pos = end + 1;
     }
     throw std::runtime_error("the frontmatter has no closing \"---\" line");
@@ -318,9 +331,121 @@ json core_schema_scalar(std::string_view plain) {
     return json(std::string(plain));
 }
 
-json frontmatter_json(std::string_view skill_md, std::size_t max_depth, std::size_t max_nodes) {
-    const std::string yaml = frontmatter_text(skill_md);
-    std::istringstream in(yaml);
+namespace {
+
+/// Whether `v` holds a byte sequence the fast path leaves to yaml-cpp: ASCII controls and DEL,
+/// C1 controls, U+2028/U+2029, U+FEFF, U+FFFE/U+FFFF.
+bool has_unusual_bytes(std::string_view v) {
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        const auto c = static_cast<unsigned char>(v[i]);
+        if (c < 0x20 || c == 0x7f) return true;
+        if (c == 0xC2 && i + 1 < v.size() && static_cast<unsigned char>(v[i + 1]) < 0xA0) return true;
+        if (c == 0xE2 && v.substr(i, 3) == "\xE2\x80\xA8") return true;
+        if (c == 0xE2 && v.substr(i, 3) == "\xE2\x80\xA9") return true;
+        if (c == 0xEF && (v.substr(i, 3) == "\xEF\xBB\xBF" || v.substr(i, 3) == "\xEF\xBF\xBE" ||
+                          v.substr(i, 3) == "\xEF\xBF\xBF")) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool is_simple_key(std::string_view k) {
+    if (k.empty() || !std::isalpha(static_cast<unsigned char>(k.front()))) return false;
+    return std::all_of(k.begin(), k.end(),
+                       [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-'; });
+}
+
+/// The value of one simple scalar: a plain scalar without indicators, comments or `: `, or a
+/// quoted one without escapes; nullopt for anything else.
+std::optional<json> simple_scalar(std::string_view v) {
+    if (v.empty() || v.front() == ' ' || v.back() == ' ' || has_unusual_bytes(v)) return std::nullopt;
+    const char first = v.front();
+    if (first == '"' || first == '\'') {
+        if (v.size() < 2 || v.back() != first) return std::nullopt;
+        const std::string_view inner = v.substr(1, v.size() - 2);
+        if (inner.find(first) != std::string_view::npos) return std::nullopt;
+        if (first == '"' && inner.find('\\') != std::string_view::npos) return std::nullopt;
+        return json(std::string(inner));
+    }
+    if (std::string_view("?:,[]{}#&*!|>%@`").find(first) != std::string_view::npos) return std::nullopt;
+    if (first == '-' && (v.size() == 1 || !(std::isdigit(static_cast<unsigned char>(v[1])) || v[1] == '.'))) {
+        return std::nullopt;
+    }
+    if (v.find(": ") != std::string_view::npos || v.find(" #") != std::string_view::npos || v.back() == ':') {
+        return std::nullopt;
+    }
+    if (v.find_first_of("[]{},") != std::string_view::npos) return std::nullopt;  // flow indicators: left to yaml-cpp
+    try {
+        return core_schema_scalar(v);
+    } catch (const std::exception&) {
+        return std::nullopt;  // yaml-cpp's path gives the error
+    }
+}
+
+/// `key: value` (or `key:` when `value` is empty); false when the line is not of that form.
+bool split_pair(std::string_view line, std::string_view& key, std::string_view& value) {
+    const std::size_t colon = line.find(':');
+    if (colon == std::string_view::npos) return false;
+    key = line.substr(0, colon);
+    if (!is_simple_key(key)) return false;
+    if (colon + 1 == line.size()) {
+        value = {};
+        return true;
+    }
+    if (line[colon + 1] != ' ') return false;
+    value = line.substr(colon + 2);
+    return !value.empty();
+}
+
+}  // namespace
+
+std::optional<json> simple_frontmatter_json(std::string_view yaml) {
+    json root = json::object();
+    json* nested = nullptr;  // the mapping of the last `key:` line, while its indented lines come
+    std::string nested_key;
+    bool nested_used = false;
+    std::size_t pos = 0;
+    std::size_t lines = 0;
+    while (pos < yaml.size()) {
+        // Far below the node bound of yaml-cpp's path (max_nodes), which then decides.
+        if (++lines > 1000) return std::nullopt;
+        std::size_t end = yaml.find('\n', pos);
+        if (end == std::string_view::npos) end = yaml.size();
+        const std::string_view line = yaml.substr(pos, end - pos);
+        pos = end + 1;
+        if (line.empty()) continue;
+        std::string_view key;
+        std::string_view value;
+        if (line.substr(0, 2) == "  " && nested != nullptr) {
+            if (!split_pair(line.substr(2), key, value) || value.empty()) return std::nullopt;
+            auto typed = simple_scalar(value);
+            if (!typed || nested->contains(std::string(key))) return std::nullopt;
+            (*nested)[std::string(key)] = std::move(*typed);
+            nested_used = true;
+            continue;
+        }
+        if (line.front() == ' ' || !split_pair(line, key, value)) return std::nullopt;
+        if (nested != nullptr && !nested_used) root[nested_key] = nullptr;  // `key:` with nothing below
+        nested = nullptr;
+        if (root.contains(std::string(key))) return std::nullopt;
+        if (value.empty()) {
+            nested_key = std::string(key);
+            root[nested_key] = json::object();
+            nested = &root[nested_key];
+            nested_used = false;
+            continue;
+        }
+        auto typed = simple_scalar(value);
+        if (!typed) return std::nullopt;
+        root[std::string(key)] = std::move(*typed);
+    }
+    if (nested != nullptr && !nested_used) root[nested_key] = nullptr;
+    return root;
+}
+
+json yaml_frontmatter_json(std::string_view yaml, std::size_t max_depth, std::size_t max_nodes) {
+    std::istringstream in{std::string(yaml)};
     Builder builder(max_depth, max_nodes);
     try {
         YAML::Parser parser(in);
@@ -333,6 +458,17 @@ json frontmatter_json(std::string_view skill_md, std::size_t max_depth, std::siz
     if (value.is_null()) value = json::object();
     if (!value.is_object()) throw std::runtime_error("the frontmatter is not a mapping");
     return value;
+}
+
+json frontmatter_json(std::string_view skill_md, std::size_t max_depth, std::size_t max_nodes) {
+    const std::string yaml = frontmatter_text(skill_md);
+    // Most frontmatter is flat `key: value` lines (and one level of `metadata:`): read those
+    // without yaml-cpp, which costs ten times more; anything else goes to yaml-cpp. A test
+    // checks that both give the same value wherever the fast path answers.
+    if (max_depth >= 3 && max_nodes >= 2000 && !yaml.empty()) {
+        if (auto fast = simple_frontmatter_json(yaml)) return std::move(*fast);
+    }
+    return yaml_frontmatter_json(yaml, max_depth, max_nodes);
 }
 
 }  // namespace agentskills::mcp::detail

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <fmt/core.h>
 #include <sys/stat.h>
@@ -156,7 +157,47 @@ std::optional<FileVersion> FileSource::stat(const std::string& path) const {
     }
 }
 
-std::vector<DirEntry> FileSource::list(const std::string& path) const { return reader_->list_dir(path); }
+std::vector<DirEntry> FileSource::list(const std::string& path) const {
+    if (!local_) return reader_->list_dir(path);
+    // The local file system: what LocalSkillReader::list_dir reports of each child's kind and
+    // link-ness, from the directory entry's type where the file system gives it (no stat per
+    // file); sizes and times are not needed here.
+    const std::string native = base_.empty() || (!path.empty() && path.front() == '/') ? path : join_path(base_, path);
+    const int fd = ::open(native.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) throw std::runtime_error(fmt::format("cannot open the directory {}", path));
+    DIR* dir = ::fdopendir(fd);
+    if (dir == nullptr) {
+        ::close(fd);
+        throw std::runtime_error(fmt::format("cannot list {}", path));
+    }
+    struct Closer {
+        DIR* d;
+        ~Closer() { ::closedir(d); }
+    } closer{dir};
+    std::vector<DirEntry> out;
+    for (;;) {
+        errno = 0;
+        const dirent* ent = ::readdir(dir);
+        if (ent == nullptr) {
+            if (errno != 0) throw std::runtime_error(fmt::format("cannot list {}", path));
+            break;
+        }
+        const char* name = ent->d_name;
+        if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
+        DirEntry entry;
+        entry.name = name;
+        unsigned char type = ent->d_type;
+        if (type == DT_UNKNOWN) {
+            struct stat st {};
+            if (::fstatat(::dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // vanished meanwhile
+            type = S_ISLNK(st.st_mode) ? DT_LNK : S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_FIFO;
+        }
+        entry.is_symlink = type == DT_LNK;
+        entry.kind = type == DT_DIR ? EntryKind::directory : type == DT_REG ? EntryKind::file : EntryKind::other;
+        out.push_back(std::move(entry));
+    }
+    return out;
+}
 
 std::string dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
 
@@ -316,6 +357,7 @@ EntryPtr build_entry(const SkillManifest& manifest, std::shared_ptr<const FileSo
                 if (now && now->same_file_state(it->second->version)) old = it->second;
             }
         }
+        const std::string* content = &bytes;  // the file's bytes, for SKILL.md's frontmatter
         if (old != nullptr && (rel != "SKILL.md" || old->cached)) {
             if (old->size > SKILL_MAX_TOTAL_BYTES - total) {
                 throw std::runtime_error(
@@ -326,7 +368,7 @@ EntryPtr build_entry(const SkillManifest& manifest, std::shared_ptr<const FileSo
             f.text = old->text;
             f.version = old->version;
             f.cached = old->cached;
-            if (rel == "SKILL.md") bytes = old->cached->bytes();
+            if (f.cached) content = &f.cached->bytes();
         } else {
             source->read(f.path, SKILL_MAX_TOTAL_BYTES - total, bytes, f.version);
             f.size = bytes.size();
@@ -335,7 +377,10 @@ EntryPtr build_entry(const SkillManifest& manifest, std::shared_ptr<const FileSo
             // A file read while it was being written is served, but never from the cache.
             if (f.version.size != f.size) f.version.trusted = false;
             if (f.version.trusted && budget.used->fetch_add(f.size) + f.size <= budget.limit) {
-                f.cached = std::make_shared<const CachedBytes>(bytes, budget.used);
+                // The buffer itself goes into the cache (no copy); the next file gets a new one.
+                f.cached = std::make_shared<const CachedBytes>(std::move(bytes), budget.used);
+                bytes = std::string();
+                content = &f.cached->bytes();
             } else if (f.version.trusted) {
                 budget.used->fetch_sub(f.size);
             }
@@ -344,7 +389,7 @@ EntryPtr build_entry(const SkillManifest& manifest, std::shared_ptr<const FileSo
         f.mime = rel == "SKILL.md" ? "text/markdown" : mime_type_for(path_basename(rel), f.text);
         if (rel == "SKILL.md") {
             if (!f.text) throw std::runtime_error("SKILL.md is not valid UTF-8");
-            entry->frontmatter = frontmatter_json(bytes, max_depth);
+            entry->frontmatter = frontmatter_json(*content, max_depth);
             check_frontmatter(entry->frontmatter, manifest.name);
         }
         entry->by_rel[rel] = entry->files.size();

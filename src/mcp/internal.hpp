@@ -33,6 +33,12 @@ namespace agentskills::mcp::detail {
 [[nodiscard]] nlohmann::json frontmatter_json(std::string_view skill_md, std::size_t max_depth = 64,
                                               std::size_t max_nodes = 100000);
 
+/// frontmatter_json's two paths over the YAML text alone: a reader of flat `key: value` lines
+/// (one level of nesting, simple scalars) that gives nullopt for anything else, and yaml-cpp.
+[[nodiscard]] std::optional<nlohmann::json> simple_frontmatter_json(std::string_view yaml);
+[[nodiscard]] nlohmann::json yaml_frontmatter_json(std::string_view yaml, std::size_t max_depth = 64,
+                                                   std::size_t max_nodes = 100000);
+
 /// The JSON value of one plain YAML scalar under the core schema (see frontmatter_json).
 [[nodiscard]] nlohmann::json core_schema_scalar(std::string_view plain);
 

@@ -21,10 +21,23 @@ int serve_stdio(const Server& server, std::istream& in, std::ostream& out) {
     };
     const auto output = std::make_shared<Output>();
     output->out = &out;
+    // A line goes out in one write (text and newline together), so the reader is woken once.
     const auto write_line = [output](std::string_view text) {
+        std::string line;
+        line.reserve(text.size() + 1);
+        line.append(text);
+        line.push_back('\n');
         std::lock_guard lock(output->mutex);
         if (output->out == nullptr || !*output->out) return;
-        *output->out << text << '\n' << std::flush;
+        output->out->write(line.data(), static_cast<std::streamsize>(line.size()));
+        output->out->flush();
+    };
+    const auto write_reply = [output](std::string& text) {
+        text.push_back('\n');
+        std::lock_guard lock(output->mutex);
+        if (output->out == nullptr || !*output->out) return;
+        output->out->write(text.data(), static_cast<std::streamsize>(text.size()));
+        output->out->flush();
     };
     struct Detach {
         std::shared_ptr<Output> output;
@@ -65,8 +78,8 @@ int serve_stdio(const Server& server, std::istream& in, std::ostream& out) {
                 "the message is larger than {} bytes\"}}}}",
                 limit));
         } else if (line.find_first_not_of(" \t") != std::string::npos) {
-            const Exchange ex = server.handle(line, *session);
-            if (ex.response) write_line(*ex.response);
+            Exchange ex = server.handle(line, *session);
+            if (ex.response) write_reply(*ex.response);
         }
         bool failed = false;
         {
