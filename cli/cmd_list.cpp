@@ -64,6 +64,7 @@ int run_list(const ListArgs& args) {
     options.exclude = args.exclude;
     options.missing_directories = args.missing_directories;
     options.duplicate_names = args.duplicate_names;
+    options.lazy_bodies = true;  // list prints manifests only
 
     Discovery discovery;
     try {

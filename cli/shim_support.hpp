@@ -20,10 +20,15 @@ namespace agentskills::cli {
 /// `agentskills COMMAND: skipped (REASON): MESSAGE` (the message names the file; escaped with
 /// terminal_text, so it is one line whatever the file is called), then, once, the aggregated
 /// warning about Claude Code fields the skills use that the library does not implement:
-/// `agentskills COMMAND: warning: MESSAGE [ignored-behavioral-fields]`.
-inline SkillCatalogPtr discover_roots(const std::vector<std::string>& roots, const char* command) {
-    auto loader = std::make_shared<FilesystemSkillLoader>(FilesystemLoaderOptions{
-        .roots = roots, .include_default_roots = false, .missing_directories = MissingDirectories::error});
+/// `agentskills COMMAND: warning: MESSAGE [ignored-behavioral-fields]`. A command that never
+/// prints a body passes `lazy_bodies` (FilesystemLoaderOptions::lazy_bodies): bodies are not kept.
+inline SkillCatalogPtr discover_roots(const std::vector<std::string>& roots, const char* command,
+                                      bool lazy_bodies = false) {
+    auto loader = std::make_shared<FilesystemSkillLoader>(
+        FilesystemLoaderOptions{.roots = roots,
+                                .include_default_roots = false,
+                                .missing_directories = MissingDirectories::error,
+                                .lazy_bodies = lazy_bodies});
     SkillCatalogPtr catalog = discover_skill_catalog(loader);
     for (const auto& s : catalog->skipped())
         fmt::print(stderr, "agentskills {}: skipped ({}): {}\n", command, to_string(s.reason),
