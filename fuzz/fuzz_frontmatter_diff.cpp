@@ -7,6 +7,7 @@
 //      same result (kept or skipped, skip reason, body, every diagnostic, the manifest as JSON);
 //   2. the text as a frontmatter: when the fast path reads it, yaml-cpp reads the same tree
 //      (kinds, texts, 0-based lines) with no strict-YAML findings.
+#include <agentskills/names.hpp>
 #include <agentskills/parser.hpp>
 
 #include <nlohmann/json.hpp>
