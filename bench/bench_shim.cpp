@@ -1,4 +1,12 @@
-// SkillsShim activation: a first (cached) activation and the already-active path.
+// SkillsShim activation: a first (cached) activation and the already-active path; one turn's
+// preparation; the first turn of an agent; a skill's resource listing.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
 #include <benchmark/benchmark.h>
 #include <fmt/core.h>
 
@@ -147,3 +155,85 @@ BENCHMARK(BM_activate_core_sqlite)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 #endif
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A library of `n` copies of the sample skill in a temporary directory, made once per process.
+const std::string& local_library(std::size_t n) {
+    static std::map<std::size_t, std::string> made;
+    auto it = made.find(n);
+    if (it != made.end()) return it->second;
+    const fs::path dir = fs::temp_directory_path() / fmt::format("agentskills-bench-{}-lib-{}", ::getpid(), n);
+    fs::remove_all(dir);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::string name = fmt::format("migration-review-{:05}", i);
+        fs::create_directories(dir / name);
+        std::ofstream(dir / name / "SKILL.md") << agentskills::bench::sample_skill_md_named(name);
+    }
+    std::atexit([] {
+        for (const auto& [count, path] : made) {
+            std::error_code ec;
+            fs::remove_all(path, ec);
+        }
+    });
+    return made.emplace(n, dir.string()).first->second;
+}
+
+// First-turn latency of an agent with 100 skills on the local file system: from bind (which
+// discovers the library) to the first model request (the system instruction with the block and
+// the visible tools of the first turn).
+void BM_first_turn_100_skills(benchmark::State& state) {
+    const std::string& lib = local_library(100);
+    for (auto _ : state) {
+        agentskills::SkillsShimOptions options;
+        options.loader = std::make_shared<agentskills::FilesystemSkillLoader>(
+            agentskills::FilesystemLoaderOptions{.roots = {lib}, .include_default_roots = false});
+        agentskills::SkillsShim shim(std::move(options));
+        agentskills::AgentDescriptor agent;
+        agent.name = "bench";
+        std::unique_ptr<agentskills::BoundShim> bound = shim.bind(agent);
+        agentskills::RunState run;
+        bound->on_run_start(run);
+        agentskills::PreparedTurn turn(run, {});
+        bound->prepare_turn(turn);
+        std::vector<agentskills::ToolSpec> specs = turn.visible_tool_specs();
+        benchmark::DoNotOptimize(specs);
+        benchmark::DoNotOptimize(turn.system_instruction());
+    }
+}
+BENCHMARK(BM_first_turn_100_skills)->Unit(benchmark::kMicrosecond);
+
+// Resource listing of one skill directory with 10,000 files (100 directories of 100 files) on
+// the local file system, without a cap: the walk, the order and the list.
+void BM_list_resources_10000_files(benchmark::State& state) {
+    static const fs::path dir = [] {
+        const fs::path d = fs::temp_directory_path() / fmt::format("agentskills-bench-{}-resources", ::getpid());
+        fs::remove_all(d);
+        fs::create_directories(d);
+        std::ofstream(d / "SKILL.md") << agentskills::bench::sample_skill_md();
+        for (int i = 0; i < 100; ++i) {
+            const fs::path sub = d / (i < 30 ? "scripts" : i < 60 ? "references" : "assets") / fmt::format("d{:03}", i);
+            fs::create_directories(sub);
+            for (int j = 0; j < 100; ++j) std::ofstream(sub / fmt::format("f{:03}.txt", j)) << "x\n";
+        }
+        std::atexit([] {
+            std::error_code ec;
+            fs::remove_all(fs::temp_directory_path() / fmt::format("agentskills-bench-{}-resources", ::getpid()), ec);
+        });
+        return d;
+    }();
+    const agentskills::LocalSkillReader reader;
+    std::size_t listed = 0;
+    for (auto _ : state) {
+        agentskills::ResourceList list = agentskills::list_skill_resources(
+            reader, dir.string(), agentskills::ResourceListOptions{.max_resources = 0});
+        listed = list.resources.size();
+        benchmark::DoNotOptimize(list);
+    }
+    state.counters["resources"] = static_cast<double>(listed);
+}
+BENCHMARK(BM_list_resources_10000_files)->Unit(benchmark::kMillisecond);
+
+}  // namespace

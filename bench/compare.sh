@@ -18,6 +18,7 @@
 #   PEERS        npm install directory (default /tmp/agentskills-peers)
 #   ROUNDS RUNS WARMUP   hyperfine rounds, runs per command and round, warm-up runs (3, 5, 2)
 #   SUBCOMMAND   what agentskills runs (default to-prompt; e.g. "list --json" before to-prompt existed)
+#   BASELINE     optional second agentskills binary (an older build) timed in the same groups
 #   OUT          directory for the hyperfine JSON files and the summary (default build-rel/compare)
 #
 # Every command runs through `sh -c` (hyperfine -N, no extra shell), so all three pay the same
@@ -72,10 +73,15 @@ theirs=$(grep -c '<skill>' "$OUT/skills-ref.txt" || true)
 cmd_ours="sh -c '\"$AGENTSKILLS\" $SUBCOMMAND --root \"$LIB\"'"
 cmd_npm="sh -c '\"$SKILLS_REF\" to-prompt \"$LIB\"/*'"
 cmd_cat="sh -c 'cat \"$LIB\"/*/SKILL.md > /dev/null'"
+baseline=()
+if [ -n "${BASELINE:-}" ]; then
+  BASELINE=$(cd "$(dirname "$BASELINE")" && pwd)/$(basename "$BASELINE")
+  baseline=(-n baseline "sh -c '\"$BASELINE\" $SUBCOMMAND --root \"$LIB\"'")
+fi
 for round in $(seq 1 "$ROUNDS"); do
   hyperfine -N --style basic --warmup "$WARMUP" --runs "$RUNS" \
     --export-json "$OUT/round-$round.json" \
-    -n agentskills "$cmd_ours" -n skills-ref "$cmd_npm" -n cat "$cmd_cat"
+    -n agentskills "$cmd_ours" "${baseline[@]}" -n skills-ref "$cmd_npm" -n cat "$cmd_cat"
 done
 
 python3 - "$OUT" "$ROUNDS" "$N" "$bytes" "$ours" "$theirs" <<'EOF'
@@ -90,11 +96,15 @@ lines = [
     f"library: {n} skills, {size} bytes of SKILL.md; <skill> entries: agentskills {ours}, skills-ref {theirs}",
     f"runs per command: {len(times['agentskills'])} ({rounds} rounds)",
 ]
-for k in ("agentskills", "skills-ref", "cat"):
+for k in ("agentskills", "baseline", "skills-ref", "cat"):
+    if k not in times:
+        continue
     v = times[k]
     lines.append(f"median {k:12s} {med[k]*1000:9.1f} ms  (min {min(v)*1000:.1f}, max {max(v)*1000:.1f})")
-lines.append(f"skills-ref / agentskills = {med['skills-ref']/med['agentskills']:.1f}x  (target >= 10x)")
-lines.append(f"agentskills / cat        = {med['agentskills']/med['cat']:.2f}x  (target <= 1.5x)")
+lines.append(f"skills-ref / agentskills = {med['skills-ref']/med['agentskills']:.1f}x  (target >= 20x)")
+lines.append(f"agentskills / cat        = {med['agentskills']/med['cat']:.2f}x  (target <= 1.0x)")
+if "baseline" in med:
+    lines.append(f"baseline / agentskills   = {med['baseline']/med['agentskills']:.2f}x; baseline / cat = {med['baseline']/med['cat']:.2f}x")
 text = "\n".join(lines)
 print(text)
 open(f"{out}/summary.txt", "w").write(text + "\n")

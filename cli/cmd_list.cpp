@@ -54,7 +54,8 @@ int run_list(const ListArgs& args) {
     Discovery discovery;
     try {
         const SkillLoaderPtr loader = make_source_loader(
-            args.sources, {.standard_roots_when_none = true, .missing_directories = MissingDirectories::skip});
+            args.sources,
+            {.standard_roots_when_none = true, .missing_directories = MissingDirectories::skip, .lazy_bodies = true});
         discovery = loader->discover();
     } catch (const ConfigurationError& e) {
         fmt::print(stderr, "agentskills list: {}\n", terminal_text(e.what()));

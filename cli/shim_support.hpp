@@ -27,8 +27,9 @@ namespace agentskills::cli {
 /// terminal_text, so it is one line whatever the file is called), then, once, the aggregated
 /// warning about Claude Code fields the skills use that the library does not implement:
 /// `agentskills COMMAND: warning: MESSAGE [ignored-behavioral-fields]`.
-inline SkillCatalogPtr discover_sources(const SourceArgs& sources, const char* command) {
-    SkillCatalogPtr catalog = discover_skill_catalog(make_source_loader(sources, {}));
+/// A command that never prints a body passes `lazy_bodies` (FilesystemLoaderOptions::lazy_bodies).
+inline SkillCatalogPtr discover_sources(const SourceArgs& sources, const char* command, bool lazy_bodies = false) {
+    SkillCatalogPtr catalog = discover_skill_catalog(make_source_loader(sources, {.lazy_bodies = lazy_bodies}));
     for (const auto& s : catalog->skipped())
         fmt::print(stderr, "agentskills {}: skipped ({}): {}\n", command, to_string(s.reason),
                    terminal_text(s.message));
@@ -38,10 +39,11 @@ inline SkillCatalogPtr discover_sources(const SourceArgs& sources, const char* c
 }
 
 /// discover_sources over the local roots `roots`.
-inline SkillCatalogPtr discover_roots(const std::vector<std::string>& roots, const char* command) {
+inline SkillCatalogPtr discover_roots(const std::vector<std::string>& roots, const char* command,
+                                      bool lazy_bodies = false) {
     SourceArgs sources;
     sources.roots = roots;
-    return discover_sources(sources, command);
+    return discover_sources(sources, command, lazy_bodies);
 }
 
 /// One scripted run of an agent with `shim`: the model's first response calls the activation

@@ -107,6 +107,7 @@ FilesystemLoaderOptions filesystem_options(const SourceArgs& args, const SourceD
     if (args.max_bytes) options.max_bytes = *args.max_bytes;
     if (!args.include.empty()) options.include = args.include;
     options.exclude = args.exclude;
+    options.lazy_bodies = defaults.lazy_bodies;
     return options;
 }
 

@@ -65,6 +65,8 @@ struct SourceFlags {
 struct SourceDefaults {
     bool standard_roots_when_none = false;  ///< no source at all: the standard roots (list)
     MissingDirectories missing_directories = MissingDirectories::error;
+    /// FilesystemLoaderOptions::lazy_bodies: for commands that never print a body.
+    bool lazy_bodies = false;
 };
 
 /// Declares the flags of `flags` on `cmd`, storing into `args` (which must outlive parsing).

@@ -8,7 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${1:?usage: make_seeds.sh BUILD_DIR [SHARED_CORPUS]}
 shared=${2:-$here/../../shared/corpus}
 out="$build/fuzz-corpus"
-mkdir -p "$out/parser" "$out/paths" "$out/discovery" "$out/render" "$out/agent_spec"
+mkdir -p "$out/parser" "$out/frontmatter_diff" "$out/paths" "$out/discovery" "$out/render" "$out/agent_spec"
 
 if [ ! -d "$shared" ]; then
   echo "make_seeds: no shared corpus at $shared; the handmade seeds alone are used"
@@ -51,6 +51,8 @@ for f in files:
     # Parser seeds: option byte 0 (standard profile, keep), some with 4 or 7 to vary options.
     flag = {0: b"\x07", 1: b"\x04"}.get(n % 8, b"\x00")
     with open(os.path.join(out, "parser", "shared-%d" % n), "wb") as o:
+        o.write(flag + data)
+    with open(os.path.join(out, "frontmatter_diff", "shared-%d" % n), "wb") as o:
         o.write(flag + data)
     # Path seeds: the path of the file inside the corpus.
     if n % 4 == 0:

@@ -83,7 +83,9 @@ struct CacheEntry {
     bool hashed = false;                    // hash only when `verify` (hashing costs a pass)
     std::string name_key;                   // NFKC of the manifest's name
     std::optional<SkillManifest> manifest;  // located where the candidate that was parsed is
-    std::string body;
+    std::string body;                       // empty when `lazy` (read again by ParseCache::lazy_body)
+    bool lazy = false;                      // parsed under lazy_bodies: the body was not kept
+    std::string dir_name;                   // for parsing the file again (lazy entries only)
     Diagnostics diagnostics;
     std::optional<SkipReason> skip_reason;
     std::string skip_message;
@@ -231,6 +233,7 @@ struct ParseSettings {
     NamePolicy name_policy = NamePolicy::keep;
     std::size_t max_lines = SKILL_MAX_FILE_LINES;
     std::size_t max_bytes = SKILL_MAX_FILE_BYTES;
+    bool lazy_bodies = false;
 };
 
 class ParseCache {
@@ -240,6 +243,11 @@ public:
     void process(Candidate& c);
     /// Whether two parsed files hold the same bytes (size and hash, then both read again).
     [[nodiscard]] bool same_bytes(const Candidate& a, const Candidate& b) const;
+    /// The body of a lazy entry, from its file read again at `where`; when the file changed
+    /// since discovery, `manifest` becomes the manifest parsed now. Throws IoError when the file
+    /// no longer parses or now names another skill, and what the reader throws.
+    [[nodiscard]] std::string lazy_body(const CacheEntry& entry, const SkillLocation& where,
+                                        SkillManifest& manifest) const;
     /// Forgets the files that are not in `live` (paths of SKILL.md files still there).
     void keep_only(const std::unordered_set<std::string_view>& live);
 

@@ -10,6 +10,7 @@
 #include "agentskills/names.hpp"
 #include "agentskills/parser.hpp"
 #include "discovery_common.hpp"
+#include "parse_session.hpp"
 
 namespace agentskills::detail {
 
@@ -123,9 +124,19 @@ void ParseCache::store(Candidate& c, const FileStat& st, std::string_view data, 
     popts.path = c.skill_file;  // for the diagnostics; the location is set below
     popts.directory_name = c.dir_name;
     popts.truncated = truncated;
-    ParseResult parsed = parse_skill_md(data, popts);
+    ParseResult parsed;
+    {
+        Parse parse(popts, parsed);
+        if (settings_.lazy_bodies) parse.drop_body();
+        parse.run(data);
+    }
     if (SkillManifest* m = parsed.manifest()) entry->manifest = std::move(*m);
-    entry->body = std::move(parsed.body);
+    if (settings_.lazy_bodies) {
+        entry->lazy = true;
+        entry->dir_name = c.dir_name;
+    } else {
+        entry->body = std::move(parsed.body);
+    }
     entry->diagnostics = std::move(parsed.diagnostics);
     entry->skip_reason = parsed.skip_reason();
     if (truncated) entry->skip_reason = SkipReason::too_large;
@@ -153,6 +164,42 @@ void ParseCache::store(Candidate& c, const FileStat& st, std::string_view data, 
         entries_[c.skill_file] = shared;
     }
     c.entry = std::move(shared);
+}
+
+std::string ParseCache::lazy_body(const CacheEntry& entry, const SkillLocation& where, SkillManifest& manifest) const {
+    const SkillReader& reader = storage_.reader();
+    const std::string path(where.skill_file);
+    const FileStat before = reader.stat(path);
+    ReadResult read = reader.read_file(path, settings_.max_bytes);
+    const FileStat after = reader.stat(path);
+    // The bytes of discovery when the stat (taken around the read) is the one of discovery and
+    // vouches for them, or when they hash the same.
+    bool same = before == entry.stat && after == entry.stat && read.truncated == entry.truncated &&
+                read.data.size() == entry.text_size;
+    if (same && (entry.verify || entry.hashed)) {
+        same = entry.hashed && std::hash<std::string_view>{}(read.data) == entry.text_hash;
+    }
+    ParseOptions popts;
+    popts.name_policy = settings_.name_policy;
+    popts.max_lines = settings_.max_lines;
+    popts.max_bytes = settings_.max_bytes;
+    popts.path = path;
+    popts.directory_name = entry.dir_name;
+    popts.truncated = read.truncated;
+    ParseResult parsed = parse_skill_md(read.data, popts);
+    if (same) return std::move(parsed.body);
+    SkillManifest* now = parsed.manifest();
+    if (now == nullptr) {
+        throw IoError(fmt::format("{} changed since discovery and no longer parses: {}", path,
+                                  first_error_message(parsed.diagnostics)));
+    }
+    if (nfkc(now->name) != entry.name_key) {
+        throw IoError(fmt::format("{} changed since discovery and now names the skill '{}', not '{}'", path, now->name,
+                                  entry.manifest ? entry.manifest->name : entry.name_key));
+    }
+    set_location(*now, where);
+    manifest = std::move(*now);
+    return std::move(parsed.body);
 }
 
 bool ParseCache::same_bytes(const Candidate& a, const Candidate& b) const {

@@ -53,7 +53,8 @@ struct FilesystemSkillLoader::Impl {
 FilesystemSkillLoader::Impl::Impl(FilesystemLoaderOptions opts)
     : options(std::move(opts)),
       storage(options.reader),
-      parse_cache(storage, ParseSettings{options.name_policy, options.max_lines, options.max_bytes}) {
+      parse_cache(storage,
+                  ParseSettings{options.name_policy, options.max_lines, options.max_bytes, options.lazy_bodies}) {
     if (options.include.has_value() && !options.exclude.empty()) {
         throw ConfigurationError("include and exclude cannot be used together");
     }
@@ -142,6 +143,7 @@ LoadedSkill FilesystemSkillLoader::load(std::string_view name) {
     }
     if (need_discovery) (void)impl_->discover();
     LoadedSkill out;
+    Kept lazy;  // a lazy entry, whose body is read below (outside the lock)
     {
         std::shared_lock lock(impl_->kept_mutex);
         auto it = impl_->kept.find(nfkc(name));
@@ -149,8 +151,13 @@ LoadedSkill FilesystemSkillLoader::load(std::string_view name) {
         const Kept& k = it->second;
         out.manifest = *k.entry->manifest;
         set_location(out.manifest, k.location());
-        out.instructions = k.entry->body;
+        if (k.entry->lazy) {
+            lazy = k;
+        } else {
+            out.instructions = k.entry->body;
+        }
     }
+    if (lazy.entry) out.instructions = impl_->parse_cache.lazy_body(*lazy.entry, lazy.location(), out.manifest);
     ResourceList listed = list_skill_resources(
         impl_->storage.reader(), out.manifest.root,
         ResourceListOptions{impl_->options.max_resources, impl_->options.include_hidden_resources});

@@ -14,6 +14,7 @@
 #include "agentskills/names.hpp"
 #include "agentskills/parser.hpp"
 #include "parse_detail.hpp"
+#include "parse_fast.hpp"
 #include "yaml_text.hpp"
 
 namespace agentskills::detail {
@@ -347,6 +348,20 @@ YamlRead read_yaml(std::string_view frontmatter, StrictFindings& strict) {
     if (auto problem = prescan_frontmatter(frontmatter)) {
         out.problem = std::move(problem);
         return out;
+    }
+    // The common shape without yaml-cpp (parse_fast.cpp): the same tree, so the same result.
+    if (frontmatter_fast_path_enabled()) {
+        if (std::optional<YNode> tree = read_common_yaml(frontmatter)) {
+            try {
+                check_json_budget(*tree);
+            } catch (const TooComplex& e) {
+                out.problem =
+                    YamlProblem{codes::yaml_too_complex, std::nullopt, fmt::format("the frontmatter {}", e.what())};
+                return out;
+            }
+            out.root = std::move(tree);
+            return out;
+        }
     }
     TreeBuilder builder(frontmatter, strict);
     try {

@@ -62,7 +62,17 @@ std::string xml_escape(std::string_view text) {
 }
 
 std::string render_available_skills(const std::vector<CatalogEntry>& entries) {
-    std::string out = "<available_skills>\n";
+    // Sized once (escaping may still grow it): a 10,000-skill block is megabytes, and growing it
+    // by doubling would hold two copies at the peak of a to-prompt run.
+    std::size_t size = 64;
+    for (const auto& e : entries) {
+        if (e.manifest == nullptr) continue;
+        size += 104 + e.manifest->name.size() + e.manifest->skill_file.size() +
+                (e.include_description ? e.manifest->description.size() : 0);
+    }
+    std::string out;
+    out.reserve(size);
+    out += "<available_skills>\n";
     for (const auto& e : entries) {
         if (e.manifest == nullptr) continue;
         const SkillManifest& m = *e.manifest;

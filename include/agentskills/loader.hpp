@@ -88,6 +88,14 @@ struct FilesystemLoaderOptions {
     std::size_t max_resources = SKILL_MAX_RESOURCES;
     /// List files and directories whose name starts with '.' as resources (left out by default).
     bool include_hidden_resources = false;
+    /// Keep only the frontmatter of each skill (its manifest) and the file's stat, not its body:
+    /// load() reads SKILL.md again, checks that it did not change since discovery (identity,
+    /// mtime and size; the bytes when the stat cannot vouch for them) and parses it. A file that
+    /// changed is parsed as it is now: load() serves the new manifest and body when it still
+    /// parses under the same name, and throws IoError naming the problem otherwise. For hosts and
+    /// commands that list many skills and activate few (a 10,000-skill catalog keeps a fraction of
+    /// the memory, docs/performance.md).
+    bool lazy_bodies = false;
     /// Worker threads for discovery; 0 = the machine's cores; at most SKILL_MAX_DISCOVERY_THREADS.
     std::size_t threads = 0;
     /// Called once for each diagnostic of each discovery (from the calling thread).

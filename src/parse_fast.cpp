@@ -1,0 +1,264 @@
+// SKILL.md parsing: the frontmatter fast path. Most frontmatters are a few lines of `key: value`
+// with plain or quoted scalars, a block list or a small nested mapping; reading those by lines
+// is many times cheaper than yaml-cpp's scanner and event parser. The reader below accepts only
+// what it can read exactly as yaml-cpp does (the differential fuzz target
+// fuzz/fuzz_frontmatter_diff.cpp and tests/test_parse_fast.cpp hold it to that) and gives up on
+// everything else, which yaml-cpp then parses as before.
+#include "parse_fast.hpp"
+
+#include <cstddef>
+#include <string>
+#include <utility>
+
+namespace agentskills::detail {
+namespace {
+
+thread_local bool fast_path_enabled = true;
+
+// Past these the reader gives up (yaml-cpp then applies the real bounds with their messages):
+// far above any real frontmatter, far below the bounds of parse_yaml.cpp.
+constexpr std::size_t max_nodes = 20000;
+constexpr std::size_t max_depth = 8;
+constexpr std::size_t max_key_bytes = 256;
+
+// Bytes the reader is sure of: printable ASCII, line feeds, and UTF-8 sequences other than the
+// C1 controls (U+0080..U+009F, NEL among them), the line and paragraph separators U+2028 and
+// U+2029, and U+FEFF (a byte-order mark). The text is valid UTF-8 (checked before parsing).
+bool plain_bytes(std::string_view s) noexcept {
+    const std::size_t n = s.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c >= 0x20 && c < 0x7F) continue;
+        if (c == '\n') continue;
+        if (c < 0x80) return false;  // TAB, CR, other C0 controls, DEL
+        const auto at = [&](std::size_t k) { return k < n ? static_cast<unsigned char>(s[k]) : 0u; };
+        if (c == 0xC2 && at(i + 1) <= 0x9F) return false;
+        if (c == 0xE2 && at(i + 1) == 0x80 && (at(i + 2) == 0xA8 || at(i + 2) == 0xA9)) return false;
+        if (c == 0xEF && at(i + 1) == 0xBB && at(i + 2) == 0xBF) return false;
+    }
+    return true;
+}
+
+bool is_key_start(char c) noexcept {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+bool is_key_char(char c) noexcept { return is_key_start(c) || c == '-' || c == '.' || c == '/'; }
+
+bool is_null_word(std::string_view s) noexcept { return s == "null" || s == "Null" || s == "NULL" || s == "~"; }
+
+// What may follow a quoted scalar on its line: nothing, spaces, or spaces and a comment.
+bool only_comment_after(std::string_view tail) noexcept {
+    const std::size_t k = tail.find_first_not_of(' ');
+    return k == std::string_view::npos || (k > 0 && tail[k] == '#');
+}
+
+class Reader {
+public:
+    explicit Reader(std::string_view text) : text_(text) {}
+
+    std::optional<YNode> run() {
+        advance();
+        if (!have_ || failed_ || line_.indent != 0) return std::nullopt;
+        YNode root;
+        if (!mapping(0, 1, root) || failed_ || have_) return std::nullopt;
+        return root;
+    }
+
+private:
+    struct Line {
+        std::string_view text;
+        std::size_t indent = 0;
+        std::size_t number = 0;  // 0-based
+    };
+
+    // Moves to the next line that holds content: blank lines and comment lines at column 0 are
+    // passed over; an indented comment line makes the reader give up.
+    void advance() {
+        while (pos_ < text_.size()) {
+            const std::size_t nl = text_.find('\n', pos_);
+            const std::size_t end = nl == std::string_view::npos ? text_.size() : nl;
+            const std::string_view line = text_.substr(pos_, end - pos_);
+            const std::size_t number = next_number_++;
+            pos_ = nl == std::string_view::npos ? text_.size() : nl + 1;
+            const std::size_t indent = line.find_first_not_of(' ');
+            if (indent == std::string_view::npos) continue;
+            if (line[indent] == '#') {
+                if (indent == 0) continue;
+                failed_ = true;
+                break;
+            }
+            line_ = Line{line, indent, number};
+            have_ = true;
+            return;
+        }
+        have_ = false;
+    }
+
+    [[nodiscard]] bool at_entry(std::size_t indent) const noexcept {
+        const std::string_view t = line_.text;
+        return line_.indent == indent && t[indent] == '-' && (t.size() == indent + 1 || t[indent + 1] == ' ');
+    }
+
+    bool count() noexcept { return ++nodes_ <= max_nodes; }
+
+    // A block mapping whose keys are at column `indent`, from the current line on.
+    bool mapping(std::size_t indent, std::size_t depth, YNode& out) {
+        if (depth > max_depth) return false;
+        out.kind = YNode::Kind::mapping;
+        out.line = line_.number;
+        while (have_ && !failed_ && line_.indent == indent) {
+            if (at_entry(indent)) return false;  // a list item where a key belongs
+            const std::string_view rest = line_.text.substr(indent);
+            std::size_t k = 0;
+            if (!is_key_start(rest[0])) return false;
+            while (k < rest.size() && k < max_key_bytes && is_key_char(rest[k])) ++k;
+            if (k >= rest.size() || rest[k] != ':' || (k + 1 < rest.size() && rest[k + 1] != ' ')) return false;
+            const std::string_view key_text = rest.substr(0, k);
+            if (is_null_word(key_text)) return false;
+            YNode key;
+            key.kind = YNode::Kind::scalar;
+            key.text = std::string(key_text);
+            key.line = line_.number;
+            if (!count()) return false;
+
+            YNode value;
+            const std::string_view after = rest.substr(k + 1);
+            const std::size_t v = after.find_first_not_of(' ');
+            if (v == std::string_view::npos) {
+                // The value is on the lines below: a nested block, or a list at the key's column.
+                advance();
+                if (!have_ || failed_) return false;
+                if (line_.indent > indent) {
+                    const std::size_t inner = line_.indent;
+                    if (!(at_entry(inner) ? sequence(inner, depth + 1, value) : mapping(inner, depth + 1, value))) {
+                        return false;
+                    }
+                } else if (at_entry(indent)) {
+                    if (!sequence(indent, depth + 1, value)) return false;
+                } else {
+                    return false;  // an empty value
+                }
+            } else {
+                if (after[v] == '#') return false;  // an empty value with a comment
+                if (!scalar(after.substr(v), line_.number, value)) return false;
+                advance();
+            }
+            if (!count()) return false;
+            out.items.push_back(std::move(key));
+            out.items.push_back(std::move(value));
+            if (have_ && line_.indent > indent) return false;  // a continuation, or a stray indent
+        }
+        return !failed_;
+    }
+
+    // A block list whose `-` are at column `indent`, each item a scalar on its line.
+    bool sequence(std::size_t indent, std::size_t depth, YNode& out) {
+        if (depth > max_depth) return false;
+        out.kind = YNode::Kind::sequence;
+        out.line = line_.number;
+        while (have_ && !failed_ && at_entry(indent)) {
+            const std::string_view rest = line_.text.substr(indent + 1);
+            const std::size_t v = rest.find_first_not_of(' ');
+            if (v == std::string_view::npos || rest[v] == '#') return false;  // empty or nested
+            YNode item;
+            if (!scalar(rest.substr(v), line_.number, item) || !count()) return false;
+            out.items.push_back(std::move(item));
+            advance();
+            if (have_ && line_.indent > indent) return false;
+        }
+        return !failed_;
+    }
+
+    // One scalar that ends on its line: `s` starts at its first character, runs to the line end.
+    static bool scalar(std::string_view s, std::size_t line, YNode& out) {
+        out.line = line;
+        out.kind = YNode::Kind::scalar;
+        switch (s[0]) {
+            case '\'':
+                return single_quoted(s, out.text);
+            case '"':
+                return double_quoted(s, out.text);
+            default:
+                break;
+        }
+        // A character that starts another token (or might): the reader does not go there.
+        constexpr std::string_view indicators = "-?:,[]{}#&*!|>'\"%@`";
+        if (indicators.find(s[0]) != std::string_view::npos) return false;
+        std::size_t end = s.size();
+        for (std::size_t i = 1; i < s.size(); ++i) {
+            if (s[i] == ':' && (i + 1 == s.size() || s[i + 1] == ' ')) return false;  // a mapping
+            if (s[i] == '#' && s[i - 1] == ' ') {
+                end = i;
+                break;
+            }
+        }
+        while (end > 0 && s[end - 1] == ' ') --end;
+        const std::string_view text = s.substr(0, end);
+        if (is_null_word(text)) out.kind = YNode::Kind::null;
+        out.text = std::string(text);
+        return true;
+    }
+
+    static bool single_quoted(std::string_view s, std::string& text) {
+        std::size_t i = 1;
+        for (;;) {
+            const std::size_t q = s.find('\'', i);
+            if (q == std::string_view::npos) return false;  // continues on the next line
+            text.append(s.substr(i, q - i));
+            if (q + 1 < s.size() && s[q + 1] == '\'') {
+                text += '\'';
+                i = q + 2;
+                continue;
+            }
+            return only_comment_after(s.substr(q + 1));
+        }
+    }
+
+    static bool double_quoted(std::string_view s, std::string& text) {
+        for (std::size_t i = 1; i < s.size(); ++i) {
+            const char c = s[i];
+            if (c == '"') return only_comment_after(s.substr(i + 1));
+            if (c != '\\') {
+                text += c;
+                continue;
+            }
+            if (++i == s.size()) return false;  // an escaped line break
+            switch (s[i]) {
+                case '\\':
+                case '"':
+                case '/':
+                    text += s[i];
+                    break;
+                case 'n':
+                    text += '\n';
+                    break;
+                case 't':
+                    text += '\t';
+                    break;
+                default:
+                    return false;
+            }
+        }
+        return false;  // continues on the next line
+    }
+
+    std::string_view text_;
+    std::size_t pos_ = 0;
+    std::size_t next_number_ = 0;
+    Line line_;
+    bool have_ = false;
+    bool failed_ = false;
+    std::size_t nodes_ = 0;
+};
+
+}  // namespace
+
+std::optional<YNode> read_common_yaml(std::string_view frontmatter) {
+    if (!plain_bytes(frontmatter)) return std::nullopt;
+    return Reader(frontmatter).run();
+}
+
+bool frontmatter_fast_path_enabled() noexcept { return fast_path_enabled; }
+void set_frontmatter_fast_path(bool enabled) noexcept { fast_path_enabled = enabled; }
+
+}  // namespace agentskills::detail

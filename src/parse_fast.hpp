@@ -1,0 +1,27 @@
+// agentskills-cpp (private) — the frontmatter fast path (parse_fast.cpp): the common shape of a
+// frontmatter read into the same tree that yaml-cpp's events build (parse_yaml.cpp), without
+// yaml-cpp. Anything it is not sure of is left to yaml-cpp.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "parse_detail.hpp"
+
+namespace agentskills::detail {
+
+// The tree of `frontmatter` when it has the common shape, node for node, text for text and line
+// for line what read_yaml builds through yaml-cpp; nullopt when it does not (the caller then
+// parses it with yaml-cpp). The shape: lines of `key: value` at column 0, whose value is a plain,
+// single- or double-quoted scalar on the key's line, a block list of such scalars, or a block
+// mapping of the same shape, up to a few levels deep; blank lines; comment lines at column 0 and
+// comments after a value. No tab, CR or other control character, no anchor, alias, tag, flow
+// collection, block scalar, multi-line scalar, empty value or directive anywhere.
+[[nodiscard]] std::optional<YNode> read_common_yaml(std::string_view frontmatter);
+
+// Whether read_yaml tries read_common_yaml first, for the calling thread (default true). The
+// differential fuzz target and the tests turn it off to get the yaml-cpp result to compare.
+[[nodiscard]] bool frontmatter_fast_path_enabled() noexcept;
+void set_frontmatter_fast_path(bool enabled) noexcept;
+
+}  // namespace agentskills::detail

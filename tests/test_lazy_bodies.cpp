@@ -1,0 +1,118 @@
+// FilesystemLoaderOptions::lazy_bodies: discovery keeps no body; load() reads the file again,
+// serves what an eager loader serves when it did not change, re-parses it when it did, and
+// throws IoError when it no longer parses or names another skill.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include <agentskills/activation.hpp>
+#include <agentskills/catalog.hpp>
+#include <agentskills/errors.hpp>
+#include <agentskills/loader.hpp>
+#include <agentskills/reader.hpp>
+#include <nlohmann/json.hpp>
+
+#include "fs_fixtures.hpp"
+
+using namespace agentskills;
+using agentskills_test::skill_md;
+using agentskills_test::TempDir;
+
+namespace {
+
+FilesystemLoaderOptions options_for(const std::string& root, bool lazy) {
+    return FilesystemLoaderOptions{.roots = {root}, .include_default_roots = false, .lazy_bodies = lazy};
+}
+
+std::string error_of(FilesystemSkillLoader& loader, std::string_view name) {
+    try {
+        (void)loader.load(name);
+    } catch (const IoError& e) {
+        return e.what();
+    }
+    return "(no IoError)";
+}
+
+}  // namespace
+
+TEST_CASE("lazy bodies: load() serves what an eager loader serves", "[loader][lazy-bodies]") {
+    TempDir dir;
+    dir.write("alpha/SKILL.md", skill_md("alpha", "First skill.", "\n\nStep one.\r\nStep two.\n\n"));
+    dir.write("beta/SKILL.md",
+              "---\nname: beta\ndescription: |\n  Second\n  skill.\nmetadata:\n  k: v\n---\nBeta body.\n");
+    dir.write("beta/scripts/run.sh", "echo hi\n");
+    FilesystemSkillLoader eager(options_for(dir.path(), false));
+    FilesystemSkillLoader lazy(options_for(dir.path(), true));
+    const Discovery de = eager.discover();
+    const Discovery dl = lazy.discover();
+    REQUIRE(de.skills.size() == 2);
+    REQUIRE(nlohmann::json(de.skills) == nlohmann::json(dl.skills));
+    for (const char* name : {"alpha", "beta"}) {
+        const LoadedSkill a = eager.load(name);
+        const LoadedSkill b = lazy.load(name);
+        CHECK(nlohmann::json(a.manifest) == nlohmann::json(b.manifest));
+        CHECK(a.instructions == b.instructions);
+        CHECK(a.resources.size() == b.resources.size());
+    }
+    CHECK(lazy.load("alpha").instructions == "Step one.\nStep two.");
+    CHECK(lazy.load("beta").resources.size() == 1);
+}
+
+TEST_CASE("lazy bodies: a file edited after discovery is parsed again", "[loader][lazy-bodies]") {
+    TempDir dir;
+    dir.write("alpha/SKILL.md", skill_md("alpha", "First skill.", "Old body."));
+    FilesystemSkillLoader loader(options_for(dir.path(), true));
+    REQUIRE(loader.discover().skills.size() == 1);
+
+    SECTION("still valid under the same name: the new manifest and body") {
+        dir.write("alpha/SKILL.md", skill_md("alpha", "Edited description.", "New body, longer than before."));
+        const LoadedSkill s = loader.load("alpha");
+        CHECK(s.instructions == "New body, longer than before.");
+        CHECK(s.manifest.description == "Edited description.");
+        CHECK(s.manifest.skill_file == (std::filesystem::path(dir.path()) / "alpha" / "SKILL.md").string());
+    }
+    SECTION("the same size, other bytes: still seen") {
+        dir.write("alpha/SKILL.md", skill_md("alpha", "First skill.", "New body."));
+        CHECK(loader.load("alpha").instructions == "New body.");
+    }
+    SECTION("no longer parses: a clear IoError") {
+        dir.write("alpha/SKILL.md", "---\nname: alpha\n---\nNo description now.\n");
+        const std::string message = error_of(loader, "alpha");
+        CHECK(message.find("alpha/SKILL.md changed since discovery and no longer parses: the frontmatter has no "
+                           "'description'") != std::string::npos);
+    }
+    SECTION("names another skill now: a clear IoError") {
+        dir.write("alpha/SKILL.md", skill_md("gamma", "Renamed.", "Body."));
+        CHECK(error_of(loader, "alpha").find("changed since discovery and now names the skill 'gamma', not 'alpha'") !=
+              std::string::npos);
+    }
+    SECTION("removed: the reader's error") {
+        std::filesystem::remove(std::filesystem::path(dir.path()) / "alpha" / "SKILL.md");
+        CHECK_THROWS_AS(loader.load("alpha"), NotFoundError);
+    }
+}
+
+TEST_CASE("lazy bodies: a reader without times or identities is checked byte for byte", "[loader][lazy-bodies]") {
+    auto reader = std::make_shared<MemorySkillReader>();
+    reader->add_file("alpha/SKILL.md", skill_md("alpha", "First skill.", "Body one."));
+    FilesystemSkillLoader loader(FilesystemLoaderOptions{.reader = reader, .lazy_bodies = true});
+    REQUIRE(loader.discover().skills.size() == 1);
+    CHECK(loader.load("alpha").instructions == "Body one.");
+    reader->add_file("alpha/SKILL.md", skill_md("alpha", "First skill.", "Body two."));  // same size
+    CHECK(loader.load("alpha").instructions == "Body two.");
+}
+
+TEST_CASE("lazy bodies: an activation of a skill that broke after discovery says why", "[loader][lazy-bodies]") {
+    TempDir dir;
+    dir.write("alpha/SKILL.md", skill_md("alpha", "First skill.", "Body."));
+    auto loader = std::make_shared<FilesystemSkillLoader>(options_for(dir.path(), true));
+    SkillCatalogPtr catalog = discover_skill_catalog(loader);
+    const SkillActivator core(catalog);
+    MemoryActivationStore store;
+    CHECK(core.activate(store, R"({"name":"alpha"})").status == ActivationStatus::content);
+    dir.write("alpha/SKILL.md", "---\nname: alpha\ndescription: [unclosed\n---\nBody.\n");
+    MemoryActivationStore fresh;
+    const ActivationResult r = core.activate(fresh, R"({"name":"alpha"})");
+    CHECK(r.status != ActivationStatus::content);
+    CHECK(r.error.find("changed since discovery and no longer parses") != std::string::npos);
+}
