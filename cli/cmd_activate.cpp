@@ -18,31 +18,19 @@ namespace agentskills::cli {
 namespace {
 
 struct ActivateArgs {
-    std::vector<std::string> roots;
+    SourceArgs sources;
     std::vector<std::string> names;
     std::string tool_name = std::string(DEFAULT_SKILLS_TOOL_NAME);
     bool json = false;
 };
 
 int run(const ActivateArgs& args) {
-    SkillCatalogPtr catalog = discover_roots(args.roots, "activate");
+    SkillCatalogPtr catalog = discover_sources(args.sources, "activate");
     auto shim = std::make_shared<SkillsShim>(SkillsShimOptions{.catalog = catalog, .tool_name = args.tool_name});
     // One response that calls the activation tool once per name, in order; then an answer.
-    std::vector<ToolCall> calls;
-    for (std::size_t i = 0; i < args.names.size(); ++i) {
-        calls.push_back({.id = fmt::format("call_{}", i + 1),
-                         .name = args.tool_name,
-                         .arguments = dump_json(nlohmann::json{{"name", args.names[i]}}, -1)});
-    }
-    auto model =
-        std::make_shared<ScriptedModel>(std::vector<Message>{assistant_message("", calls), assistant_message("")});
-    DefaultAgent agent(
-        {.name = "agentskills-activate", .instructions = "", .model = model, .tools = {}, .shims = {shim}},
-        {.max_turns = 2, .parallel_tool_calls = false, .hooks = nullptr});
-    (void)agent.run("activate");
-
+    const ScriptedActivations run = run_activations(shim, args.tool_name, args.names, {}, "activate");
     std::vector<Message> results;
-    for (const auto& m : agent.run_state().history) {
+    for (const auto& m : run.agent->run_state().history) {
         if (m.role == Role::tool) results.push_back(m);
     }
     if (args.json) {
@@ -62,9 +50,7 @@ void setup(CLI::App& app, int* status) {
         app.add_subcommand("activate",
                            "Print what the activation tool returns, in order, when one run calls it for each NAME "
                            "(a repeated name gets the already-active result)");
-    cmd->add_option("--root", args->roots, "A skills library (repeatable; earlier roots win)")
-        ->required()
-        ->allow_extra_args(false);
+    add_source_options(*cmd, args->sources, {.roots_required = true});
     cmd->add_option("name", args->names, "Skill names, in call order")->required();
     cmd->add_option("--tool-name", args->tool_name, "Name of the activation tool")->capture_default_str();
     cmd->add_flag("--json", args->json, "Print the tool messages as chat-completions JSON");

@@ -1,4 +1,4 @@
-// Host-side use: rendering with arguments, combined configurations, agent specs.
+// Host-side use: arguments, combined configurations, agent specs (definitions: host_definition.cpp).
 #include "agentskills/host.hpp"
 #include "agentskills/diagnostic_codes.hpp"
 
@@ -20,6 +20,7 @@
 #include "agentskills/activation.hpp"
 #include "agentskills/errors.hpp"
 #include "agentskills/names.hpp"
+#include "agentskills/policy_words.hpp"
 #include "agentskills/prompt.hpp"
 #include "canonical_name.hpp"
 #include "yaml_text.hpp"
@@ -107,25 +108,6 @@ std::string substitute_arguments(std::string_view body, std::string_view argumen
         out.append(arguments);
     }
     return out;
-}
-
-// ---------------------------------------------------------------------------------------
-// Skill definitions
-
-std::string SkillDefinition::render(std::optional<std::string_view> arguments, std::size_t max_bytes) const {
-    LoadedSkill skill{manifest, arguments ? substitute_arguments(body, *arguments, max_bytes) : body, resources,
-                      omitted_resources};
-    // The activation core's renderer: render() is exactly what the model is handed.
-    return render_activation_text(skill, ActivationTextOptions{.include_directory = in_run_workspace});
-}
-
-const SkillDefinition* HostCatalog::find(std::string_view name) const {
-    if (!name.empty() && name.front() == '/') name.remove_prefix(1);
-    const std::string key = nfkc(name);
-    for (const auto& s : skills) {
-        if (nfkc(s.name) == key) return &s;
-    }
-    return nullptr;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -312,21 +294,7 @@ HostCatalog load_host_catalog(const std::vector<SkillsConfig>& configs, const Sk
     catalog.diagnostics = std::move(d.diagnostics);
     catalog.skills.reserve(d.skills.size());
     for (const auto& m : d.skills) {
-        LoadedSkill loaded = loader.load(m.name);
-        SkillDefinition def;
-        def.name = loaded.manifest.name;
-        def.description = loaded.manifest.description;
-        def.body = std::move(loaded.instructions);
-        def.path = loaded.manifest.skill_file;
-        def.directory = loaded.manifest.root;
-        def.model_invocable = loaded.manifest.model_invocable();
-        def.user_invocable = loaded.manifest.user_invocable;
-        def.in_run_workspace = loader.in_run_workspace(m.name);
-        def.ignored_behavioral_fields = loaded.manifest.ignored_behavioral_fields;
-        def.manifest = std::move(loaded.manifest);
-        def.resources = std::move(loaded.resources);
-        def.omitted_resources = loaded.omitted_resources;
-        catalog.skills.push_back(std::move(def));
+        catalog.skills.push_back(SkillDefinition::from_loaded(loader.load(m.name), loader.in_run_workspace(m.name)));
     }
     return catalog;
 }
@@ -562,13 +530,12 @@ std::string string_value(const json& v, std::string_view key) {
     return v.get<std::string>();
 }
 
-// One of two words, mapped to its enumerator; anything else names both choices.
+// A policy word (policy_words.hpp), mapped to its enumerator; anything else names every choice.
 template <class E>
-E either(const json& v, std::string_view key, std::pair<std::string_view, E> a, std::pair<std::string_view, E> b) {
+E policy_value(const json& v, std::string_view key) {
     const std::string s = string_value(v, key);
-    if (s == a.first) return a.second;
-    if (s == b.first) return b.second;
-    throw ConfigurationError(fmt::format("agent spec: '{}' must be '{}' or '{}', not '{}'", key, a.first, b.first, s));
+    if (auto value = policy_from_word<E>(s)) return *value;
+    throw ConfigurationError(fmt::format("agent spec: '{}' must be {}, not '{}'", key, policy_word_choices<E>(), s));
 }
 
 SkillsConfig config_from_mapping(const json& m) {
@@ -583,11 +550,9 @@ SkillsConfig config_from_mapping(const json& m) {
         } else if (key == "exclude") {
             c.exclude = string_list(value, key, false);
         } else if (key == "missing_directories") {
-            c.missing_directories = either(value, key, std::pair{std::string_view("error"), MissingDirectories::error},
-                                           std::pair{std::string_view("skip"), MissingDirectories::skip});
+            c.missing_directories = policy_value<MissingDirectories>(value, key);
         } else if (key == "duplicate_names") {
-            c.duplicate_names = either(value, key, std::pair{std::string_view("error"), DuplicateNames::error},
-                                       std::pair{std::string_view("keep_first"), DuplicateNames::keep_first});
+            c.duplicate_names = policy_value<DuplicateNames>(value, key);
         } else {
             throw ConfigurationError(
                 fmt::format("agent spec: unknown key '{}' in a Skills configuration (accepted: {})", key, config_keys));
