@@ -19,6 +19,7 @@
 #include "agentskills/errors.hpp"
 #include "agentskills/loader.hpp"
 #include "agentskills/prompt.hpp"
+#include "cli_runner.hpp"
 #include "fs_fixtures.hpp"
 
 using namespace agentskills;
@@ -759,4 +760,22 @@ TEST_CASE("discovery with archive children stays right when it is repeated", "[a
     o.name_policy = NamePolicy::keep;
     FilesystemSkillLoader dir_loader(std::move(o));
     CHECK(skill_names(dir_loader.discover()) == std::vector<std::string>{"alpha", "demo.zip"});
+}
+
+TEST_CASE("agentskills list and render read a library holding a .skill", "[archive][cli]") {
+    if (std::string(AGENTSKILLS_CLI_PATH).empty()) return;  // the program is not built
+    TempDir tmp;
+    tmp.write("lib/alpha/SKILL.md", skill_md("alpha", "A directory skill."));
+    tmp.write("lib/demo.skill", build_zip(good_items()));
+    tmp.write("lib/bad.zip", build_zip(with(good_items(), {"demo/../../evil.md", "x"})));
+    const std::string lib = tmp.path("lib");
+    const auto list = agentskills::test::run_cli({"list", "--root", lib}, tmp.path());
+    CHECK(list.status == 0);
+    CHECK(list.out == "alpha\t" + lib + "/alpha/SKILL.md\ndemo\t" + lib +
+                          "/demo.skill!/demo/SKILL.md\nskipped\tunreadable\t" + lib + "/bad.zip\t" + lib +
+                          "/bad.zip: archive refused (unsafe-name): entry 'demo/../../evil.md': '..' component\n");
+    const auto render = agentskills::test::run_cli({"render", "--root", lib, "demo"}, tmp.path());
+    CHECK(render.status == 0);
+    CHECK(render.out.find("<file path=\"references/guide.md\" read_path=\"" + lib +
+                          "/demo.skill!/demo/references/guide.md\" />") != std::string::npos);
 }

@@ -13,6 +13,7 @@
 #include "agentskills/errors.hpp"
 #include "agentskills/git_reader.hpp"
 #include "agentskills/loader.hpp"
+#include "cli_runner.hpp"
 #include "fs_fixtures.hpp"
 
 using namespace agentskills;
@@ -462,4 +463,16 @@ TEST_CASE("a git: root whose repository or ref is missing is a missing root", "[
     // Without the source installed, a git: root is an ordinary (missing) path.
     FilesystemSkillLoader plain({.roots = {"git:" + repo.dir + "@v1"}, .include_default_roots = false});
     CHECK(plain.discover().skills.empty());
+}
+
+TEST_CASE("agentskills list --root git:<repo>@<tag>", "[git][cli]") {
+    if (std::string(AGENTSKILLS_CLI_PATH).empty()) return;  // the program is not built
+    Repo repo;
+    const auto r = agentskills::test::run_cli({"list", "--root", "git:" + repo.dir + "@v1:skills"}, repo.tmp.path());
+    CHECK(r.status == 0);
+    CHECK(r.out == "alpha\tgit:" + repo.dir + "@" + repo.first + "!/skills/alpha/SKILL.md\n");
+    const auto missing = agentskills::test::run_cli(
+        {"list", "--root", "git:" + repo.dir + "@no-such-tag", "--missing-directories", "error"}, repo.tmp.path());
+    CHECK(missing.status == 1);
+    CHECK(missing.err.find("does not exist") != std::string::npos);
 }
