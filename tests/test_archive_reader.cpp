@@ -607,7 +607,7 @@ TEST_CASE("a library child .skill or .zip is a skill, read in place", "[archive]
     CHECK(skill_names(plain.discover()) == std::vector<std::string>{"alpha"});
 }
 
-TEST_CASE("every archive refusal skips that archive with archive-refused; the others load", "[archive][loader]") {
+TEST_CASE("every archive refusal skips that archive with archive-refused, and the others load", "[archive][loader]") {
     const ArchiveLimits limits{
         .max_archive_bytes = 1'000'000, .max_entries = 8, .max_file_bytes = 150'000, .max_total_bytes = 300'000};
     auto unix_entry = [](std::string name, std::uint32_t mode) {
