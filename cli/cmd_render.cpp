@@ -12,6 +12,7 @@
 #include "agentskills/text.hpp"
 #include "command.hpp"
 #include "numbers.hpp"
+#include "source_options.hpp"
 
 namespace agentskills::cli {
 namespace {
@@ -39,6 +40,7 @@ int render_catalog(const RenderArgs& args) {
         fmt::print(stderr, "agentskills render: pass --root DIR or --spec FILE\n");
         return exit_usage;
     }
+    for (SkillsConfig& c : configs) c.sources = builtin_sources();  // archives, git: roots
     const HostCatalog catalog = load_host_catalog(configs);
     for (const auto& s : catalog.skipped) {
         fmt::print(stderr, "agentskills render: note: {}\n", terminal_text(s.message));

@@ -8,6 +8,12 @@
 
 #include "agentskills/errors.hpp"
 #include "agentskills/policy_words.hpp"
+#if defined(AGENTSKILLS_HAVE_ARCHIVES)
+#include "agentskills/archive_reader.hpp"
+#endif
+#if defined(AGENTSKILLS_HAVE_GIT)
+#include "agentskills/git_reader.hpp"
+#endif
 
 namespace agentskills::cli {
 namespace {
@@ -95,6 +101,17 @@ void add_source_options(CLI::App& cmd, SourceArgs& args, const SourceFlags& flag
     }
 }
 
+SkillSources builtin_sources() {
+    SkillSources sources;
+#if defined(AGENTSKILLS_HAVE_ARCHIVES)
+    sources.child_openers.push_back(archive_child_source());
+#endif
+#if defined(AGENTSKILLS_HAVE_GIT)
+    sources.root_resolvers.push_back(git_root_source());
+#endif
+    return sources;
+}
+
 FilesystemLoaderOptions filesystem_options(const SourceArgs& args, const SourceDefaults& defaults,
                                            std::vector<std::string> roots) {
     FilesystemLoaderOptions options;
@@ -108,6 +125,7 @@ FilesystemLoaderOptions filesystem_options(const SourceArgs& args, const SourceD
     if (!args.include.empty()) options.include = args.include;
     options.exclude = args.exclude;
     options.lazy_bodies = defaults.lazy_bodies;
+    options.sources = builtin_sources();
     return options;
 }
 

@@ -72,7 +72,11 @@ struct SourceDefaults {
 /// Declares the flags of `flags` on `cmd`, storing into `args` (which must outlive parsing).
 void add_source_options(CLI::App& cmd, SourceArgs& args, const SourceFlags& flags);
 
-/// The file-system loader options for `roots` under the flags and defaults.
+/// The source hooks this program is built with: `.skill` / `.zip` library children
+/// (agentskills::archive) and `git:<repo>@<ref>[:<path>]` roots (agentskills::git).
+[[nodiscard]] SkillSources builtin_sources();
+
+/// The file-system loader options for `roots` under the flags and defaults (with builtin_sources()).
 [[nodiscard]] FilesystemLoaderOptions filesystem_options(const SourceArgs& args, const SourceDefaults& defaults,
                                                          std::vector<std::string> roots);
 

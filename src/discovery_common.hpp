@@ -9,6 +9,8 @@
 //   6. SnapshotStore::capture                       what the next discovery may reuse
 // Storage (discovery_storage.cpp) is the only place that tells a local file system from
 // another reader; its POSIX calls live in local_fs.cpp, which LocalSkillReader uses too.
+// Sources (discovery_sources.cpp): archive children and resolved roots, whose paths
+// `<source>!/<inner>` Storage routes to their own readers.
 #pragma once
 
 #include <algorithm>
@@ -62,6 +64,10 @@ inline void set_location(SkillManifest& m, const SkillLocation& where) {
 struct Root {
     std::string path;         // in the reader's namespace
     bool is_default = false;  // a default root: skip-if-missing, skipped when unreadable
+    // A source root that could not be resolved (discovery_sources.cpp): why, and whether it is
+    // missing (else unreadable). `path` is then the root as configured.
+    std::string failure;
+    bool failure_missing = false;
 };
 
 /// Which names discovery keeps (include / exclude, both after NFKC).
@@ -99,6 +105,7 @@ struct Candidate {
     std::string child_dir;  // as listed
     std::string dir_name;
     bool is_symlink = false;
+    bool source_child = false;  // a file a ChildOpener accepts (an archive), not a directory
 
     // Filled in by the worker.
     bool has_skill_file = false;
@@ -107,6 +114,7 @@ struct Candidate {
     CacheEntryPtr entry;  // parse result, or nullptr with `failure` set
     std::optional<SkipReason> failure;
     std::string failure_message;
+    std::string failure_code;  // the diagnostic code of `failure`; empty = skill-unreadable
 
     [[nodiscard]] SkillLocation location() const noexcept { return {skill_file, skill_dir, library}; }
     [[nodiscard]] bool parsed() const noexcept { return has_skill_file && !failure && entry && entry->manifest; }
@@ -165,13 +173,34 @@ void parallel_for(std::size_t n, std::size_t threads, F&& fn) {
 // ---------------------------------------------------------------------------------------
 // Storage: the reader, with the local file system's fast paths.
 
+class SourceRouter;
+
 class Storage {
 public:
-    explicit Storage(SkillReaderPtr reader);
+    explicit Storage(SkillReaderPtr reader, SkillSources sources = {});
 
-    [[nodiscard]] const SkillReader& reader() const noexcept { return *reader_; }
+    /// The reader of every path discovery uses: sources' paths routed to their readers.
+    [[nodiscard]] const SkillReader& reader() const noexcept { return *routed_reader_; }
+    /// The configured reader (the local one when none was given).
     [[nodiscard]] const SkillReaderPtr& reader_ptr() const noexcept { return reader_; }
+    /// The reader for `path`: reader_ptr(), or the routing reader for a source's path.
+    [[nodiscard]] const SkillReaderPtr& reader_for_path(std::string_view path) const;
     [[nodiscard]] bool local() const noexcept { return local_; }
+
+    // Sources (discovery_sources.cpp).
+    /// Whether `path` is a source's (`<source>!/<inner>`), not the configured reader's.
+    [[nodiscard]] bool routed(std::string_view path) const;
+    /// A configured root that a RootResolver takes, as a Root (with `failure` when it could not
+    /// be opened); nullopt when no resolver takes it. Throws ConfigurationError.
+    [[nodiscard]] std::optional<Root> source_root(const std::string& root) const;
+    /// Whether a child file of this name is a candidate skill (a ChildOpener accepts it).
+    [[nodiscard]] bool accepts_child(std::string_view file_name) const;
+    /// Opens a source child (c.child_dir) and sets c.skill_dir, c.skill_file and c.dir_name to
+    /// the skill inside it; reuses the last opening while the file's stat is unchanged.
+    /// Throws what the opener or the reader throws (c.skill_file names the child file then).
+    void open_child(Candidate& c) const;
+    /// Forgets the opened children that are not among `candidates`.
+    void retire_children(const std::vector<Candidate>& candidates) const;
 
     /// A configured root as a path of the reader's namespace; throws PathError or
     /// ConfigurationError.
@@ -203,11 +232,18 @@ public:
     Probe probe(const std::string& path, int root_fd, const std::string& relative, FileStat& st) const;
 
 private:
+    void install_sources(SkillSources sources);
+
     SkillReaderPtr reader_;
+    std::shared_ptr<SourceRouter> router_;  // nullptr without sources
+    SkillReaderPtr routed_reader_;          // reader_, or the router
     bool local_ = false;
     const FilePathResolver* resolver_ = nullptr;
     std::string base_;  // the LocalSkillReader's base directory
 };
+
+/// The name a source child file is selected by before it is opened ("demo.skill" -> "demo").
+[[nodiscard]] std::string source_child_name(std::string_view file_name);
 
 // ---------------------------------------------------------------------------------------
 // 1. Roots

@@ -84,7 +84,8 @@ void Merger::add_failed(const Candidate& c) {
     }
     skipped_dir_names_.insert(std::move(dir_key));
     if (c.failure) {
-        note(codes::skill_unreadable, Severity::error, c.skill_file, c.failure_message);
+        note(c.failure_code.empty() ? codes::skill_unreadable : std::string_view(c.failure_code), Severity::error,
+             c.skill_file, c.failure_message);
         out_.skipped.push_back(SkippedSkill{c.skill_file, *c.failure, c.failure_message});
         return;
     }

@@ -45,8 +45,12 @@ bool ParseCache::cached(const std::string& path) {
 
 void ParseCache::process(Candidate& c) {
     try {
-        c.skill_dir = storage_.skill_dir(c.child_dir, c.is_symlink);
-        c.skill_file = join_path(c.skill_dir, skill_file_name);
+        if (c.source_child) {
+            storage_.open_child(c);  // an archive: its skill's paths are `<archive>!/...`
+        } else {
+            c.skill_dir = storage_.skill_dir(c.child_dir, c.is_symlink);
+            c.skill_file = join_path(c.skill_dir, skill_file_name);
+        }
         if (storage_.local() && !cached(c.skill_file)) {
             // A file the cache has never seen (every file of a first discovery): the fast path.
             FileStat st;
@@ -103,6 +107,11 @@ void ParseCache::process(Candidate& c) {
             return;
         }
         store(c, st, read.data, read.truncated);
+    } catch (const SourceRefusedError& e) {
+        c.has_skill_file = true;
+        c.failure = SkipReason::unreadable;
+        c.failure_code = e.code();
+        c.failure_message = e.what();
     } catch (const std::exception& e) {
         c.has_skill_file = true;
         c.failure = SkipReason::unreadable;

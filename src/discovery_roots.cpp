@@ -52,6 +52,13 @@ private:
 };
 
 void RootLister::list(const Root& root, std::size_t index) {
+    if (!root.failure.empty()) {  // a source root that could not be opened
+        if (!root.failure_missing || (policy_ == MissingDirectories::error && !root.is_default)) {
+            throw DiscoveryError(root.failure);
+        }
+        note(codes::root_missing, Severity::info, root.path, root.failure);
+        return;
+    }
     FileStat st;
     try {
         st = storage_.reader().stat(root.path);
@@ -121,7 +128,9 @@ void RootLister::keep_child_directories(const Root& root, Listed& l) {
             out_.skipped.push_back(SkippedSkill{std::move(path), SkipReason::unreadable, std::move(message)});
             continue;
         }
-        if (e.kind == EntryKind::directory) l.children[n_children++] = e;
+        if (e.kind == EntryKind::directory || (e.kind == EntryKind::file && storage_.accepts_child(e.name))) {
+            l.children[n_children++] = e;  // a directory, or a file a source opens (an archive)
+        }
     }
     l.children.resize(n_children);
 }
@@ -148,6 +157,8 @@ std::vector<Candidate> make_candidates(const std::vector<Root>& roots, const Roo
             c.child_dir = join_path(root.path, e.name);
             c.dir_name = std::string(e.name);
             c.is_symlink = e.is_symlink;
+            c.source_child = e.kind == EntryKind::file;
+            if (c.source_child) c.dir_name = source_child_name(e.name);
             out.push_back(std::move(c));
         }
     }

@@ -56,7 +56,11 @@ std::optional<Discovery> SnapshotStore::reuse(const RootListing& listing, const 
         for (const RootEntry& e : l.children) {
             if (k == snap->children.size()) return std::nullopt;
             const Snapshot::Child& s = snap->children[k++];
-            if (e.is_symlink || l.root_index != s.root_index || e.name != s.dir_name) return std::nullopt;
+            // A file child is a source (an archive): its skill is not vouched for by a stat here.
+            if (e.is_symlink || e.kind != EntryKind::directory || l.root_index != s.root_index ||
+                e.name != s.dir_name) {
+                return std::nullopt;
+            }
         }
     }
     if (k != snap->children.size()) return std::nullopt;
@@ -129,7 +133,8 @@ void SnapshotStore::capture(const RootListing& listing, const std::vector<Candid
                             const Discovery& out) {
     std::shared_ptr<Snapshot> snap;
     const bool reusable = std::none_of(candidates.begin(), candidates.end(), [](const Candidate& c) {
-        return c.is_symlink || c.failure.has_value() || (c.has_skill_file && (!c.entry || c.entry->verify));
+        return c.is_symlink || c.source_child || c.failure.has_value() ||
+               (c.has_skill_file && (!c.entry || c.entry->verify));
     });
     if (reusable) {
         snap = std::make_shared<Snapshot>();

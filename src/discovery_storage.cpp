@@ -12,13 +12,15 @@
 
 namespace agentskills::detail {
 
-Storage::Storage(SkillReaderPtr reader)
+Storage::Storage(SkillReaderPtr reader, SkillSources sources)
     : reader_(reader ? std::move(reader) : std::make_shared<const LocalSkillReader>()),
+      routed_reader_(reader_),
       local_(reader_->is_local()),
       resolver_(reader_->path_resolver()) {
     if (const auto* local_reader = dynamic_cast<const LocalSkillReader*>(reader_.get())) {
         base_ = local_reader->base_directory();
     }
+    install_sources(std::move(sources));
 }
 
 std::string Storage::resolve_root(const std::string& root) const {
@@ -45,12 +47,12 @@ std::vector<std::string> Storage::default_roots() const {
 std::string Storage::implicit_root() const { return resolver_ != nullptr ? resolver_->resolve(".", "/") : "."; }
 
 std::string Storage::library_key(const std::string& root) const {
-    if (!local_) return root;
+    if (!local_ || routed(root)) return root;
     return local::canonical(root).value_or(root);
 }
 
 void Storage::list_root(const std::string& root, Listed& out) const {
-    if (local_) {
+    if (local_ && !routed(root)) {
         std::vector<local::NameKind> items;
         if (local::list_kinds(root, out.names, items)) {
             // Views only now: the buffer no longer moves.
@@ -63,19 +65,19 @@ void Storage::list_root(const std::string& root, Listed& out) const {
         }
         out.names.clear();  // the reader reports the error properly
     }
-    out.entries = reader_->list_dir(root);
+    out.entries = routed_reader_->list_dir(root);
     out.children.reserve(out.entries.size());
     for (const DirEntry& e : out.entries) out.children.push_back(RootEntry{e.name, e.kind, e.is_symlink});
 }
 
 std::string Storage::skill_dir(const std::string& child_dir, bool is_symlink) const {
-    if (local_ && is_symlink) return local::canonical(child_dir).value_or(child_dir);
+    if (local_ && is_symlink && !routed(child_dir)) return local::canonical(child_dir).value_or(child_dir);
     return child_dir;
 }
 
 bool Storage::same_directory(const std::string& a, const std::string& b) const {
     if (a == b) return true;
-    if (!local_) return false;
+    if (!local_ || routed(a) || routed(b)) return false;
     const std::optional<std::string> ca = local::canonical(a);
     const std::optional<std::string> cb = local::canonical(b);
     return ca && cb && *ca == *cb;
@@ -83,7 +85,7 @@ bool Storage::same_directory(const std::string& a, const std::string& b) const {
 
 Storage::Fresh Storage::read_fresh(const std::string& path, std::size_t max_bytes, FileStat& st, std::string_view& data,
                                    bool& truncated) const {
-    if (!local_) return Fresh::general;
+    if (!local_ || routed(path)) return Fresh::general;
     switch (local::read_new_file(path, max_bytes, st, data, truncated)) {
         case local::FreshRead::read:
             return Fresh::read;
@@ -98,7 +100,11 @@ Storage::Fresh Storage::read_fresh(const std::string& path, std::size_t max_byte
 std::vector<int> Storage::open_roots(const std::vector<Root>& roots, const std::deque<Listed>& listed) const {
     std::vector<int> fds(roots.size(), -1);
     if (!local_) return fds;
-    for (const Listed& l : listed) fds[l.root_index] = local::open_directory(roots[l.root_index].path).release();
+    for (const Listed& l : listed) {
+        if (!routed(roots[l.root_index].path)) {
+            fds[l.root_index] = local::open_directory(roots[l.root_index].path).release();
+        }
+    }
     return fds;
 }
 
@@ -110,7 +116,7 @@ void Storage::close_roots(std::vector<int>& fds) noexcept {
 }
 
 Storage::Probe Storage::probe(const std::string& path, int root_fd, const std::string& relative, FileStat& st) const {
-    if (local_) {
+    if (local_ && !routed(path)) {
         bool missing = false;
         if (std::optional<FileStat> now = local::lstat_plain(path, root_fd, relative, missing)) {
             st = *now;
@@ -119,7 +125,7 @@ Storage::Probe Storage::probe(const std::string& path, int root_fd, const std::s
         if (missing) return Probe::missing;
     }
     try {
-        st = reader_->stat(path);
+        st = routed_reader_->stat(path);
         return Probe::found;
     } catch (const NotFoundError&) {
         return Probe::missing;

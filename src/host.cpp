@@ -165,6 +165,7 @@ CombinedSkillLoader::CombinedSkillLoader(std::vector<SkillsConfig> configs, cons
         o.missing_directories = c.missing_directories;
         o.duplicate_names = c.duplicate_names;
         o.on_diagnostic = nullptr;
+        o.sources = c.sources;
         auto loader = std::make_shared<FilesystemSkillLoader>(std::move(o));
         impl_->readers.push_back(loader->reader());
         impl_->loaders.push_back(std::move(loader));
@@ -214,8 +215,8 @@ Discovery CombinedSkillLoader::discover() {
             const bool same_reader = impl_->readers[i] == impl_->readers[j] ||
                                      (impl_->readers[i]->is_local() && impl_->readers[j]->is_local());
             if (same_reader && first.skill_file == m.skill_file) continue;  // the same SKILL.md
-            auto a = read_for_compare(*impl_->readers[j], first.skill_file);
-            auto b = read_for_compare(*impl_->readers[i], m.skill_file);
+            auto a = read_for_compare(*impl_->loaders[j]->reader_for(first.name), first.skill_file);
+            auto b = read_for_compare(*impl_->loaders[i]->reader_for(m.name), m.skill_file);
             if (a && b && !a->truncated && !b->truncated && a->data == b->data) continue;  // identical copy
             if (impl_->configs[i].duplicate_names == DuplicateNames::keep_first) {
                 if (!canonical(first) && canonical(m)) {
@@ -280,7 +281,7 @@ bool CombinedSkillLoader::in_run_workspace(std::string_view name) const {
 SkillReaderPtr CombinedSkillLoader::reader_for(std::string_view name) const {
     std::shared_lock lock(impl_->mutex);
     auto it = impl_->entries.find(nfkc(name));
-    return it == impl_->entries.end() ? nullptr : impl_->readers[it->second.config];
+    return it == impl_->entries.end() ? nullptr : impl_->loaders[it->second.config]->reader_for(it->second.loader_name);
 }
 
 const std::vector<SkillsConfig>& CombinedSkillLoader::configs() const noexcept { return impl_->configs; }

@@ -52,7 +52,7 @@ struct FilesystemSkillLoader::Impl {
 
 FilesystemSkillLoader::Impl::Impl(FilesystemLoaderOptions opts)
     : options(std::move(opts)),
-      storage(options.reader),
+      storage(options.reader, options.sources),
       parse_cache(storage,
                   ParseSettings{options.name_policy, options.max_lines, options.max_bytes, options.lazy_bodies}) {
     if (options.include.has_value() && !options.exclude.empty()) {
@@ -67,14 +67,24 @@ FilesystemSkillLoader::Impl::Impl(FilesystemLoaderOptions opts)
 }
 
 void FilesystemSkillLoader::Impl::resolve_roots() {
-    auto add = [&](std::string path, bool is_default) {
+    auto add_root = [&](Root root) {
         for (const auto& r : roots) {
-            if (r.path == path) return;  // the same root twice is scanned once
+            if (r.path == root.path) return;  // the same root twice is scanned once
         }
-        roots.push_back(Root{std::move(path), is_default});
+        roots.push_back(std::move(root));
+    };
+    auto add = [&](std::string path, bool is_default) {
+        Root r;
+        r.path = std::move(path);
+        r.is_default = is_default;
+        add_root(std::move(r));
     };
     for (const auto& root : options.roots) {
         if (root.empty()) throw ConfigurationError("a library root is an empty path");
+        if (std::optional<Root> source = storage.source_root(root)) {  // a git tree, ...
+            add_root(std::move(*source));
+            continue;
+        }
         try {
             add(storage.resolve_root(root), false);
         } catch (const PathError& e) {
@@ -124,6 +134,7 @@ Discovery FilesystemSkillLoader::Impl::discover() {
     parallel_for(merged.order.size(), thread_count(), [&](std::size_t i) { out.skills[i] = *merged.order[i]; });
     parse_cache.keep_only(merged.live_files);
     publish(ticket, std::move(merged.kept));
+    if (ticket == next_ticket.load()) storage.retire_children(candidates);  // no discovery started since
     snapshots.capture(listing, candidates, merged, out);
     return report(std::move(out));
 }
@@ -159,7 +170,7 @@ LoadedSkill FilesystemSkillLoader::load(std::string_view name) {
     }
     if (lazy.entry) out.instructions = impl_->parse_cache.lazy_body(*lazy.entry, lazy.location(), out.manifest);
     ResourceList listed = list_skill_resources(
-        impl_->storage.reader(), out.manifest.root,
+        *impl_->storage.reader_for_path(out.manifest.root), out.manifest.root,
         ResourceListOptions{impl_->options.max_resources, impl_->options.include_hidden_resources});
     out.resources = std::move(listed.resources);
     out.omitted_resources = listed.omitted;
@@ -169,5 +180,11 @@ LoadedSkill FilesystemSkillLoader::load(std::string_view name) {
 const FilesystemLoaderOptions& FilesystemSkillLoader::options() const noexcept { return impl_->options; }
 
 const SkillReaderPtr& FilesystemSkillLoader::reader() const noexcept { return impl_->storage.reader_ptr(); }
+
+SkillReaderPtr FilesystemSkillLoader::reader_for(std::string_view name) const {
+    std::shared_lock lock(impl_->kept_mutex);
+    auto it = impl_->kept.find(nfkc(name));
+    return it == impl_->kept.end() ? reader() : impl_->storage.reader_for_path(it->second.skill_dir);
+}
 
 }  // namespace agentskills

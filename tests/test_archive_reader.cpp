@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <thread>
@@ -12,9 +13,13 @@
 
 #include <catch2/catch.hpp>
 
+#include "agentskills/activation.hpp"
 #include "agentskills/archive_reader.hpp"
+#include "agentskills/diagnostic_codes.hpp"
 #include "agentskills/errors.hpp"
 #include "agentskills/loader.hpp"
+#include "agentskills/prompt.hpp"
+#include "cli_runner.hpp"
 #include "fs_fixtures.hpp"
 
 using namespace agentskills;
@@ -509,4 +514,268 @@ TEST_CASE("ArchiveReader is safe to read from several threads", "[archive][concu
     }
     for (auto& th : threads) th.join();
     CHECK(failures == 0);
+}
+
+// ---------------------------------------------------------------------------------------
+// Archive children in a library (FilesystemLoaderOptions::sources, archive_child_source)
+
+namespace {
+
+FilesystemLoaderOptions archive_library(std::vector<std::string> roots, ArchiveLimits limits = {}) {
+    FilesystemLoaderOptions o;
+    o.roots = std::move(roots);
+    o.include_default_roots = false;
+    o.sources.child_openers = {archive_child_source(limits)};
+    return o;
+}
+
+std::vector<std::string> skill_names(const Discovery& d) {
+    std::vector<std::string> out;
+    for (const auto& m : d.skills) out.push_back(m.name);
+    return out;
+}
+
+std::vector<std::string> codes_of(const Discovery& d) {
+    std::vector<std::string> out;
+    for (const auto& x : d.diagnostics) out.push_back(x.code);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("a library child .skill or .zip is a skill, read in place", "[archive][loader]") {
+    TempDir lib;
+    lib.write("alpha/SKILL.md", skill_md("alpha", "A directory skill."));
+    lib.write("demo.skill", build_zip(good_items()));
+    lib.write("rooty.ZIP",
+              build_zip({{"SKILL.md", skill_md("rooty", "At the root.", "Rooted.")}, {"references/r.md", "root ref"}}));
+    lib.write("notes.txt", "not a skill");
+    FilesystemSkillLoader loader(archive_library({lib.path()}));
+    const Discovery d = loader.discover();
+    CHECK(d.diagnostics.empty());
+    CHECK(d.skipped.empty());
+    REQUIRE(skill_names(d) == std::vector<std::string>{"alpha", "demo", "rooty"});
+    CHECK(d.skills[1].skill_file == lib.path("demo.skill") + "!/demo/SKILL.md");
+    CHECK(d.skills[1].root == lib.path("demo.skill") + "!/demo");
+    CHECK(d.skills[1].library == lib.path());
+    CHECK(d.skills[2].skill_file == lib.path("rooty.ZIP") + "!/SKILL.md");
+    CHECK(d.skills[2].root == lib.path("rooty.ZIP") + "!");
+
+    const LoadedSkill demo = loader.load("demo");
+    CHECK(demo.instructions == "Do the demo.");
+    std::vector<std::string> resources;
+    for (const auto& r : demo.resources) resources.push_back(r.path);
+    CHECK(resources == std::vector<std::string>{"scripts/run.sh", "references/guide.md"});
+    const std::string root = lib.path("demo.skill") + "!/demo";
+    CHECK(render_activation_text(demo, {.include_directory = true}) ==
+          "<skill_content name=\"demo\">\nDo the demo.\n\nSkill directory: " + root + "\n" +
+              std::string(SKILL_DIRECTORY_NOTE) +
+              "\n\n<skill_resources>\n"
+              "  <file path=\"scripts/run.sh\" read_path=\"" +
+              root +
+              "/scripts/run.sh\" />\n"
+              "  <file path=\"references/guide.md\" read_path=\"" +
+              root + "/references/guide.md\" />\n</skill_resources>\n</skill_content>");
+
+    // The resource tool reads through the reader the loader gives for the skill.
+    const SkillReaderPtr demo_reader = loader.reader_for("demo");
+    REQUIRE(demo_reader != nullptr);
+    CHECK(demo_reader != loader.reader());
+    CHECK(loader.reader_for("alpha") == loader.reader());
+    CHECK(read_skill_resource_text(demo, *demo_reader, "references/guide.md") == "# Guide\n");
+    CHECK(demo_reader->read_file(root + "/scripts/run.sh", 0).data == "#!/bin/sh\necho hi\n");
+    CHECK_THROWS_AS(demo_reader->read_file(root + "/../../etc/passwd", 0), PathError);
+
+    const LoadedSkill rooty = loader.load("rooty");
+    CHECK(rooty.instructions == "Rooted.");
+    REQUIRE(rooty.resources.size() == 1);
+    CHECK(rooty.resources[0].path == "references/r.md");
+    CHECK(read_skill_resource_text(rooty, *loader.reader_for("rooty"), "references/r.md") == "root ref");
+
+    // A new archive in place of the old one is read again; a removed one is gone.
+    lib.write("demo.skill", build_zip({{"demo/SKILL.md", skill_md("demo", "Version two.")}}));
+    const Discovery again = loader.discover();
+    REQUIRE(skill_names(again) == std::vector<std::string>{"alpha", "demo", "rooty"});
+    CHECK(again.skills[1].description == "Version two.");
+    CHECK(loader.load("demo").resources.empty());
+    std::filesystem::remove(lib.path("demo.skill"));
+    CHECK(skill_names(loader.discover()) == std::vector<std::string>{"alpha", "rooty"});
+    CHECK_THROWS_AS(loader.load("demo"), NotFoundError);
+
+    // Without the source installed, archives are ordinary files.
+    FilesystemSkillLoader plain({.roots = {lib.path()}, .include_default_roots = false});
+    CHECK(skill_names(plain.discover()) == std::vector<std::string>{"alpha"});
+}
+
+TEST_CASE("every archive refusal skips that archive with archive-refused, and the others load", "[archive][loader]") {
+    const ArchiveLimits limits{
+        .max_archive_bytes = 1'000'000, .max_entries = 8, .max_file_bytes = 150'000, .max_total_bytes = 300'000};
+    auto unix_entry = [](std::string name, std::uint32_t mode) {
+        return Item{std::move(name), "../../etc/passwd", false, ZIP_CM_DEFLATE,
+                    std::pair<zip_uint8_t, zip_uint32_t>{ZIP_OPSYS_UNIX, mode << 16}};
+    };
+    std::vector<Item> many = good_items();
+    for (int i = 0; i < 6; ++i) many.push_back({"demo/assets/f" + std::to_string(i), "x"});
+    std::vector<Item> total = good_items();
+    for (std::uint32_t i = 0; i < 3; ++i) total.push_back({"demo/assets/n" + std::to_string(i), noise(120'000, i)});
+    std::string mismatch = build_zip(with(good_items(), {"demo/data.txt", "stored text", false, ZIP_CM_STORE}));
+    for (std::size_t at : find_all(mismatch, "PK\x03\x04")) {
+        if (mismatch.compare(at + 30, 13, "demo/data.txt") == 0) put_u32(mismatch, at + 22, 90'000);
+    }
+    for (std::size_t at : find_all(mismatch, "PK\x01\x02")) {
+        if (mismatch.compare(at + 46, 13, "demo/data.txt") == 0) put_u32(mismatch, at + 24, 90'000);
+    }
+    std::string unsupported = build_zip(with(good_items(), {"demo/data.txt", "plain", false, ZIP_CM_STORE}));
+    std::string encrypted = unsupported;
+    {
+        const auto local = find_all(unsupported, "PK\x03\x04");
+        const auto central = find_all(unsupported, "PK\x01\x02");
+        REQUIRE(local.size() == 4);
+        REQUIRE(central.size() == 4);
+        put_u16(unsupported, local[3] + 8, 6);
+        put_u16(unsupported, central[3] + 10, 6);
+        put_u16(encrypted, local[3] + 6, static_cast<std::uint16_t>(encrypted[local[3] + 6] | 1));
+        put_u16(encrypted, central[3] + 8, static_cast<std::uint16_t>(encrypted[central[3] + 8] | 1));
+    }
+    struct Bad {
+        std::string problem;
+        std::string bytes;
+        std::string entry;  // the entry the message names ("" = the archive as a whole)
+    };
+    const std::vector<Bad> bad = {
+        {"too-large", build_zip({{"demo/SKILL.md", good_skill}, {"demo/big.bin", noise(1'100'000)}}), ""},
+        {"malformed", "this is not a zip archive", ""},
+        {"too-many-entries", build_zip(many), ""},
+        {"file-too-large", build_zip(with(good_items(), {"demo/assets/big.bin", noise(200'000)})),
+         "demo/assets/big.bin"},
+        {"total-too-large", build_zip(total), "demo/assets/n2"},
+        {"ratio-too-high", build_zip(with(good_items(), {"demo/assets/zeros.bin", std::string(140'000, '\0')})),
+         "demo/assets/zeros.bin"},
+        {"size-mismatch", mismatch, "demo/data.txt"},
+        {"unsafe-name", build_zip(with(good_items(), {"demo/../../evil.md", "x"})), "demo/../../evil.md"},
+        {"duplicate-name", build_zip(with(with(good_items(), {"demo/file.md", "a"}), {"demo/\xef\xac\x81le.md", "b"})),
+         "demo/\xef\xac\x81le.md"},
+        {"conflicting-kind", build_zip(with(with(good_items(), {"demo/a", "file"}), {"demo/a/b", "below"})),
+         "demo/a/b"},
+        {"symlink", build_zip(with(good_items(), unix_entry("demo/link", 0120777))), "demo/link"},
+        {"not-regular", build_zip(with(good_items(), unix_entry("demo/fifo", 0010644))), "demo/fifo"},
+        {"encrypted", encrypted, "demo/data.txt"},
+        {"unsupported", unsupported, "demo/data.txt"},
+        {"no-skill", build_zip({{"demo/README.md", "no skill"}}), ""},
+    };
+    TempDir lib;
+    lib.write("good/SKILL.md", skill_md("good", "The one that loads."));
+    for (const Bad& b : bad) lib.write("bad-" + b.problem + ".skill", b.bytes);
+    FilesystemSkillLoader loader(archive_library({lib.path()}, limits));
+    const Discovery d = loader.discover();
+    CHECK(skill_names(d) == std::vector<std::string>{"good"});
+    REQUIRE(d.skipped.size() == bad.size());
+    REQUIRE(d.diagnostics.size() == bad.size());
+    std::vector<std::string> sorted_problems;
+    for (const Bad& b : bad) sorted_problems.push_back(b.problem);
+    std::sort(sorted_problems.begin(), sorted_problems.end());  // the library's children are in name order
+    for (std::size_t i = 0; i < bad.size(); ++i) {
+        const Bad& b =
+            *std::find_if(bad.begin(), bad.end(), [&](const Bad& x) { return x.problem == sorted_problems[i]; });
+        const std::string file = lib.path("bad-" + b.problem + ".skill");
+        INFO(b.problem << ": " << d.skipped[i].message);
+        CHECK(d.skipped[i].path == file);
+        CHECK(d.skipped[i].reason == SkipReason::unreadable);
+        const std::string head = file + ": archive refused (" + b.problem + "): ";
+        CHECK(d.skipped[i].message.substr(0, head.size()) == head);
+        if (!b.entry.empty()) CHECK(d.skipped[i].message.find("entry '" + b.entry + "'") != std::string::npos);
+        CHECK(d.diagnostics[i].code == codes::archive_refused);
+        CHECK(d.diagnostics[i].severity == Severity::error);
+        CHECK(d.diagnostics[i].path == file);
+        CHECK(d.diagnostics[i].message == d.skipped[i].message);
+    }
+    // Selection goes by the file's stem for a refused archive.
+    auto excluding = archive_library({lib.path()}, limits);
+    excluding.exclude = {"bad-malformed"};
+    FilesystemSkillLoader excluded(std::move(excluding));
+    CHECK(excluded.discover().skipped.size() == bad.size() - 1);
+}
+
+TEST_CASE("an archive child joins precedence and duplicate-name rules", "[archive][loader]") {
+    TempDir a;
+    TempDir b;
+    a.write("demo/SKILL.md", skill_md("demo", "From a directory."));
+    a.write("demo.skill", build_zip(good_items()));
+    SECTION("a directory and an archive in one library: the first in name order is kept") {
+        FilesystemSkillLoader loader(archive_library({a.path()}));
+        const Discovery d = loader.discover();
+        REQUIRE(d.skills.size() == 1);
+        CHECK(d.skills[0].description == "From a directory.");
+        REQUIRE(d.skipped.size() == 1);
+        const std::string archived = a.path("demo.skill") + "!/demo/SKILL.md";
+        CHECK(d.skipped[0].path == archived);
+        CHECK(d.skipped[0].reason == SkipReason::duplicate_name);
+        CHECK(d.skipped[0].message ==
+              "skill name 'demo' of " + archived + " is already used by " + a.path("demo/SKILL.md"));
+        CHECK(codes_of(d) == std::vector<std::string>{std::string(codes::duplicate_name)});
+        auto strict = archive_library({a.path()});
+        strict.duplicate_names = DuplicateNames::error;
+        FilesystemSkillLoader strict_loader(std::move(strict));
+        CHECK_THROWS_AS(strict_loader.discover(), DiscoveryError);
+    }
+    SECTION("an archive in an earlier root wins over a directory in a later one") {
+        b.write("demo.skill", build_zip(good_items()));
+        FilesystemSkillLoader loader(archive_library({b.path(), a.path()}));
+        const Discovery d = loader.discover();
+        REQUIRE(d.skills.size() == 1);
+        CHECK(d.skills[0].description == "A demo skill.");
+        CHECK(d.skills[0].skill_file == b.path("demo.skill") + "!/demo/SKILL.md");
+        // a's directory differs; a's archive holds the same bytes: a copy.
+        CHECK(codes_of(d) ==
+              std::vector<std::string>{std::string(codes::duplicate_name), std::string(codes::duplicate_copy)});
+        CHECK(loader.load("demo").instructions == "Do the demo.");
+    }
+    SECTION("exclude leaves the archive's skill out by its name") {
+        auto o = archive_library({a.path()});
+        o.exclude = {"demo"};
+        FilesystemSkillLoader loader(std::move(o));
+        const Discovery d = loader.discover();
+        CHECK(d.skills.empty());
+        CHECK(d.skipped.empty());
+    }
+}
+
+TEST_CASE("discovery with archive children stays right when it is repeated", "[archive][loader]") {
+    TempDir lib;
+    lib.write("alpha/SKILL.md", skill_md("alpha", "A."));
+    FilesystemSkillLoader loader(archive_library({lib.path()}));
+    CHECK(skill_names(loader.discover()) == std::vector<std::string>{"alpha"});
+    CHECK(skill_names(loader.discover()) == std::vector<std::string>{"alpha"});  // the snapshot
+    lib.write("demo.zip", build_zip(good_items()));
+    CHECK(skill_names(loader.discover()) == std::vector<std::string>{"alpha", "demo"});
+    CHECK(skill_names(loader.discover()) == std::vector<std::string>{"alpha", "demo"});
+    lib.write("demo.zip", "broken now");
+    const Discovery d = loader.discover();
+    CHECK(skill_names(d) == std::vector<std::string>{"alpha"});
+    CHECK(codes_of(d) == std::vector<std::string>{std::string(codes::archive_refused)});
+    // A directory named like an archive is still a directory.
+    std::filesystem::remove(lib.path("demo.zip"));
+    lib.write("demo.zip/SKILL.md", skill_md("demo.zip", "A directory with a dot.", "Dir."));
+    auto o = archive_library({lib.path()});
+    o.name_policy = NamePolicy::keep;
+    FilesystemSkillLoader dir_loader(std::move(o));
+    CHECK(skill_names(dir_loader.discover()) == std::vector<std::string>{"alpha", "demo.zip"});
+}
+
+TEST_CASE("agentskills list and render read a library holding a .skill", "[archive][cli]") {
+    if (std::string(AGENTSKILLS_CLI_PATH).empty()) return;  // the program is not built
+    TempDir tmp;
+    tmp.write("lib/alpha/SKILL.md", skill_md("alpha", "A directory skill."));
+    tmp.write("lib/demo.skill", build_zip(good_items()));
+    tmp.write("lib/bad.zip", build_zip(with(good_items(), {"demo/../../evil.md", "x"})));
+    const std::string lib = tmp.path("lib");
+    const auto list = agentskills::test::run_cli({"list", "--root", lib}, tmp.path());
+    CHECK(list.status == 0);
+    CHECK(list.out == "alpha\t" + lib + "/alpha/SKILL.md\ndemo\t" + lib +
+                          "/demo.skill!/demo/SKILL.md\nskipped\tunreadable\t" + lib + "/bad.zip\t" + lib +
+                          "/bad.zip: archive refused (unsafe-name): entry 'demo/../../evil.md': '..' component\n");
+    const auto render = agentskills::test::run_cli({"render", "--root", lib, "demo"}, tmp.path());
+    CHECK(render.status == 0);
+    CHECK(render.out.find("<file path=\"references/guide.md\" read_path=\"" + lib +
+                          "/demo.skill!/demo/references/guide.md\" />") != std::string::npos);
 }

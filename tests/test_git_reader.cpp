@@ -13,6 +13,7 @@
 #include "agentskills/errors.hpp"
 #include "agentskills/git_reader.hpp"
 #include "agentskills/loader.hpp"
+#include "cli_runner.hpp"
 #include "fs_fixtures.hpp"
 
 using namespace agentskills;
@@ -342,4 +343,136 @@ TEST_CASE("GitTreeReader does not list the impossible names of a hand-made tree"
     CHECK(names_of(r->list_dir(".")) == std::vector<std::string>{"dup", "fine.md"});
     CHECK(r->read_file("fine.md", 0).data == "readme\n");
     CHECK_THROWS_AS(r->read_file("..", 0), PathError);
+}
+
+// ---------------------------------------------------------------------------------------
+// `git:` roots in a loader (FilesystemLoaderOptions::sources, git_root_source)
+
+namespace {
+
+std::vector<std::string> files_of(const Discovery& d) {
+    std::vector<std::string> out;
+    for (const auto& m : d.skills) out.push_back(m.skill_file + " " + m.description);
+    return out;
+}
+
+FilesystemLoaderOptions git_library(std::vector<std::string> roots) {
+    FilesystemLoaderOptions o;
+    o.roots = std::move(roots);
+    o.include_default_roots = false;
+    o.sources.root_resolvers = {git_root_source()};
+    return o;
+}
+
+}  // namespace
+
+TEST_CASE("a git: root reads the library from the commit's tree", "[git][loader]") {
+    Repo repo;
+    FilesystemSkillLoader at_tag(git_library({"git:" + repo.dir + "@v1:skills"}));
+    const Discovery d1 = at_tag.discover();
+    CHECK(d1.diagnostics.empty());
+    REQUIRE(skill_names(d1) == std::vector<std::string>{"alpha"});
+    const std::string label = "git:" + repo.dir + "@" + repo.first;
+    CHECK(d1.skills[0].description == "Alpha, first version.");
+    CHECK(d1.skills[0].skill_file == label + "!/skills/alpha/SKILL.md");
+    CHECK(d1.skills[0].root == label + "!/skills/alpha");
+    CHECK(d1.skills[0].library == label + "!/skills");
+    const LoadedSkill loaded = at_tag.load("alpha");
+    CHECK(loaded.instructions == "First body.");
+    REQUIRE(loaded.resources.size() == 1);
+    CHECK(loaded.resources[0].path == "scripts/run.sh");
+    const SkillReaderPtr reader = at_tag.reader_for("alpha");
+    REQUIRE(reader != nullptr);
+    CHECK(reader->read_file(label + "!/skills/alpha/scripts/run.sh", 0).data == "echo one\n");
+    // The same discovery again (the snapshot), and the same after the branch moves on.
+    CHECK(files_of(at_tag.discover()) == files_of(d1));
+    repo.tmp.write("repo/skills/delta/SKILL.md", skill_md("delta", "Third commit."));
+    git(repo.dir, "add skills/delta");  // only delta: the rest of the work tree stays uncommitted
+    git(repo.dir, "commit -q -m third");
+    CHECK(files_of(at_tag.discover()) == files_of(d1));
+    FilesystemSkillLoader fresh_tag(git_library({"git:" + repo.dir + "@v1:skills"}));
+    CHECK(files_of(fresh_tag.discover()) == files_of(d1));
+
+    // The branch: its commit when the loader is made, never the work tree (gamma, edited beta).
+    FilesystemSkillLoader at_branch(git_library({"git:" + repo.dir + "@main:skills"}));
+    const Discovery d2 = at_branch.discover();
+    REQUIRE(skill_names(d2) == std::vector<std::string>{"alpha", "beta", "delta"});
+    CHECK(d2.skills[0].description == "Alpha, second version.");
+    CHECK(d2.skills[1].description == "Beta.");
+
+    // A git root before a local one wins on a shared name; the local one's other skills load.
+    TempDir local;
+    local.write("alpha/SKILL.md", skill_md("alpha", "Local alpha."));
+    local.write("omega/SKILL.md", skill_md("omega", "Local omega."));
+    FilesystemSkillLoader mixed(git_library({"git:" + repo.dir + "@v1:skills", local.path()}));
+    const Discovery d3 = mixed.discover();
+    CHECK(skill_names(d3) == std::vector<std::string>{"alpha", "omega"});
+    CHECK(d3.skills[0].description == "Alpha, first version.");
+    CHECK(mixed.reader_for("omega") == mixed.reader());
+    REQUIRE(d3.skipped.size() == 1);
+    CHECK(d3.skipped[0].reason == SkipReason::duplicate_name);
+}
+
+TEST_CASE("a git: root of a bare repository, and the tree's root as the library", "[git][loader]") {
+    Repo repo;
+    git(repo.tmp.path(), "clone -q --bare repo repo.git");
+    FilesystemSkillLoader bare(git_library({"git:" + repo.tmp.path("repo.git") + "@v1-annotated:skills"}));
+    const Discovery d = bare.discover();
+    REQUIRE(skill_names(d) == std::vector<std::string>{"alpha"});
+    CHECK(d.skills[0].skill_file == "git:" + repo.tmp.path("repo.git") + "@" + repo.first + "!/skills/alpha/SKILL.md");
+    CHECK(bare.load("alpha").instructions == "First body.");
+
+    // Without `:<path>` the library is the tree's root: skills/ and wide/ hold no SKILL.md.
+    FilesystemSkillLoader top(git_library({"git:" + repo.dir + "@" + repo.first}));
+    const Discovery t = top.discover();
+    CHECK(t.skills.empty());
+    CHECK(t.skipped.empty());
+}
+
+TEST_CASE("a git: root whose repository or ref is missing is a missing root", "[git][loader]") {
+    Repo repo;
+    for (const std::string& root : {"git:" + repo.dir + "@no-such-tag", "git:" + repo.tmp.path("absent") + "@main"}) {
+        INFO(root);
+        TempDir local;
+        local.write("omega/SKILL.md", skill_md("omega", "Local omega."));
+        FilesystemSkillLoader skipping(git_library({root, local.path()}));
+        const Discovery d = skipping.discover();
+        CHECK(skill_names(d) == std::vector<std::string>{"omega"});
+        REQUIRE(d.diagnostics.size() == 1);
+        CHECK(d.diagnostics[0].code == "root-missing");
+        CHECK(d.diagnostics[0].severity == Severity::info);
+        CHECK(d.diagnostics[0].path == root);
+        CHECK(d.diagnostics[0].message.rfind("library root " + root + " does not exist: ", 0) == 0);
+
+        auto strict = git_library({root, local.path()});
+        strict.missing_directories = MissingDirectories::error;
+        FilesystemSkillLoader failing(std::move(strict));
+        CHECK_THROWS_AS(failing.discover(), DiscoveryError);
+    }
+    // A ref that names a blob cannot be a library: discovery fails for an explicit root.
+    FilesystemSkillLoader blob(git_library({"git:" + repo.dir + "@" + repo.first + ":README.md"}));
+    const Discovery b = blob.discover();
+    CHECK(b.skills.empty());
+    REQUIRE(b.skipped.size() == 1);
+    CHECK(b.skipped[0].reason == SkipReason::not_a_directory);
+    FilesystemSkillLoader tree_ref(git_library({"git:" + repo.dir + "@v1^{tree}"}));
+    CHECK_THROWS_AS(tree_ref.discover(), DiscoveryError);
+    // Malformed roots stop the loader's construction.
+    CHECK_THROWS_AS(FilesystemSkillLoader(git_library({"git:" + repo.dir})), ConfigurationError);
+    CHECK_THROWS_AS(FilesystemSkillLoader(git_library({"git:" + repo.dir + "@v1:../up"})), ConfigurationError);
+    // Without the source installed, a git: root is an ordinary (missing) path.
+    FilesystemSkillLoader plain({.roots = {"git:" + repo.dir + "@v1"}, .include_default_roots = false});
+    CHECK(plain.discover().skills.empty());
+}
+
+TEST_CASE("agentskills list --root git:<repo>@<tag>", "[git][cli]") {
+    if (std::string(AGENTSKILLS_CLI_PATH).empty()) return;  // the program is not built
+    Repo repo;
+    const auto r = agentskills::test::run_cli({"list", "--root", "git:" + repo.dir + "@v1:skills"}, repo.tmp.path());
+    CHECK(r.status == 0);
+    CHECK(r.out == "alpha\tgit:" + repo.dir + "@" + repo.first + "!/skills/alpha/SKILL.md\n");
+    const auto missing = agentskills::test::run_cli(
+        {"list", "--root", "git:" + repo.dir + "@no-such-tag", "--missing-directories", "error"}, repo.tmp.path());
+    CHECK(missing.status == 1);
+    CHECK(missing.err.find("does not exist") != std::string::npos);
 }

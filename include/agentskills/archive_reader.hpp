@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "errors.hpp"
+#include "loader.hpp"
 #include "reader.hpp"
 
 namespace agentskills {
@@ -130,5 +131,12 @@ struct ArchiveSkill {
 
 /// Whether a file name has an archive skill's extension (`.skill` or `.zip`, any case).
 [[nodiscard]] bool is_archive_skill_name(std::string_view file_name) noexcept;
+
+/// The loader hook that makes a library child `x.skill` / `x.zip` a skill
+/// (FilesystemLoaderOptions::sources.child_openers): the file is read through the loader's
+/// reader (at most `max_archive_bytes` + 1 bytes) and opened with open_archive_skill. A refusal
+/// is a SourceRefusedError with the code `archive-refused` and the message
+/// `<archive path>: archive refused (<problem>): entry '<name>': <why>`.
+[[nodiscard]] ChildOpener archive_child_source(ArchiveLimits limits = {});
 
 }  // namespace agentskills

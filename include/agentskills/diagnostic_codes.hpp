@@ -63,6 +63,8 @@ inline constexpr std::string_view confusable_name = "confusable-name";
 inline constexpr std::string_view root_unreadable = "root-unreadable";
 /// An `exclude` name that matches no skill (a warning: the run goes on without it).
 inline constexpr std::string_view exclude_unknown = "exclude-unknown";
+/// A library child archive (`.skill` / `.zip`) refused as a whole (docs/sources.md).
+inline constexpr std::string_view archive_refused = "archive-refused";
 // --- run time (SkillsShim, the activation core)
 inline constexpr std::string_view ignored_behavioral_fields = "ignored-behavioral-fields";
 inline constexpr std::string_view prompt_budget_omitted = "prompt-budget-omitted";
@@ -120,6 +122,7 @@ inline constexpr std::array all = {
     confusable_name,
     root_unreadable,
     exclude_unknown,
+    archive_refused,
     ignored_behavioral_fields,
     prompt_budget_omitted,
     resource_list_truncated,

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "loader.hpp"
 #include "reader.hpp"
 
 namespace agentskills {
@@ -80,5 +81,13 @@ struct GitRoot {
 /// Returns nullopt when `root` does not start with "git:"; throws ConfigurationError for a
 /// `git:` root without a repository path or ref, or with a refused path.
 [[nodiscard]] std::optional<GitRoot> parse_git_root(std::string_view root);
+
+/// The loader hook for `git:<repo-path>@<ref>[:<path>]` roots
+/// (FilesystemLoaderOptions::sources.root_resolvers): the ref is resolved once, when the loader
+/// is made, and the root reads that commit's tree. Its paths are
+/// `git:<absolute repo path>@<commit id>!/<path>`. A repository or ref that does not exist is a
+/// NotFoundError (a missing root); a malformed root a ConfigurationError. A relative repository
+/// path is taken from the process's working directory.
+[[nodiscard]] RootResolver git_root_source(GitLimits limits = {});
 
 }  // namespace agentskills

@@ -123,6 +123,9 @@ struct SkillsConfig {
     /// Whether the model's tools can reach these skills' directories. Default: true without
     /// `workspace`, false with one.
     std::optional<bool> in_run_workspace = std::nullopt;
+    /// Source hooks for the libraries (archive children, `git:` roots; docs/sources.md). An
+    /// agent spec never sets them: the host installs the ones it is built with.
+    SkillSources sources = {};
 };
 
 /// Throws ConfigurationError when `config` cannot work: no directory, or both `include` and

@@ -7,9 +7,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "diagnostics.hpp"
+#include "errors.hpp"
 #include "reader.hpp"
 #include "skill.hpp"
 
@@ -67,6 +69,64 @@ inline constexpr std::size_t SKILL_MAX_DISCOVERY_THREADS = 8;
 enum class MissingDirectories { error, skip };
 enum class DuplicateNames { error, keep_first };
 
+// ---------------------------------------------------------------------------------------
+// Sources beyond plain directories (docs/sources.md). The core library only routes paths; the
+// optional libraries provide the hooks: agentskills::archive `archive_child_source()`,
+// agentskills::git `git_root_source()`.
+
+/// Thrown by a source hook to refuse a child or a root; the loader skips it with `code()` as
+/// the diagnostic code (for example `archive-refused`) and this message.
+class SourceRefusedError : public IoError {
+public:
+    SourceRefusedError(std::string code, const std::string& message) : IoError(message), code_(std::move(code)) {}
+    [[nodiscard]] const std::string& code() const noexcept { return code_; }
+
+private:
+    std::string code_;
+};
+
+/// What a ChildOpener makes of a library child file: a reader over the skill's files and the
+/// skill directory inside it (a relative path of that reader, "." for its root).
+struct ChildSource {
+    SkillReaderPtr reader;
+    std::string skill_dir = ".";
+};
+
+/// Turns a library child that is a file (not a directory) into a skill, for example a `.skill`
+/// archive. The skill's paths are `<child path>!/<path inside the reader>` (docs/sources.md).
+struct ChildOpener {
+    /// Whether a child file of this name is for this opener (the loader lists no other files).
+    std::function<bool(std::string_view file_name)> accepts;
+    /// Opens the child file `path` (a path of `reader`, the loader's reader). Throws
+    /// SourceRefusedError to refuse it, NotFoundError / IoError when it cannot be read; either
+    /// way the child becomes a SkippedSkill and the other skills load. Called from discovery's
+    /// worker threads, never twice at once for one path.
+    std::function<ChildSource(const SkillReader& reader, const std::string& path)> open;
+};
+
+/// A library root served by a reader of its own (for example one git commit's tree).
+struct RootSource {
+    SkillReaderPtr reader;
+    /// The library's directory inside `reader` (a relative path, "." for its root).
+    std::string path = ".";
+    /// Names the source in every path of its skills, `<label>!/<path inside reader>`. It must
+    /// say what the reader holds (a git commit id, not a branch name), as discoveries reuse
+    /// results by path.
+    std::string label;
+};
+
+/// Turns a configured root into a RootSource, or nullopt when the root is not of its form.
+/// Throws ConfigurationError for a malformed root (the loader's constructor fails),
+/// NotFoundError when what it names does not exist (a missing root: skipped or an error as
+/// `missing_directories` says), any other Error when it cannot be opened (an unreadable root).
+using RootResolver = std::function<std::optional<RootSource>(const std::string& root)>;
+
+/// The source hooks a loader uses; both empty by default (directories only).
+struct SkillSources {
+    std::vector<ChildOpener> child_openers = {};
+    std::vector<RootResolver> root_resolvers = {};
+};
+
 struct FilesystemLoaderOptions {
     /// Library roots in precedence order (earlier wins).
     std::vector<std::string> roots = {};
@@ -100,6 +160,9 @@ struct FilesystemLoaderOptions {
     std::size_t threads = 0;
     /// Called once for each diagnostic of each discovery (from the calling thread).
     std::function<void(const Diagnostic&)> on_diagnostic = nullptr;
+    /// Archive children and other roots (docs/sources.md); resolved roots are opened once, when
+    /// the loader is made.
+    SkillSources sources = {};
 };
 
 /// Discovers skills in the immediate children of library roots and loads them.
@@ -117,11 +180,9 @@ public:
     [[nodiscard]] const FilesystemLoaderOptions& options() const noexcept;
     /// The reader in use (the local one when none was given).
     [[nodiscard]] const SkillReaderPtr& reader() const noexcept;
-    /// reader(), for every name.
-    [[nodiscard]] SkillReaderPtr reader_for(std::string_view name) const override {
-        (void)name;
-        return reader();
-    }
+    /// reader(), or for a skill of a source (an archive child, a resolved root) a reader that
+    /// takes its `<source>!/<path>` paths.
+    [[nodiscard]] SkillReaderPtr reader_for(std::string_view name) const override;
 
 private:
     struct Impl;

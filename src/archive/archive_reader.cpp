@@ -13,6 +13,7 @@
 
 #include <fmt/core.h>
 
+#include "agentskills/diagnostic_codes.hpp"
 #include "agentskills/names.hpp"
 
 namespace agentskills {
@@ -527,6 +528,25 @@ bool is_archive_skill_name(std::string_view file_name) noexcept {
         return true;
     };
     return ends_with(".skill") || ends_with(".zip");
+}
+
+ChildOpener archive_child_source(ArchiveLimits limits) {
+    ChildOpener opener;
+    opener.accepts = [](std::string_view file_name) { return is_archive_skill_name(file_name); };
+    opener.open = [limits](const SkillReader& reader, const std::string& path) {
+        try {
+            const std::uint64_t cap = limits.max_archive_bytes;
+            const std::size_t want =
+                cap >= std::numeric_limits<std::size_t>::max() - 1 ? std::size_t{0} : static_cast<std::size_t>(cap) + 1;
+            // A file over the cap reads as cap + 1 bytes, which open_archive_skill refuses (too-large).
+            ReadResult read = reader.read_file(path, want);
+            ArchiveSkill skill = open_archive_skill(std::move(read.data), limits);
+            return ChildSource{std::move(skill.reader), std::move(skill.skill_dir)};
+        } catch (const ArchiveError& e) {
+            throw SourceRefusedError(std::string(codes::archive_refused), fmt::format("{}: {}", path, e.what()));
+        }
+    };
+    return opener;
 }
 
 }  // namespace agentskills

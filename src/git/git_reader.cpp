@@ -4,6 +4,7 @@
 #include <git2.h>
 
 #include <cstring>
+#include <filesystem>
 #include <mutex>
 #include <set>
 #include <utility>
@@ -320,6 +321,23 @@ std::optional<GitRoot> parse_git_root(std::string_view root) {
     if (ref.empty()) throw ConfigurationError(fmt::format("git root '{}' names no ref", root));
     out.ref = std::string(ref);
     return out;
+}
+
+RootResolver git_root_source(GitLimits limits) {
+    return [limits](const std::string& root) -> std::optional<RootSource> {
+        std::optional<GitRoot> g = parse_git_root(root);
+        if (!g) return std::nullopt;
+        std::shared_ptr<const GitTreeReader> reader = GitTreeReader::open(g->repo_path, g->ref, limits);
+        std::error_code ec;
+        std::filesystem::path repo = std::filesystem::absolute(g->repo_path, ec);
+        std::string repo_text = ec ? g->repo_path : repo.lexically_normal().string();
+        while (repo_text.size() > 1 && repo_text.back() == '/') repo_text.pop_back();
+        RootSource source;
+        source.label = fmt::format("git:{}@{}", repo_text, reader->commit_id());
+        source.reader = std::move(reader);
+        source.path = g->path;
+        return source;
+    };
 }
 
 }  // namespace agentskills
