@@ -24,6 +24,8 @@ inline constexpr std::size_t SKILL_LOCK_MAX_SKILLS = 100'000;
 inline constexpr std::size_t SKILL_LOCK_MAX_FILES = 10'000;
 /// Largest file digested, in bytes; a larger one cannot be locked or verified.
 inline constexpr std::size_t SKILL_LOCK_MAX_FILE_BYTES = 64 * 1024 * 1024;
+/// Most bytes digested per skill (all its files); past it the skill cannot be locked or verified.
+inline constexpr std::size_t SKILL_LOCK_MAX_SKILL_BYTES = 256 * 1024 * 1024;
 
 /// One file of a locked skill: its path below the skill directory ('/'-separated) and
 /// `sha256:` + 64 lowercase hex digits of its raw bytes.
@@ -48,8 +50,9 @@ struct SkillLock {
 
 /// Digests every file below `skill_dir` (SKILL.md, resources, names starting with '.'), not
 /// following directory links, down to SKILL_MAX_RESOURCE_DEPTH levels, sorted by path. Throws
-/// IoError past SKILL_LOCK_MAX_FILES files or for a file over SKILL_LOCK_MAX_FILE_BYTES, and what
-/// the reader throws.
+/// IoError past SKILL_LOCK_MAX_FILES files, SKILL_RESOURCE_WALK_LIMIT directory entries or
+/// SKILL_LOCK_MAX_SKILL_BYTES bytes, for a file over SKILL_LOCK_MAX_FILE_BYTES, and what the
+/// reader throws.
 [[nodiscard]] std::vector<LockedFile> digest_skill_files(const SkillReader& reader, std::string_view skill_dir);
 
 /// A lock of the given skills (source = each manifest's `library`).

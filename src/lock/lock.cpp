@@ -42,9 +42,13 @@ std::string sha256_digest(std::string_view bytes) {
 
 namespace {
 
+// Every file below `dir`, looking at no more than SKILL_RESOURCE_WALK_LIMIT entries in all.
 void collect(const SkillReader& reader, const std::string& dir, const std::string& rel, std::size_t depth,
-             std::vector<std::string>& out) {
+             std::vector<std::string>& out, std::size_t& seen) {
     for (const DirEntry& e : reader.list_dir(dir)) {
+        if (++seen > SKILL_RESOURCE_WALK_LIMIT) {
+            throw IoError(fmt::format("{} holds more than {} directory entries", dir, SKILL_RESOURCE_WALK_LIMIT));
+        }
         if (e.name.empty() || e.name == "." || e.name == ".." || e.name.find('/') != std::string::npos ||
             e.name.find('\0') != std::string::npos) {
             continue;  // only a broken reader lists such a name
@@ -52,7 +56,7 @@ void collect(const SkillReader& reader, const std::string& dir, const std::strin
         std::string path = rel.empty() ? e.name : rel + "/" + e.name;
         if (e.kind == EntryKind::directory) {
             if (e.is_symlink || depth >= SKILL_MAX_RESOURCE_DEPTH) continue;  // links are not followed
-            collect(reader, join_path(dir, e.name), path, depth + 1, out);
+            collect(reader, join_path(dir, e.name), path, depth + 1, out, seen);
         } else if (e.kind == EntryKind::file) {
             out.push_back(std::move(path));
             if (out.size() > SKILL_LOCK_MAX_FILES) {
@@ -77,10 +81,24 @@ bool is_plain_relative(const std::string& p) {
     }
 }
 
-std::string digest_file(const SkillReader& reader, const std::string& path) {
+std::vector<std::string> skill_files(const SkillReader& reader, const std::string& skill_dir) {
+    std::vector<std::string> paths;
+    std::size_t seen = 0;
+    collect(reader, skill_dir, "", 0, paths, seen);
+    std::sort(paths.begin(), paths.end());
+    return paths;
+}
+
+// Reads and digests one file; `total` counts the bytes of the skill read so far.
+std::string digest_file(const SkillReader& reader, const std::string& path, std::size_t& total) {
     ReadResult r = reader.read_file(path, SKILL_LOCK_MAX_FILE_BYTES);
     if (r.truncated) {
         throw IoError(fmt::format("{} is larger than the lock limit of {} bytes", path, SKILL_LOCK_MAX_FILE_BYTES));
+    }
+    total += r.data.size();
+    if (total > SKILL_LOCK_MAX_SKILL_BYTES) {
+        throw IoError(fmt::format("the files of the skill reach past the lock limit of {} bytes at {}",
+                                  SKILL_LOCK_MAX_SKILL_BYTES, path));
     }
     return sha256_digest(r.data);
 }
@@ -88,13 +106,12 @@ std::string digest_file(const SkillReader& reader, const std::string& path) {
 }  // namespace
 
 std::vector<LockedFile> digest_skill_files(const SkillReader& reader, std::string_view skill_dir) {
-    std::vector<std::string> paths;
-    collect(reader, std::string(skill_dir), "", 0, paths);
-    std::sort(paths.begin(), paths.end());
+    std::vector<std::string> paths = skill_files(reader, std::string(skill_dir));
     std::vector<LockedFile> out;
     out.reserve(paths.size());
+    std::size_t total = 0;
     for (auto& p : paths) {
-        std::string digest = digest_file(reader, join_path(skill_dir, p));
+        std::string digest = digest_file(reader, join_path(skill_dir, p), total);
         out.push_back(LockedFile{std::move(p), std::move(digest)});
     }
     return out;
@@ -230,9 +247,7 @@ LockVerifier make_lock_verifier(SkillLock lock) {
         auto it = index->find(nfkc(m.name));
         if (it == index->end()) return LockCheck{LockStatus::not_locked, {}, {}};
         const std::vector<LockedFile>& want = shared->skills[it->second].files;
-        std::vector<std::string> have;
-        collect(reader, m.root, "", 0, have);
-        std::sort(have.begin(), have.end());
+        const std::vector<std::string> have = skill_files(reader, m.root);
         auto mismatch = [&](const std::string& rel, std::string_view what) {
             std::string file = join_path(m.root, rel);
             std::string message = fmt::format("{}: skill '{}' differs from the lock file: {} {}", m.skill_file,
@@ -250,8 +265,9 @@ LockVerifier make_lock_verifier(SkillLock lock) {
             ++i;
             ++j;
         }
+        std::size_t total = 0;
         for (const LockedFile& f : want) {
-            if (digest_file(reader, join_path(m.root, f.path)) != f.digest) return mismatch(f.path, "changed");
+            if (digest_file(reader, join_path(m.root, f.path), total) != f.digest) return mismatch(f.path, "changed");
         }
         return LockCheck{LockStatus::verified, {}, {}};
     };
