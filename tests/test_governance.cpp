@@ -473,3 +473,16 @@ TEST_CASE("skills config: files, and overrides in agent specs", "[governance][co
         parse_agent_spec("directories: [lib]\noverrides:\n  - name: a\n    mode: maybe\n", SpecFormat::yaml),
         Catch::StartsWith("agent spec: 'overrides' item 1, 'mode': unknown mode 'maybe'"));
 }
+
+TEST_CASE("nested skills: a .gitignore over its bound is not applied, and says so", "[governance][nested]") {
+    TempDir lib;
+    lib.write("ignored/y/SKILL.md", named("y"));
+    lib.write(".gitignore", "ignored/\n" + std::string(SKILL_GITIGNORE_MAX_BYTES, '#'));
+    FilesystemSkillLoader loader({.roots = {lib.path()}, .include_default_roots = false, .nested_depth = 2});
+    Discovery d = loader.discover();
+    CHECK(names_of(d) == std::vector<std::string>{"ignored:y"});
+    CHECK(has_code(d, codes::nested_limit, lib.path(".gitignore")));
+    // Within the bound, the same pattern applies.
+    lib.write(".gitignore", "ignored/\n");
+    CHECK(loader.discover().skills.empty());
+}
