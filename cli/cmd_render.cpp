@@ -24,6 +24,7 @@ struct RenderArgs {
     std::vector<std::string> arguments;
     bool skip_missing = false;
     std::size_t max_bytes = RENDER_MAX_BYTES;
+    std::string config;  // --config FILE: override rules after each configuration's own
 };
 
 int render_catalog(const RenderArgs& args) {
@@ -41,6 +42,10 @@ int render_catalog(const RenderArgs& args) {
         return exit_usage;
     }
     for (SkillsConfig& c : configs) c.sources = builtin_sources();  // archives, git: roots
+    // --config's rules come after each configuration's own (later rules win).
+    const std::vector<OverrideRule> rules =
+        args.config.empty() ? std::vector<OverrideRule>{} : load_governance_config(args.config).overrides;
+    for (auto& c : configs) c.overrides.insert(c.overrides.end(), rules.begin(), rules.end());
     const HostCatalog catalog = load_host_catalog(configs);
     for (const auto& s : catalog.skipped) {
         fmt::print(stderr, "agentskills render: note: {}\n", terminal_text(s.message));
@@ -91,6 +96,8 @@ void setup(CLI::App& app, int* status) {
         ->capture_default_str();
     cmd->add_option("name", args->name, "Skill name (a leading '/' is ignored)")->required();
     cmd->add_option("arguments", args->arguments, "Arguments; several words are joined with single spaces");
+    cmd->add_option("--config", args->config, "Skills configuration file (YAML: skills: overrides: [...])")
+        ->allow_extra_args(false);
     cmd->callback([args, status]() { *status = run_render(*args); });
 }
 

@@ -1,18 +1,26 @@
 // agentskills CLI — the shared skill-source flags (source_options.hpp).
 #include "source_options.hpp"
 
+#include <charconv>
 #include <map>
 #include <utility>
 
 #include <fmt/core.h>
 
 #include "agentskills/errors.hpp"
+#include "agentskills/governance.hpp"
+#include "agentskills/host.hpp"
 #include "agentskills/policy_words.hpp"
 #if defined(AGENTSKILLS_HAVE_ARCHIVES)
 #include "agentskills/archive_reader.hpp"
 #endif
 #if defined(AGENTSKILLS_HAVE_GIT)
 #include "agentskills/git_reader.hpp"
+#endif
+#include "numbers.hpp"
+
+#ifdef AGENTSKILLS_HAVE_LOCK
+#include "agentskills/lock.hpp"
 #endif
 
 namespace agentskills::cli {
@@ -99,6 +107,32 @@ void add_source_options(CLI::App& cmd, SourceArgs& args, const SourceFlags& flag
         cmd.add_option("--max-bytes", args.max_bytes,
                        fmt::format("Byte limit of a SKILL.md (0 = none; default: {})", SKILL_MAX_FILE_BYTES));
     }
+    if (flags.governance) {
+        cmd.add_option("--config", args.config, "Skills configuration file (YAML: skills: overrides: [...])")
+            ->allow_extra_args(false);
+        args.nested_option =
+            cmd.add_option("--nested", args.nested,
+                           fmt::format("Find skills in group directories below the roots, named group:skill, down to "
+                                       "DEPTH groups (default {}; write --nested=DEPTH)",
+                                       SKILL_NESTED_DEFAULT_DEPTH))
+                ->expected(0, 1)
+                ->check(count_value())
+                ->option_text("[=DEPTH]");
+        if (flags.lock) {
+            cmd.add_option("--lock", args.lock, "Lock file (skills-lock.json): refuse skills whose files changed")
+                ->allow_extra_args(false);
+            cmd.add_flag("--lock-strict", args.lock_strict,
+                         "With --lock: also refuse skills the lock file does not hold");
+        }
+    }
+}
+
+std::size_t nested_depth(const SourceArgs& args) {
+    if (args.nested_option == nullptr || args.nested_option->count() == 0) return 0;
+    if (args.nested.empty()) return SKILL_NESTED_DEFAULT_DEPTH;
+    std::size_t depth = 0;
+    (void)std::from_chars(args.nested.data(), args.nested.data() + args.nested.size(), depth);
+    return depth;
 }
 
 SkillSources builtin_sources() {
@@ -126,6 +160,19 @@ FilesystemLoaderOptions filesystem_options(const SourceArgs& args, const SourceD
     options.exclude = args.exclude;
     options.lazy_bodies = defaults.lazy_bodies;
     options.sources = builtin_sources();
+    // Governance: override rules, nested groups, the lock (docs/loading.md, "Admission").
+    if (!args.config.empty()) options.overrides = load_governance_config(args.config).overrides;
+    options.nested_depth = nested_depth(args);
+    if (args.lock_strict && args.lock.empty()) throw ConfigurationError("--lock-strict needs --lock FILE");
+    if (!args.lock.empty()) {
+#ifdef AGENTSKILLS_HAVE_LOCK
+        options.lock = make_lock_verifier(load_skill_lock(args.lock));
+        options.lock_strict = args.lock_strict;
+#else
+        throw ConfigurationError(
+            "--lock needs a build with agentskills::lock (CMake option AGENTSKILLS_LOCK, OpenSSL)");
+#endif
+    }
     return options;
 }
 

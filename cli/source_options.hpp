@@ -38,6 +38,11 @@ struct SourceArgs {
     std::optional<NamePolicy> name_policy;
     std::optional<std::size_t> max_lines;
     std::optional<std::size_t> max_bytes;
+    std::string config;        ///< --config FILE (override rules)
+    std::string lock;          ///< --lock FILE
+    bool lock_strict = false;  ///< --lock-strict
+    std::string nested;        ///< the DEPTH of --nested=DEPTH ("" = the default depth)
+    const CLI::Option* nested_option = nullptr;
 
     /// Set by add_source_options; used to restore the command-line order of the sources.
     CLI::App* command = nullptr;
@@ -59,6 +64,8 @@ struct SourceFlags {
     bool selection = false;       ///< --include, --exclude
     bool policies = false;        ///< --missing-directories, --duplicate-names, --name-policy
     bool limits = false;          ///< --max-lines, --max-bytes
+    bool governance = true;       ///< --config, --nested (docs/cli.md, "Governance flags")
+    bool lock = true;             ///< --lock, --lock-strict (with `governance`)
 };
 
 /// What the command does when a flag is not given.
@@ -76,7 +83,11 @@ void add_source_options(CLI::App& cmd, SourceArgs& args, const SourceFlags& flag
 /// (agentskills::archive) and `git:<repo>@<ref>[:<path>]` roots (agentskills::git).
 [[nodiscard]] SkillSources builtin_sources();
 
-/// The file-system loader options for `roots` under the flags and defaults (with builtin_sources()).
+/// The group depth --nested asks for (0 without it; SKILL_NESTED_DEFAULT_DEPTH without a value).
+[[nodiscard]] std::size_t nested_depth(const SourceArgs& args);
+
+/// The file-system loader options for `roots` under the flags and defaults (with builtin_sources()). Reads --config and
+/// --lock (ConfigurationError for a bad file, or --lock in a build without agentskills::lock).
 [[nodiscard]] FilesystemLoaderOptions filesystem_options(const SourceArgs& args, const SourceDefaults& defaults,
                                                          std::vector<std::string> roots);
 

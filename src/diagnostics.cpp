@@ -17,6 +17,20 @@ std::string format_diagnostic(const Diagnostic& d) {
     return fmt::format("{}:{}: {}: {} [{}]", path, d.line, to_string(d.severity), message, code);
 }
 
+std::string_view to_string(SkillMode mode) noexcept {
+    switch (mode) {
+        case SkillMode::on:
+            return "on";
+        case SkillMode::name_only:
+            return "name-only";
+        case SkillMode::user_invocable_only:
+            return "user-invocable-only";
+        case SkillMode::off:
+            return "off";
+    }
+    return "on";
+}
+
 std::string_view to_string(SkipReason r) noexcept {
     switch (r) {
         case SkipReason::invalid:
@@ -33,6 +47,14 @@ std::string_view to_string(SkipReason r) noexcept {
             return "unreadable";
         case SkipReason::missing_directory:
             return "missing_directory";
+        case SkipReason::disabled:
+            return "disabled";
+        case SkipReason::untrusted:
+            return "untrusted";
+        case SkipReason::digest_mismatch:
+            return "digest_mismatch";
+        case SkipReason::not_locked:
+            return "not_locked";
     }
     return "invalid";
 }

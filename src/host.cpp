@@ -3,6 +3,7 @@
 #include "agentskills/diagnostic_codes.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <mutex>
@@ -164,6 +165,7 @@ CombinedSkillLoader::CombinedSkillLoader(std::vector<SkillsConfig> configs, cons
         o.exclude = c.exclude.value_or(std::vector<std::string>{});
         o.missing_directories = c.missing_directories;
         o.duplicate_names = c.duplicate_names;
+        o.overrides = c.overrides;
         o.on_diagnostic = nullptr;
         o.sources = c.sources;
         auto loader = std::make_shared<FilesystemSkillLoader>(std::move(o));
@@ -310,7 +312,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view config_keys = "directories, include, exclude, missing_directories, duplicate_names";
+constexpr std::string_view config_keys =
+    "directories, include, exclude, missing_directories, duplicate_names, overrides";
 
 bool over(std::size_t value, std::size_t limit) noexcept { return limit != 0 && value > limit; }
 
@@ -538,6 +541,61 @@ E policy_value(const json& v, std::string_view key) {
     throw ConfigurationError(fmt::format("agent spec: '{}' must be {}, not '{}'", key, policy_word_choices<E>(), s));
 }
 
+// Where an override rule's error is: rule `index`, key `key` ("" for the rule itself).
+using RuleWhere = std::function<std::string(std::size_t index, std::string_view key)>;
+
+constexpr std::string_view mode_words = "on, name-only, user-invocable-only, off";
+
+/// The override rules of a list value: `[{name: X | path: GLOB, mode: MODE}, ...]`.
+std::vector<OverrideRule> overrides_from(const json& v, const RuleWhere& where) {
+    std::vector<OverrideRule> out;
+    if (v.is_null()) return out;
+    if (!v.is_array()) {
+        throw ConfigurationError(
+            fmt::format("{}: 'overrides' must be a list of rules, not {}", where(SIZE_MAX, ""), describe(v)));
+    }
+    if (v.size() > OVERRIDES_MAX_RULES) {
+        throw ConfigurationError(
+            fmt::format("{}: more than {} override rules", where(SIZE_MAX, ""), OVERRIDES_MAX_RULES));
+    }
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        const json& item = v[i];
+        if (!item.is_object()) {
+            throw ConfigurationError(fmt::format(
+                "{}: a rule must be a mapping with 'name' or 'path' and 'mode', not {}", where(i, ""), describe(item)));
+        }
+        OverrideRule rule;
+        bool has_mode = false;
+        for (const auto& [key, value] : item.items()) {
+            if (!value.is_string()) {
+                throw ConfigurationError(fmt::format("{}: must be a string, not {}", where(i, key), describe(value)));
+            }
+            const std::string text = value.get<std::string>();
+            if (key == "name") {
+                if (text.empty()) throw ConfigurationError(fmt::format("{}: the name is empty", where(i, key)));
+                rule.name = text;
+            } else if (key == "path") {
+                if (text.empty()) throw ConfigurationError(fmt::format("{}: the glob is empty", where(i, key)));
+                rule.path = text;
+            } else if (key == "mode") {
+                if (!parse_skill_mode(text, rule.mode)) {
+                    throw ConfigurationError(
+                        fmt::format("{}: unknown mode {} (accepted: {})", where(i, key), describe(value), mode_words));
+                }
+                has_mode = true;
+            } else {
+                throw ConfigurationError(fmt::format("{}: unknown key (accepted: name, path, mode)", where(i, key)));
+            }
+        }
+        if (rule.name.empty() == rule.path.empty()) {
+            throw ConfigurationError(fmt::format("{}: a rule needs exactly one of 'name' and 'path'", where(i, "")));
+        }
+        if (!has_mode) throw ConfigurationError(fmt::format("{}: a rule needs 'mode' ({})", where(i, ""), mode_words));
+        out.push_back(std::move(rule));
+    }
+    return out;
+}
+
 SkillsConfig config_from_mapping(const json& m) {
     SkillsConfig c;
     bool has_directories = false;
@@ -553,6 +611,12 @@ SkillsConfig config_from_mapping(const json& m) {
             c.missing_directories = policy_value<MissingDirectories>(value, key);
         } else if (key == "duplicate_names") {
             c.duplicate_names = policy_value<DuplicateNames>(value, key);
+        } else if (key == "overrides") {
+            c.overrides = overrides_from(value, [](std::size_t i, std::string_view k) {
+                if (i == SIZE_MAX) return std::string("agent spec");
+                return k.empty() ? fmt::format("agent spec: 'overrides' item {}", i + 1)
+                                 : fmt::format("agent spec: 'overrides' item {}, '{}'", i + 1, k);
+            });
         } else {
             throw ConfigurationError(
                 fmt::format("agent spec: unknown key '{}' in a Skills configuration (accepted: {})", key, config_keys));
@@ -660,6 +724,127 @@ std::vector<SkillsConfig> load_agent_spec(const std::string& path, const AgentSp
         constexpr std::string_view prefix = "agent spec: ";
         if (message.substr(0, prefix.size()) == prefix) message.remove_prefix(prefix.size());
         throw ConfigurationError(fmt::format("agent spec '{}': {}", shown, message));
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Governance configurations (`--config FILE`)
+
+namespace {
+
+// The line (1-based) of each rule of `skills: overrides:` and of each key's value in it, read
+// after the bounded pass has accepted the text (yaml-cpp's nodes share what aliases copy).
+struct RuleLines {
+    std::vector<std::size_t> rule;
+    std::vector<std::unordered_map<std::string, std::size_t>> keys;
+};
+
+RuleLines rule_lines(std::string_view text) {
+    RuleLines out;
+    try {
+        const YAML::Node doc = YAML::Load(std::string(text));
+        if (!doc.IsMap() || !doc["skills"] || !doc["skills"].IsMap()) return out;
+        const YAML::Node list = doc["skills"]["overrides"];
+        if (!list || !list.IsSequence()) return out;
+        for (const YAML::Node& item : list) {
+            out.rule.push_back(static_cast<std::size_t>(item.Mark().line) + 1);
+            auto& keys = out.keys.emplace_back();
+            if (!item.IsMap()) continue;
+            for (const auto& kv : item) {
+                if (kv.first.IsScalar()) {
+                    keys.emplace(kv.first.Scalar(), static_cast<std::size_t>(kv.second.Mark().line) + 1);
+                }
+            }
+        }
+    } catch (const YAML::Exception&) {
+        // Lines are a courtesy: the bounded pass has already judged the text.
+    }
+    return out;
+}
+
+constexpr std::string_view config_prefix = "skills config: ";
+
+GovernanceConfig governance_from(std::string_view text, const AgentSpecLimits& limits) {
+    if (over(text.size(), limits.max_bytes)) {
+        throw ConfigurationError(fmt::format("skills config: the text is {} bytes, more than the limit of {}",
+                                             text.size(), limits.max_bytes));
+    }
+    json doc;
+    try {
+        doc = yaml_to_json(text, limits);
+    } catch (const YAML::Exception& e) {
+        throw ConfigurationError(fmt::format("skills config: invalid YAML: {}", valid_utf8(e.what())));
+    } catch (const ConfigurationError& e) {
+        // The budget messages say "agent spec: line N: ..."; this is a skills config.
+        std::string_view message = e.what();
+        constexpr std::string_view spec = "agent spec: ";
+        if (message.substr(0, spec.size()) == spec) message.remove_prefix(spec.size());
+        throw ConfigurationError(fmt::format("{}{}", config_prefix, message));
+    }
+    GovernanceConfig out;
+    if (doc.is_null()) return out;
+    if (!doc.is_object()) {
+        throw ConfigurationError(fmt::format("skills config: the document must be a mapping, not {}", describe(doc)));
+    }
+    for (const auto& [key, value] : doc.items()) {
+        if (key != "skills") {
+            throw ConfigurationError(fmt::format("skills config: unknown top-level key '{}' (accepted: skills)", key));
+        }
+        if (value.is_null()) continue;
+        if (!value.is_object()) {
+            throw ConfigurationError(fmt::format("skills config: 'skills' must be a mapping, not {}", describe(value)));
+        }
+        for (const auto& [k, v] : value.items()) {
+            if (k != "overrides") {
+                throw ConfigurationError(
+                    fmt::format("skills config: unknown key '{}' under 'skills' (accepted: overrides)", k));
+            }
+            const RuleLines lines = rule_lines(text);
+            out.overrides = overrides_from(v, [&lines](std::size_t i, std::string_view rule_key) {
+                std::size_t line = 0;
+                if (i < lines.rule.size()) {
+                    line = lines.rule[i];
+                    if (auto it = lines.keys[i].find(std::string(rule_key));
+                        !rule_key.empty() && it != lines.keys[i].end()) {
+                        line = it->second;
+                    }
+                }
+                std::string where = line != 0 ? fmt::format("skills config: line {}", line) : "skills config";
+                if (i == SIZE_MAX) return where;
+                where += fmt::format(": override rule {}", i + 1);
+                if (!rule_key.empty()) where += fmt::format(", '{}'", valid_utf8(rule_key));
+                return where;
+            });
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+GovernanceConfig parse_governance_config(std::string_view text, const AgentSpecLimits& limits) {
+    return governance_from(text, limits);
+}
+
+GovernanceConfig load_governance_config(const std::string& path, const AgentSpecLimits& limits) {
+    const std::string shown = valid_utf8(path);
+    static const LocalSkillReader reader;
+    ReadResult read;
+    try {
+        read = reader.read_file(path, limits.max_bytes);
+    } catch (const Error& e) {
+        throw ConfigurationError(fmt::format("skills config: {}", valid_utf8(e.what())));
+    }
+    if (read.truncated) {
+        throw ConfigurationError(
+            fmt::format("skills config '{}': the file is larger than the limit of {} bytes", shown, limits.max_bytes));
+    }
+    try {
+        return governance_from(read.data, limits);
+    } catch (const ConfigurationError& e) {
+        std::string_view message = e.what();
+        if (message.substr(0, config_prefix.size()) == config_prefix) message.remove_prefix(config_prefix.size());
+        throw ConfigurationError(fmt::format("skills config '{}': {}", shown, message));
     }
 }
 

@@ -2,6 +2,7 @@
 // stages (see discovery_common.hpp), and loading.
 #include "agentskills/loader.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -10,13 +11,16 @@
 #include <string_view>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include <fmt/core.h>
 
 #include "agentskills/errors.hpp"
 #include "agentskills/names.hpp"
+#include "discovery_admit.hpp"
 #include "discovery_common.hpp"
+#include "discovery_nested.hpp"
 
 namespace agentskills {
 
@@ -35,11 +39,20 @@ struct FilesystemSkillLoader::Impl {
     mutable std::shared_mutex kept_mutex;
     std::unordered_map<std::string, Kept> kept;  // key: NFKC name
     bool discovered = false;
-    std::atomic<std::uint64_t> next_ticket{0};  // order of the discoveries' starts
-    std::uint64_t published_ticket = 0;         // the discovery load() serves (guarded by kept_mutex)
+    std::atomic<std::uint64_t> next_ticket{0};            // order of the discoveries' starts
+    std::uint64_t published_ticket = 0;                   // the discovery load() serves (guarded by kept_mutex)
+    std::unordered_set<std::string> untrusted_libraries;  // Root::path of the untrusted roots
+    Admitted admitted;                                    // guarded by kept_mutex
+    std::uint64_t admitted_ticket = 0;                    // the discovery `admitted` is from
 
     explicit Impl(FilesystemLoaderOptions opts);
     void resolve_roots();
+    void resolve_trust();
+    [[nodiscard]] AdmissionSettings admission() const noexcept {
+        return AdmissionSettings{&options.overrides, &untrusted_libraries, &options.trust,
+                                 &options.lock,      options.lock_strict,  &storage.reader()};
+    }
+    Discovery finish(std::uint64_t ticket, Discovery out);
     [[nodiscard]] std::size_t thread_count() const noexcept {
         const std::size_t asked =
             options.threads != 0 ? options.threads : std::max(1U, std::thread::hardware_concurrency());
@@ -63,7 +76,31 @@ FilesystemSkillLoader::Impl::Impl(FilesystemLoaderOptions opts)
         for (const auto& n : *options.include) selection.include->insert(nfkc(n));
     }
     for (const auto& n : options.exclude) selection.exclude.insert(nfkc(n));
+    for (const auto& rule : options.overrides) {
+        if (rule.name.empty() == rule.path.empty()) {
+            throw ConfigurationError("an override rule needs exactly one of 'name' and 'path'");
+        }
+    }
     resolve_roots();
+    resolve_trust();
+}
+
+void FilesystemSkillLoader::Impl::resolve_trust() {
+    for (const auto& root : options.untrusted_roots) {
+        std::string path;
+        try {
+            path = storage.resolve_root(root);
+        } catch (const PathError& e) {
+            throw ConfigurationError(fmt::format("invalid untrusted root '{}': {}", root, e.what()));
+        }
+        const bool known = std::any_of(roots.begin(), roots.end(), [&](const Root& r) { return r.path == path; });
+        if (!known) throw ConfigurationError(fmt::format("untrusted root '{}' is not one of the roots scanned", root));
+        untrusted_libraries.insert(std::move(path));
+    }
+    if (options.untrusted_project_root) {
+        std::vector<std::string> defaults = storage.default_roots();
+        if (!defaults.empty()) untrusted_libraries.insert(std::move(defaults.front()));
+    }
 }
 
 void FilesystemSkillLoader::Impl::resolve_roots() {
@@ -117,16 +154,40 @@ Discovery FilesystemSkillLoader::Impl::report(Discovery out) const {
     return out;
 }
 
+// Admission runs on every discovery (a reused one too: a lock covers files no stat was taken
+// of, and the trust callback decides each time).
+Discovery FilesystemSkillLoader::Impl::finish(std::uint64_t ticket, Discovery out) {
+    const AdmissionSettings settings = admission();
+    if (settings.active()) {
+        Admitted now = admit(out, settings);
+        std::unique_lock lock(kept_mutex);
+        if (ticket > admitted_ticket) {
+            admitted = std::move(now);
+            admitted_ticket = ticket;
+        }
+    }
+    return report(std::move(out));
+}
+
 Discovery FilesystemSkillLoader::Impl::discover() {
     const std::uint64_t ticket = next_ticket.fetch_add(1) + 1;
     RootListing listing;
     list_roots(roots, storage, selection, options.missing_directories, listing);
-    if (std::optional<Discovery> same = snapshots.reuse(listing, roots, storage, thread_count())) {
-        return report(std::move(*same));  // an unchanged library: the last result again
+    // A nested walk looks below the children, where the snapshot's stats do not reach.
+    const bool nested = options.nested_depth > 0;
+    if (!nested) {
+        if (std::optional<Discovery> same = snapshots.reuse(listing, roots, storage, thread_count())) {
+            return finish(ticket, std::move(*same));  // an unchanged library: the last result again
+        }
     }
     std::vector<Candidate> candidates = make_candidates(roots, listing);
     parallel_for(candidates.size(), thread_count(), [&](std::size_t i) { parse_cache.process(candidates[i]); });
     Discovery out{{}, listing.skipped, listing.diagnostics};
+    if (nested) {
+        expand_groups(candidates, roots, storage, parse_cache,
+                      NestedSettings{options.nested_depth, options.nested_max_directories}, thread_count(),
+                      out.diagnostics);
+    }
     Merged merged = merge_candidates(candidates, selection, options.include, options.exclude, options.duplicate_names,
                                      storage, parse_cache, out);
     // The caller's copies of the kept manifests, made on the worker threads.
@@ -135,8 +196,8 @@ Discovery FilesystemSkillLoader::Impl::discover() {
     parse_cache.keep_only(merged.live_files);
     publish(ticket, std::move(merged.kept));
     if (ticket == next_ticket.load()) storage.retire_children(candidates);  // no discovery started since
-    snapshots.capture(listing, candidates, merged, out);
-    return report(std::move(out));
+    if (!nested) snapshots.capture(listing, candidates, merged, out);
+    return finish(ticket, std::move(out));
 }
 
 FilesystemSkillLoader::FilesystemSkillLoader(FilesystemLoaderOptions options)
@@ -157,11 +218,17 @@ LoadedSkill FilesystemSkillLoader::load(std::string_view name) {
     Kept lazy;  // a lazy entry, whose body is read below (outside the lock)
     {
         std::shared_lock lock(impl_->kept_mutex);
-        auto it = impl_->kept.find(nfkc(name));
-        if (it == impl_->kept.end()) throw NotFoundError(fmt::format("no discovered skill named '{}'", name));
+        const std::string key = nfkc(name);
+        auto it = impl_->kept.find(key);
+        if (it == impl_->kept.end() || impl_->admitted.refused.count(key) != 0) {
+            throw NotFoundError(fmt::format("no discovered skill named '{}'", name));
+        }
         const Kept& k = it->second;
         out.manifest = *k.entry->manifest;
         set_location(out.manifest, k.location());
+        if (auto mode = impl_->admitted.modes.find(key); mode != impl_->admitted.modes.end()) {
+            out.manifest.mode = mode->second;
+        }
         if (k.entry->lazy) {
             lazy = k;
         } else {

@@ -79,7 +79,7 @@ std::string render_available_skills(const std::vector<CatalogEntry>& entries) {
         out += "  <skill>\n    <name>";
         out += xml_escape(m.name);
         out += "</name>\n";
-        if (e.include_description) {
+        if (e.include_description && m.mode != SkillMode::name_only) {
             out += "    <description>";
             out += xml_escape(m.description);
             out += "</description>\n";

@@ -52,6 +52,7 @@ void to_json(nlohmann::json& j, const SkillManifest& m) {
         {"root", text(m.root)},
         {"library", text(m.library)},
         {"frontmatter", m.frontmatter},
+        {"mode", std::string(to_string(m.mode))},
     };
 }
 

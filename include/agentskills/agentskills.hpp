@@ -6,6 +6,7 @@
 #include "diagnostic_codes.hpp"
 #include "diagnostics.hpp"
 #include "errors.hpp"
+#include "governance.hpp"
 #include "harness.hpp"
 #include "host.hpp"
 #include "loader.hpp"

@@ -65,6 +65,19 @@ inline constexpr std::string_view root_unreadable = "root-unreadable";
 inline constexpr std::string_view exclude_unknown = "exclude-unknown";
 /// A library child archive (`.skill` / `.zip`) refused as a whole (docs/sources.md).
 inline constexpr std::string_view archive_refused = "archive-refused";
+// --- admission (overrides, trust, lock) and nested discovery
+/// An override rule set the skill `off` (SkipReason::disabled).
+inline constexpr std::string_view skill_disabled = "skill-disabled";
+/// A skill of an untrusted root that the trust callback did not allow (SkipReason::untrusted).
+inline constexpr std::string_view skill_untrusted = "skill-untrusted";
+/// A file of the skill differs from the lock file (SkipReason::digest_mismatch).
+inline constexpr std::string_view digest_mismatch = "digest-mismatch";
+/// A skill the lock file does not hold, refused (SkipReason::not_locked).
+inline constexpr std::string_view not_locked = "not-locked";
+/// The nested walk of a root stopped at its depth or directory bound.
+inline constexpr std::string_view nested_limit = "nested-limit";
+/// A group directory whose name breaks the name rules; not descended.
+inline constexpr std::string_view nested_group_refused = "nested-group-refused";
 // --- run time (SkillsShim, the activation core)
 inline constexpr std::string_view ignored_behavioral_fields = "ignored-behavioral-fields";
 inline constexpr std::string_view prompt_budget_omitted = "prompt-budget-omitted";
@@ -123,6 +136,12 @@ inline constexpr std::array all = {
     root_unreadable,
     exclude_unknown,
     archive_refused,
+    skill_disabled,
+    skill_untrusted,
+    digest_mismatch,
+    not_locked,
+    nested_limit,
+    nested_group_refused,
     ignored_behavioral_fields,
     prompt_budget_omitted,
     resource_list_truncated,

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "diagnostics.hpp"
+#include "governance.hpp"
 #include "loader.hpp"
 #include "reader.hpp"
 #include "skill.hpp"
@@ -126,6 +127,8 @@ struct SkillsConfig {
     /// Source hooks for the libraries (archive children, `git:` roots; docs/sources.md). An
     /// agent spec never sets them: the host installs the ones it is built with.
     SkillSources sources = {};
+    /// Override rules for this configuration's skills (FilesystemLoaderOptions::overrides).
+    std::vector<OverrideRule> overrides = {};
 };
 
 /// Throws ConfigurationError when `config` cannot work: no directory, or both `include` and
@@ -207,13 +210,33 @@ struct AgentSpecLimits {
 ///  - a bare configuration mapping (`directories:`, `include:`, ...).
 /// A `Skills` value is a configuration mapping, or a string / list of strings that is taken
 /// as `directories`. Keys: `directories` (string or list), `include`, `exclude` (lists),
-/// `missing_directories` (`error` | `skip`), `duplicate_names` (`error` | `keep_first`).
+/// `missing_directories` (`error` | `skip`), `duplicate_names` (`error` | `keep_first`),
+/// `overrides` (the rules of GovernanceConfig).
 /// Throws ConfigurationError naming the key for an unknown key, a bad value, or `include`
 /// together with `exclude`; for text that is not valid YAML / JSON, a mapping key that is not
 /// a string, and text past one of `limits` (size, nodes, bytes, depth; aliases count what they
 /// copy). Only the first YAML document is read.
 [[nodiscard]] std::vector<SkillsConfig> parse_agent_spec(std::string_view text, SpecFormat format,
                                                          const AgentSpecLimits& limits = {});
+
+/// What a skills configuration file (`agentskills ... --config FILE`) holds:
+///
+///     skills:
+///       overrides:
+///         - name: code-review      # or  path: "team/*"
+///           mode: name-only        # on | name-only | user-invocable-only | off
+///
+/// Read under the same budgets as agent specs (`limits`). Any other key, a rule without exactly
+/// one of `name` / `path`, without `mode` or with another word, and more than
+/// OVERRIDES_MAX_RULES rules are ConfigurationErrors that give the line of the rule or key.
+struct GovernanceConfig {
+    std::vector<OverrideRule> overrides = {};
+};
+
+[[nodiscard]] GovernanceConfig parse_governance_config(std::string_view text, const AgentSpecLimits& limits = {});
+/// Reads the file like load_agent_spec (a regular file only, at most `limits.max_bytes`); every
+/// error names the file.
+[[nodiscard]] GovernanceConfig load_governance_config(const std::string& path, const AgentSpecLimits& limits = {});
 
 /// Reads an agent spec file (`.json` is JSON, anything else YAML) the way SKILL.md files are
 /// read: a regular file only (a FIFO, a device or a directory is refused without blocking; a

@@ -12,6 +12,7 @@
 
 #include "diagnostics.hpp"
 #include "errors.hpp"
+#include "governance.hpp"
 #include "reader.hpp"
 #include "skill.hpp"
 
@@ -163,6 +164,29 @@ struct FilesystemLoaderOptions {
     /// Archive children and other roots (docs/sources.md); resolved roots are opened once, when
     /// the loader is made.
     SkillSources sources = {};
+
+    // Admission (docs/loading.md, "Admission"): applied to the skills the merge kept, in this
+    // order: overrides, trust, lock.
+
+    /// Override rules, in order (later rules win); see OverrideRule.
+    std::vector<OverrideRule> overrides = {};
+    /// Roots (written as in `roots`, resolved the same way) whose skills are untrusted. Each must
+    /// be one of the roots scanned, or the constructor throws ConfigurationError.
+    std::vector<std::string> untrusted_roots = {};
+    /// Treat the default root `./.agents/skills` (a repository's own skills) as untrusted.
+    bool untrusted_project_root = false;
+    /// Decides for each skill of an untrusted root; nullptr denies them all.
+    TrustCallback trust = nullptr;
+    /// Verifies skills against a lock file (make_lock_verifier in lock.hpp); nullptr = no lock.
+    LockVerifier lock = nullptr;
+    /// With `lock`: refuse a skill the lock does not hold (`not_locked`); otherwise it is admitted.
+    bool lock_strict = false;
+
+    /// Groups below a root (docs/loading.md, "Nested skills"): 0 = off; N = skills down to N
+    /// group directories deep, named `group:skill`.
+    std::size_t nested_depth = 0;
+    /// Directories the nested walk lists per root, at most (SKILL_NESTED_MAX_DIRECTORIES).
+    std::size_t nested_max_directories = SKILL_NESTED_MAX_DIRECTORIES;
 };
 
 /// Discovers skills in the immediate children of library roots and loads them.

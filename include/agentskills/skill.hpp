@@ -28,6 +28,17 @@ enum class NamePolicy {
     require_valid  ///< name may be omitted (directory name); must obey the rules and match the directory
 };
 
+/// How a catalog offers a skill; set by override rules (governance.hpp), `on` otherwise.
+enum class SkillMode {
+    on,                   ///< listed with its description, activatable by the model
+    name_only,            ///< listed in the catalog block without `<description>`
+    user_invocable_only,  ///< hidden from the model (block and tool enum); a host may still offer it
+    off                   ///< left out of discovery (SkippedSkill reason `disabled`)
+};
+
+/// `on`, `name-only`, `user-invocable-only`, `off`.
+[[nodiscard]] std::string_view to_string(SkillMode mode) noexcept;
+
 /// Ordered string -> string map (insertion order of the YAML mapping).
 using StringMap = std::vector<std::pair<std::string, std::string>>;
 
@@ -83,8 +94,14 @@ struct SkillManifest {
     /// The whole frontmatter as a JSON object; every scalar is its literal text. Shared by the
     /// copies of the manifest: `m.frontmatter->at("key")`, `m.frontmatter->contains("key")`.
     SharedJson frontmatter;
+    /// What the override rules made of the skill (`on` without rules); never `off` in a catalog.
+    SkillMode mode = SkillMode::on;
 
-    [[nodiscard]] bool model_invocable() const noexcept { return !disable_model_invocation; }
+    /// False when the frontmatter disables model invocation or an override makes the skill
+    /// `user-invocable-only`: the model's block and tool leave it out.
+    [[nodiscard]] bool model_invocable() const noexcept {
+        return !disable_model_invocation && mode != SkillMode::user_invocable_only;
+    }
 };
 
 /// One bundled file of a skill; `path` is relative to the skill directory, '/'-separated.
@@ -104,13 +121,17 @@ struct LoadedSkill {
 };
 
 enum class SkipReason {
-    invalid,           ///< bad frontmatter, bad UTF-8, bad name or flags
-    duplicate_name,    ///< a different SKILL.md with a name found earlier (keep_first)
-    not_a_directory,   ///< a library root that is a file
-    skill_package,     ///< a library root that is itself a skill
-    too_large,         ///< over the byte or line limit
-    unreadable,        ///< the reader failed
-    missing_directory  ///< a library root that does not exist (reported under skip)
+    invalid,            ///< bad frontmatter, bad UTF-8, bad name or flags
+    duplicate_name,     ///< a different SKILL.md with a name found earlier (keep_first)
+    not_a_directory,    ///< a library root that is a file
+    skill_package,      ///< a library root that is itself a skill
+    too_large,          ///< over the byte or line limit
+    unreadable,         ///< the reader failed
+    missing_directory,  ///< a library root that does not exist (reported under skip)
+    disabled,           ///< an override rule set the skill `off`
+    untrusted,          ///< from an untrusted root, and the host's trust callback did not allow it
+    digest_mismatch,    ///< a file differs from the lock file (or appeared, or went missing)
+    not_locked          ///< not in the lock file, under strict locking (or as the trust callback asked)
 };
 
 [[nodiscard]] std::string_view to_string(SkipReason r) noexcept;
@@ -126,7 +147,7 @@ struct SkippedSkill {
 /// name, description, license, compatibility, allowed-tools, metadata, tools,
 /// disallowed-tools, disable-model-invocation, user-invocable, version, category, tags,
 /// aliases, ignored-behavioral-fields, location (SKILL.md), root (skill directory), library,
-/// frontmatter. A skipped skill is {path, reason, message}.
+/// frontmatter, mode (to_string(SkillMode)). A skipped skill is {path, reason, message}.
 void to_json(nlohmann::json& j, const SkillManifest& m);
 void to_json(nlohmann::json& j, const SkippedSkill& s);
 

@@ -1,0 +1,276 @@
+// agentskills-cpp — lock files: digests of every file of a skill (OpenSSL EVP SHA-256), the
+// versioned JSON form, and the verifier discovery's admission stage calls.
+#include "agentskills/lock.hpp"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <unordered_map>
+#include <utility>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "agentskills/errors.hpp"
+#include "agentskills/loader.hpp"
+#include "agentskills/names.hpp"
+
+namespace agentskills {
+
+using nlohmann::json;
+
+std::string sha256_digest(std::string_view bytes) {
+    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+    std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
+    unsigned int length = 0;
+    if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1 ||
+        EVP_DigestUpdate(ctx.get(), bytes.data(), bytes.size()) != 1 ||
+        EVP_DigestFinal_ex(ctx.get(), md.data(), &length) != 1) {
+        throw IoError("SHA-256 failed (OpenSSL)");
+    }
+    constexpr std::string_view hex = "0123456789abcdef";
+    std::string out = "sha256:";
+    out.reserve(7 + 2 * std::size_t{length});
+    for (unsigned int i = 0; i < length; ++i) {
+        out.push_back(hex[md[i] >> 4]);
+        out.push_back(hex[md[i] & 0x0F]);
+    }
+    return out;
+}
+
+namespace {
+
+// Every file below `dir`, looking at no more than SKILL_RESOURCE_WALK_LIMIT entries in all.
+void collect(const SkillReader& reader, const std::string& dir, const std::string& rel, std::size_t depth,
+             std::vector<std::string>& out, std::size_t& seen) {
+    for (const DirEntry& e : reader.list_dir(dir)) {
+        if (++seen > SKILL_RESOURCE_WALK_LIMIT) {
+            throw IoError(fmt::format("{} holds more than {} directory entries", dir, SKILL_RESOURCE_WALK_LIMIT));
+        }
+        if (e.name.empty() || e.name == "." || e.name == ".." || e.name.find('/') != std::string::npos ||
+            e.name.find('\0') != std::string::npos) {
+            continue;  // only a broken reader lists such a name
+        }
+        std::string path = rel.empty() ? e.name : rel + "/" + e.name;
+        if (e.kind == EntryKind::directory) {
+            if (e.is_symlink || depth >= SKILL_MAX_RESOURCE_DEPTH) continue;  // links are not followed
+            collect(reader, join_path(dir, e.name), path, depth + 1, out, seen);
+        } else if (e.kind == EntryKind::file) {
+            out.push_back(std::move(path));
+            if (out.size() > SKILL_LOCK_MAX_FILES) {
+                throw IoError(fmt::format("{} holds more than {} files", dir, SKILL_LOCK_MAX_FILES));
+            }
+        }
+    }
+}
+
+bool is_digest(std::string_view d) {
+    constexpr std::string_view prefix = "sha256:";
+    if (d.size() != prefix.size() + 64 || d.substr(0, prefix.size()) != prefix) return false;
+    return std::all_of(d.begin() + prefix.size(), d.end(),
+                       [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+bool is_plain_relative(const std::string& p) {
+    try {
+        return normalize_relative_path(p) == p && p != ".";
+    } catch (const Error&) {
+        return false;
+    }
+}
+
+std::vector<std::string> skill_files(const SkillReader& reader, const std::string& skill_dir) {
+    std::vector<std::string> paths;
+    std::size_t seen = 0;
+    collect(reader, skill_dir, "", 0, paths, seen);
+    std::sort(paths.begin(), paths.end());
+    return paths;
+}
+
+// Reads and digests one file; `total` counts the bytes of the skill read so far.
+std::string digest_file(const SkillReader& reader, const std::string& path, std::size_t& total) {
+    ReadResult r = reader.read_file(path, SKILL_LOCK_MAX_FILE_BYTES);
+    if (r.truncated) {
+        throw IoError(fmt::format("{} is larger than the lock limit of {} bytes", path, SKILL_LOCK_MAX_FILE_BYTES));
+    }
+    total += r.data.size();
+    if (total > SKILL_LOCK_MAX_SKILL_BYTES) {
+        throw IoError(fmt::format("the files of the skill reach past the lock limit of {} bytes at {}",
+                                  SKILL_LOCK_MAX_SKILL_BYTES, path));
+    }
+    return sha256_digest(r.data);
+}
+
+}  // namespace
+
+std::vector<LockedFile> digest_skill_files(const SkillReader& reader, std::string_view skill_dir) {
+    std::vector<std::string> paths = skill_files(reader, std::string(skill_dir));
+    std::vector<LockedFile> out;
+    out.reserve(paths.size());
+    std::size_t total = 0;
+    for (auto& p : paths) {
+        std::string digest = digest_file(reader, join_path(skill_dir, p), total);
+        out.push_back(LockedFile{std::move(p), std::move(digest)});
+    }
+    return out;
+}
+
+SkillLock make_skill_lock(const std::vector<SkillManifest>& skills, const SkillReader& reader) {
+    SkillLock lock;
+    lock.skills.reserve(skills.size());
+    for (const auto& m : skills)
+        lock.skills.push_back(LockedSkill{m.name, m.library, digest_skill_files(reader, m.root)});
+    return lock;
+}
+
+std::string to_lock_text(const SkillLock& lock) {
+    json skills = json::array();
+    for (const auto& s : lock.skills) {
+        json files = json::object();
+        for (const auto& f : s.files) files[valid_utf8(f.path)] = f.digest;
+        skills.push_back(
+            json{{"name", valid_utf8(s.name)}, {"source", valid_utf8(s.source)}, {"files", std::move(files)}});
+    }
+    json doc{{"version", SKILL_LOCK_VERSION}, {"skills", std::move(skills)}};
+    return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+SkillLock parse_skill_lock(std::string_view text) {
+    if (text.size() > SKILL_LOCK_MAX_BYTES) {
+        throw ConfigurationError(fmt::format("lock file: the text is {} bytes, more than the limit of {}", text.size(),
+                                             SKILL_LOCK_MAX_BYTES));
+    }
+    constexpr int max_depth = 8;  // the format needs four levels
+    json doc;
+    try {
+        doc = json::parse(text, [](int depth, json::parse_event_t, json&) {
+            if (depth > max_depth) throw ConfigurationError("lock file: nested deeper than the format allows");
+            return true;
+        });
+    } catch (const json::exception& e) {
+        throw ConfigurationError(fmt::format("lock file: invalid JSON: {}", valid_utf8(e.what())));
+    }
+    if (!doc.is_object()) throw ConfigurationError("lock file: the document must be a JSON object");
+    for (const auto& [key, value] : doc.items()) {
+        if (key != "version" && key != "skills") {
+            throw ConfigurationError(fmt::format("lock file: unknown key '{}' (accepted: version, skills)", key));
+        }
+    }
+    if (!doc.contains("version") || !doc["version"].is_number_integer() ||
+        doc["version"].get<std::int64_t>() != SKILL_LOCK_VERSION) {
+        throw ConfigurationError(fmt::format("lock file: 'version' must be {} (the format this library reads), not {}",
+                                             SKILL_LOCK_VERSION,
+                                             doc.contains("version") ? doc["version"].dump() : std::string("absent")));
+    }
+    if (!doc.contains("skills") || !doc["skills"].is_array()) {
+        throw ConfigurationError("lock file: 'skills' must be a list");
+    }
+    const json& list = doc["skills"];
+    if (list.size() > SKILL_LOCK_MAX_SKILLS) {
+        throw ConfigurationError(fmt::format("lock file: more than {} skills", SKILL_LOCK_MAX_SKILLS));
+    }
+    SkillLock lock;
+    std::unordered_map<std::string, std::size_t> seen;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const json& s = list[i];
+        const std::string where = fmt::format("lock file: skill {}", i + 1);
+        if (!s.is_object()) throw ConfigurationError(fmt::format("{}: must be an object", where));
+        for (const auto& [key, value] : s.items()) {
+            if (key != "name" && key != "source" && key != "files") {
+                throw ConfigurationError(
+                    fmt::format("{}: unknown key '{}' (accepted: name, source, files)", where, key));
+            }
+        }
+        if (!s.contains("name") || !s["name"].is_string() || s["name"].get<std::string>().empty()) {
+            throw ConfigurationError(fmt::format("{}: 'name' must be a non-empty string", where));
+        }
+        if (!s.contains("source") || !s["source"].is_string()) {
+            throw ConfigurationError(fmt::format("{}: 'source' must be a string", where));
+        }
+        if (!s.contains("files") || !s["files"].is_object()) {
+            throw ConfigurationError(fmt::format("{}: 'files' must be an object of path: digest", where));
+        }
+        LockedSkill skill{s["name"].get<std::string>(), s["source"].get<std::string>(), {}};
+        if (!seen.emplace(nfkc(skill.name), i).second) {
+            throw ConfigurationError(fmt::format("{}: the name '{}' is locked twice", where, skill.name));
+        }
+        if (s["files"].size() > SKILL_LOCK_MAX_FILES) {
+            throw ConfigurationError(fmt::format("{}: more than {} files", where, SKILL_LOCK_MAX_FILES));
+        }
+        for (const auto& [path, digest] : s["files"].items()) {
+            if (!is_plain_relative(path)) {
+                throw ConfigurationError(fmt::format("{}: '{}' is not a relative path below the skill", where, path));
+            }
+            if (!digest.is_string() || !is_digest(digest.get<std::string>())) {
+                throw ConfigurationError(
+                    fmt::format("{}: the digest of '{}' must be sha256: and 64 lowercase hex digits", where, path));
+            }
+            skill.files.push_back(LockedFile{path, digest.get<std::string>()});
+        }
+        std::sort(skill.files.begin(), skill.files.end(),
+                  [](const LockedFile& a, const LockedFile& b) { return a.path < b.path; });
+        lock.skills.push_back(std::move(skill));
+    }
+    return lock;
+}
+
+SkillLock load_skill_lock(const std::string& path) {
+    static const LocalSkillReader reader;
+    const std::string shown = valid_utf8(path);
+    ReadResult read;
+    try {
+        read = reader.read_file(path, SKILL_LOCK_MAX_BYTES);
+    } catch (const Error& e) {
+        throw ConfigurationError(fmt::format("lock file: {}", valid_utf8(e.what())));
+    }
+    if (read.truncated) {
+        throw ConfigurationError(
+            fmt::format("lock file '{}': the file is larger than the limit of {} bytes", shown, SKILL_LOCK_MAX_BYTES));
+    }
+    try {
+        return parse_skill_lock(read.data);
+    } catch (const ConfigurationError& e) {
+        std::string_view message = e.what();
+        constexpr std::string_view prefix = "lock file: ";
+        if (message.substr(0, prefix.size()) == prefix) message.remove_prefix(prefix.size());
+        throw ConfigurationError(fmt::format("lock file '{}': {}", shown, message));
+    }
+}
+
+LockVerifier make_lock_verifier(SkillLock lock) {
+    auto shared = std::make_shared<const SkillLock>(std::move(lock));
+    auto index = std::make_shared<std::unordered_map<std::string, std::size_t>>();
+    for (std::size_t i = 0; i < shared->skills.size(); ++i) index->emplace(nfkc(shared->skills[i].name), i);
+    return [shared, index](const SkillManifest& m, const SkillReader& reader) -> LockCheck {
+        auto it = index->find(nfkc(m.name));
+        if (it == index->end()) return LockCheck{LockStatus::not_locked, {}, {}};
+        const std::vector<LockedFile>& want = shared->skills[it->second].files;
+        const std::vector<std::string> have = skill_files(reader, m.root);
+        auto mismatch = [&](const std::string& rel, std::string_view what) {
+            std::string file = join_path(m.root, rel);
+            std::string message = fmt::format("{}: skill '{}' differs from the lock file: {} {}", m.skill_file,
+                                              valid_utf8(m.name), valid_utf8(file), what);
+            return LockCheck{LockStatus::mismatch, std::move(file), std::move(message)};
+        };
+        // The file sets first (no reading), then the digests in path order.
+        std::size_t i = 0;
+        std::size_t j = 0;
+        while (i < want.size() || j < have.size()) {
+            if (j == have.size() || (i < want.size() && want[i].path < have[j])) {
+                return mismatch(want[i].path, "is missing");
+            }
+            if (i == want.size() || have[j] < want[i].path) return mismatch(have[j], "is not in the lock");
+            ++i;
+            ++j;
+        }
+        std::size_t total = 0;
+        for (const LockedFile& f : want) {
+            if (digest_file(reader, join_path(m.root, f.path), total) != f.digest) return mismatch(f.path, "changed");
+        }
+        return LockCheck{LockStatus::verified, {}, {}};
+    };
+}
+
+}  // namespace agentskills
