@@ -8,6 +8,7 @@
 #include "errors.hpp"
 #include "harness.hpp"
 #include "host.hpp"
+#include "live_catalog.hpp"
 #include "loader.hpp"
 #include "names.hpp"
 #include "parser.hpp"
