@@ -414,3 +414,43 @@ TEST_CASE("shim: reload options that cannot work", "[live][shim]") {
     CHECK_THROWS_AS(fixed.refresh(), ConfigurationError);
     CHECK(fixed.live_catalog() == nullptr);
 }
+
+TEST_CASE("watcher: past its directory limit it warns once; a failing refresh is reported",
+          "[live][watch][concurrency]") {
+    TempDir t;
+    for (const char* n : {"a", "b", "c"}) t.write(std::string("lib/") + n + "/SKILL.md", skill_md(n, "A skill."));
+    std::mutex mutex;
+    std::vector<Diagnostic> seen;
+    const auto collect = [&](const Diagnostic& d) {
+        std::lock_guard lock(mutex);
+        seen.push_back(d);
+    };
+    const auto codes_seen = [&] {
+        std::lock_guard lock(mutex);
+        std::vector<std::string> out;
+        for (const auto& d : seen) out.push_back(d.code);
+        return out;
+    };
+    auto loader = std::make_shared<FilesystemSkillLoader>(FilesystemLoaderOptions{
+        .roots = {t.path("lib")}, .include_default_roots = false, .missing_directories = MissingDirectories::error});
+    LiveCatalog live(loader, {.on_diagnostic = collect});
+    live.start_watching({.throttle = 10ms, .max_directories = 2});  // the root and one skill directory
+    {
+        std::lock_guard lock(mutex);
+        REQUIRE(seen.size() == 1);  // reported while arming, before start_watching returned
+        CHECK(seen[0].code == codes::watch_incomplete);
+        CHECK(seen[0].severity == Severity::warning);
+        CHECK(seen[0].message ==
+              "the skills watcher could not watch 2 of 4 directories (more than its limit of 2); changes there are "
+              "seen only at the next refresh");
+    }
+    // The root goes away (at once): under missing_directories = error the refresh throws; the
+    // generation stays.
+    std::filesystem::rename(t.path("lib"), t.path("gone"));
+    REQUIRE(eventually([&] {
+        const auto c = codes_seen();
+        return std::find(c.begin(), c.end(), std::string(codes::refresh_failed)) != c.end();
+    }));
+    CHECK(live.generation() == 1);
+    CHECK(live.catalog()->size() == 3);
+}
