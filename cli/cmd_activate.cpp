@@ -28,21 +28,9 @@ int run(const ActivateArgs& args) {
     SkillCatalogPtr catalog = discover_sources(args.sources, "activate");
     auto shim = std::make_shared<SkillsShim>(SkillsShimOptions{.catalog = catalog, .tool_name = args.tool_name});
     // One response that calls the activation tool once per name, in order; then an answer.
-    std::vector<ToolCall> calls;
-    for (std::size_t i = 0; i < args.names.size(); ++i) {
-        calls.push_back({.id = fmt::format("call_{}", i + 1),
-                         .name = args.tool_name,
-                         .arguments = dump_json(nlohmann::json{{"name", args.names[i]}}, -1)});
-    }
-    auto model =
-        std::make_shared<ScriptedModel>(std::vector<Message>{assistant_message("", calls), assistant_message("")});
-    DefaultAgent agent(
-        {.name = "agentskills-activate", .instructions = "", .model = model, .tools = {}, .shims = {shim}},
-        {.max_turns = 2, .parallel_tool_calls = false, .hooks = nullptr});
-    (void)agent.run("activate");
-
+    const ScriptedActivations run = run_activations(shim, args.tool_name, args.names, {}, "activate");
     std::vector<Message> results;
-    for (const auto& m : agent.run_state().history) {
+    for (const auto& m : run.agent->run_state().history) {
         if (m.role == Role::tool) results.push_back(m);
     }
     if (args.json) {

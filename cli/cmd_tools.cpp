@@ -43,42 +43,22 @@ int run(const ToolsArgs& args) {
     auto shim = std::make_shared<SkillsShim>(SkillsShimOptions{.catalog = catalog, .tool_name = args.tool_name});
     // The first response calls the activation tool once per name; the next request carries the
     // tools the model sees with those skills active. Without names, the first request does.
-    std::vector<ToolCall> calls;
-    for (std::size_t i = 0; i < args.names.size(); ++i) {
-        calls.push_back({.id = fmt::format("call_{}", i + 1),
-                         .name = args.tool_name,
-                         .arguments = nlohmann::json{{"name", args.names[i]}}.dump()});
-    }
-    std::vector<Message> script;
-    if (!calls.empty()) script.push_back(assistant_message("", calls));
-    script.push_back(assistant_message(""));
-    auto model = std::make_shared<ScriptedModel>(std::move(script));
-    DefaultAgent agent({.name = "agentskills-tools",
-                        .instructions = "",
-                        .model = model,
-                        .tools = pool_tools(args.pool),
-                        .shims = {shim}},
-                       {.max_turns = 2, .parallel_tool_calls = false, .hooks = nullptr});
-    (void)agent.run("tools");
+    const ScriptedActivations run = run_activations(shim, args.tool_name, args.names, pool_tools(args.pool), "tools");
 
     // A name the shim did not activate (unknown, hidden from the model, or failing to load):
     // report the tool result the model got.
-    const std::vector<std::string> active = shim->active_skill_names(agent.run_state());
+    const std::vector<std::string> active = shim->active_skill_names(run.agent->run_state());
     int status = exit_ok;
     for (std::size_t i = 0; i < args.names.size(); ++i) {
         const std::string& name = args.names[i];
         if (std::find(active.begin(), active.end(), name) != active.end()) continue;
-        std::string result;
-        for (const auto& m : agent.run_state().history) {
-            if (m.role == Role::tool && m.tool_call_id == calls[i].id) result = m.content;
-        }
         fmt::print(stderr, "agentskills tools: '{}' was not activated: {}\n", terminal_text(name),
-                   terminal_text(result));
+                   terminal_text(run.result_of(i)));
         status = exit_failure;
     }
     if (status != exit_ok) return status;
 
-    const std::vector<ModelRequest> requests = model->requests();
+    const std::vector<ModelRequest> requests = run.model->requests();
     // One name per line, whatever bytes a pool name holds.
     for (const auto& spec : requests.back().tools) std::cout << terminal_text(spec.name) << '\n';
     return exit_ok;

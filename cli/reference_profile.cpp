@@ -16,6 +16,7 @@
 #include <yaml-cpp/parser.h>
 
 #include <agentskills/names.hpp>
+#include <agentskills/text.hpp>
 
 namespace agentskills::cli::reference {
 namespace {
@@ -193,56 +194,13 @@ std::string py_repr(const Value& v) {
     return {};
 }
 
-// json.dumps of a str (ensure_ascii).
-void json_string(std::string& out, std::string_view s) {
-    out += '"';
-    for (char32_t c : code_points(s)) {
-        switch (c) {
-            case '"':
-                out += "\\\"";
-                break;
-            case '\\':
-                out += "\\\\";
-                break;
-            case '\n':
-                out += "\\n";
-                break;
-            case '\r':
-                out += "\\r";
-                break;
-            case '\t':
-                out += "\\t";
-                break;
-            case '\b':
-                out += "\\b";
-                break;
-            case '\f':
-                out += "\\f";
-                break;
-            default:
-                if (c < 0x20) {
-                    out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-                } else if (c < 0x7F || c == 0x7F) {
-                    out += static_cast<char>(c);
-                } else if (c <= 0xFFFF) {
-                    out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-                } else {
-                    const char32_t v = c - 0x10000;
-                    out += fmt::format("\\u{:04x}\\u{:04x}", static_cast<unsigned>(0xD800 + (v >> 10)),
-                                       static_cast<unsigned>(0xDC00 + (v & 0x3FF)));
-                }
-        }
-    }
-    out += '"';
-}
-
 // json.dumps(value, indent=2) at nesting `depth`.
 void json_value(std::string& out, const Value& v, std::size_t depth) {
     const std::string pad((depth + 1) * 2, ' ');
     const std::string close(depth * 2, ' ');
     switch (v.kind) {
         case Value::Kind::string:
-            json_string(out, v.text);
+            append_json_string(out, v.text, JsonEscape::ascii);  // json.dumps of a str
             return;
         case Value::Kind::list:
             if (v.items.empty()) {
@@ -265,7 +223,7 @@ void json_value(std::string& out, const Value& v, std::size_t depth) {
             out += "{\n";
             for (std::size_t i = 0; i < v.entries.size(); ++i) {
                 out += pad;
-                json_string(out, v.entries[i].first);
+                append_json_string(out, v.entries[i].first, JsonEscape::ascii);
                 out += ": ";
                 json_value(out, v.entries[i].second, depth + 1);
                 out += i + 1 < v.entries.size() ? ",\n" : "\n";

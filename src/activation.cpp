@@ -15,10 +15,12 @@
 #include "agentskills/skills_shim.hpp"
 #include "agentskills/text.hpp"
 #include "model_output.hpp"
+#include "model_texts.hpp"
 
 namespace agentskills {
 
 using nlohmann::json;
+namespace texts = detail::texts;
 
 // ---------------------------------------------------------------------------------------
 // ActivationStore
@@ -335,19 +337,7 @@ ToolSpec activation_tool_spec(std::string_view tool_name) {
     };
 }
 
-namespace {
-
-/// The model's name as the texts quote it: model text, at most 128 code points.
-std::string quoted_name(std::string_view requested) {
-    std::string text = model_text(requested);
-    constexpr std::size_t max_shown = 128;
-    if (code_point_count(text) <= max_shown) return text;
-    std::string cut(truncate_code_points(text, max_shown));
-    cut += "\u2026";
-    return cut;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 SkillActivator::SkillActivator(SkillCatalogPtr catalog, SkillActivatorOptions options)
     : catalog_(std::move(catalog)), options_(std::move(options)) {
@@ -368,34 +358,22 @@ SkillActivator::SkillActivator(SkillCatalogPtr catalog, SkillActivatorOptions op
 ToolSpec SkillActivator::tool_spec() const { return activation_tool_spec(options_.tool_name); }
 
 std::string SkillActivator::usage_text() const {
-    return fmt::format(
-        "The {} tool takes one argument, \"name\": the name of a skill from <available_skills>, for "
-        "example {{\"name\": \"{}\"}}.",
-        options_.tool_name, invocable_.empty() ? std::string("skill-name") : model_text(invocable_.front()));
+    return texts::activation_usage(options_.tool_name,
+                                   invocable_.empty() ? std::string_view("skill-name") : invocable_.front());
 }
 
 std::string SkillActivator::already_active_text(std::string_view name) const {
-    return fmt::format(
-        "The skill \"{0}\" is already active: its instructions are in the <skill_content name=\"{0}\"> block "
-        "that an earlier {1} call returned in this conversation. Keep following that block; do not call {1} "
-        "for this skill again.",
-        model_text(name), options_.tool_name);
+    return texts::already_active(name, texts::skill_content_block(name), options_.tool_name);
 }
 
-ActivationResult SkillActivator::unknown(std::string requested) const {
+ActivationResult SkillActivator::unknown(std::string_view requested) const {
     ActivationResult r;
     r.status = ActivationStatus::unknown_name;
-    r.requested = std::move(requested);
-    const std::size_t shown = std::min(invocable_.size(), options_.max_listed_names);
-    std::string list;
-    for (std::size_t i = 0; i < shown; ++i) {
-        if (i > 0) list += ", ";
-        r.available.push_back(model_text(invocable_[i]));
-        list += r.available.back();
-    }
-    r.more_available = invocable_.size() - shown;
-    if (r.more_available > 0) list += fmt::format("{}and {} more", shown > 0 ? ", " : "", r.more_available);
-    r.text = fmt::format("There is no skill named \"{}\". Available skills: {}.", r.requested, list);
+    r.text = texts::unknown_skill(requested, invocable_, options_.max_listed_names);
+    r.requested = texts::shown(requested);
+    const std::size_t listed = std::min(invocable_.size(), options_.max_listed_names);
+    for (std::size_t i = 0; i < listed; ++i) r.available.push_back(model_text(invocable_[i]));
+    r.more_available = invocable_.size() - listed;
     return r;
 }
 
@@ -404,15 +382,23 @@ bool SkillActivator::reachable(const SkillManifest& manifest) const {
 }
 
 ActivationResult SkillActivator::activate(ActivationStore& store, std::string_view arguments_json) const {
-    json args = json::parse(arguments_json, nullptr, /*allow_exceptions=*/false);
-    if (args.is_discarded() || !args.is_object() || !args.contains("name") || !args["name"].is_string() ||
-        args["name"].get_ref<const std::string&>().empty()) {
-        ActivationResult r;
-        r.status = ActivationStatus::invalid_arguments;
-        r.text = usage_text();
-        return r;
+    const json args = json::parse(arguments_json, nullptr, /*allow_exceptions=*/false);
+    std::string problem;
+    if (args.is_discarded()) {
+        problem = texts::arguments_not_json();
+    } else if (!args.is_object()) {
+        problem = texts::arguments_not_object();
+    } else if (auto it = args.find("name"); it == args.end()) {
+        problem = texts::argument_missing("name");
+    } else if (!it->is_string() || it->get_ref<const std::string&>().empty()) {
+        problem = texts::argument_not_text("name");
+    } else {
+        return activate_name(store, it->get_ref<const std::string&>());
     }
-    return activate_name(store, args["name"].get_ref<const std::string&>());
+    ActivationResult r;
+    r.status = ActivationStatus::invalid_arguments;
+    r.text = problem + " " + usage_text();
+    return r;
 }
 
 ActivationResult SkillActivator::activate_name(ActivationStore& store, std::string_view requested,
@@ -420,18 +406,18 @@ ActivationResult SkillActivator::activate_name(ActivationStore& store, std::stri
     if (requested.empty()) {
         ActivationResult r;
         r.status = ActivationStatus::invalid_arguments;
-        r.text = usage_text();
+        r.text = texts::argument_not_text("name") + " " + usage_text();
         return r;
     }
     // A name far longer than any valid one is unknown without being normalized (NFKC time grows
     // faster than linearly with hostile combining sequences).
     if (requested.size() > ACTIVATION_MAX_NAME_BYTES ||
         (is_valid_utf8(requested) && code_point_count(requested) > ACTIVATION_MAX_NAME_CODE_POINTS)) {
-        return unknown(quoted_name(requested));
+        return unknown(requested);
     }
     const SkillManifest* manifest = catalog_->get(requested);
     if (manifest == nullptr || (options_.model_invocable_only && !manifest->model_invocable())) {
-        return unknown(quoted_name(requested));
+        return unknown(requested);
     }
 
     const auto deadline = std::chrono::steady_clock::now() + options_.wait_timeout;
@@ -440,7 +426,7 @@ ActivationResult SkillActivator::activate_name(ActivationStore& store, std::stri
             case ClaimResult::already_active: {
                 ActivationResult r;
                 r.status = ActivationStatus::already_active;
-                r.requested = quoted_name(requested);
+                r.requested = texts::shown(requested);
                 r.name = manifest->name;
                 r.text = already_active_text(manifest->name);
                 return r;
@@ -449,12 +435,11 @@ ActivationResult SkillActivator::activate_name(ActivationStore& store, std::stri
                 if (std::chrono::steady_clock::now() >= deadline) {
                     ActivationResult r;
                     r.status = ActivationStatus::load_error;
-                    r.requested = quoted_name(requested);
+                    r.requested = texts::shown(requested);
                     r.name = manifest->name;
                     r.error = fmt::format("the skill '{}' is still being activated by another call",
                                           model_text(manifest->name));
-                    r.text = fmt::format("The skill \"{}\" could not be activated: {}. Try again later.",
-                                         model_text(manifest->name), r.error);
+                    r.text = texts::still_activating(manifest->name);
                     return r;
                 }
                 store.wait_for_change(manifest->name, deadline);
@@ -463,7 +448,7 @@ ActivationResult SkillActivator::activate_name(ActivationStore& store, std::stri
                 break;
         }
         ActivationResult r;
-        r.requested = quoted_name(requested);
+        r.requested = texts::shown(requested);
         r.name = manifest->name;
         try {
             auto skill = std::make_shared<const LoadedSkill>(catalog_->load(manifest->name));
@@ -492,7 +477,7 @@ ActivationResult SkillActivator::activate_name(ActivationStore& store, std::stri
         }
         store.roll_back(manifest->name);
         r.status = ActivationStatus::load_error;
-        r.text = fmt::format("The skill \"{}\" could not be loaded: {}", model_text(manifest->name), r.error);
+        r.text = texts::load_failed(manifest->name, r.error);
         return r;
     }
 }

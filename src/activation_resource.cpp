@@ -10,6 +10,7 @@
 #include "agentskills/names.hpp"
 #include "agentskills/text.hpp"
 #include "confined_read.hpp"
+#include "model_texts.hpp"
 
 namespace agentskills {
 
@@ -186,13 +187,12 @@ std::string read_skill_resource_text(const LoadedSkill& skill, const SkillReader
         } catch (const std::exception&) {
             size = read->truncated ? fmt::format("more than {} bytes", cap) : fmt::format("{} bytes", data.size());
         }
-        return fmt::format("The file \"{}\" is not text ({}, {}); it cannot be shown here.", shown,
-                           guess_type(relative), size);
+        return detail::texts::file_not_text(relative, guess_type(relative), size);
     }
     std::string out = model_text(data);
     if (read->truncated) {
-        out += fmt::format("\n\n[The file \"{}\" is longer than {} bytes; only its first {} bytes are shown.]", shown,
-                           cap, data.size());
+        out += "\n\n";
+        out += detail::texts::file_cut_note(relative, cap, data.size());
     }
     return out;
 }

@@ -1,4 +1,4 @@
-// Host-side use: rendering with arguments, combined configurations, agent specs.
+// Host-side use: arguments, combined configurations, agent specs (definitions: host_definition.cpp).
 #include "agentskills/host.hpp"
 #include "agentskills/diagnostic_codes.hpp"
 
@@ -108,25 +108,6 @@ std::string substitute_arguments(std::string_view body, std::string_view argumen
         out.append(arguments);
     }
     return out;
-}
-
-// ---------------------------------------------------------------------------------------
-// Skill definitions
-
-std::string SkillDefinition::render(std::optional<std::string_view> arguments, std::size_t max_bytes) const {
-    LoadedSkill skill{manifest, arguments ? substitute_arguments(body, *arguments, max_bytes) : body, resources,
-                      omitted_resources};
-    // The activation core's renderer: render() is exactly what the model is handed.
-    return render_activation_text(skill, ActivationTextOptions{.include_directory = in_run_workspace});
-}
-
-const SkillDefinition* HostCatalog::find(std::string_view name) const {
-    if (!name.empty() && name.front() == '/') name.remove_prefix(1);
-    const std::string key = nfkc(name);
-    for (const auto& s : skills) {
-        if (nfkc(s.name) == key) return &s;
-    }
-    return nullptr;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -312,21 +293,7 @@ HostCatalog load_host_catalog(const std::vector<SkillsConfig>& configs, const Sk
     catalog.diagnostics = std::move(d.diagnostics);
     catalog.skills.reserve(d.skills.size());
     for (const auto& m : d.skills) {
-        LoadedSkill loaded = loader.load(m.name);
-        SkillDefinition def;
-        def.name = loaded.manifest.name;
-        def.description = loaded.manifest.description;
-        def.body = std::move(loaded.instructions);
-        def.path = loaded.manifest.skill_file;
-        def.directory = loaded.manifest.root;
-        def.model_invocable = loaded.manifest.model_invocable();
-        def.user_invocable = loaded.manifest.user_invocable;
-        def.in_run_workspace = loader.in_run_workspace(m.name);
-        def.ignored_behavioral_fields = loaded.manifest.ignored_behavioral_fields;
-        def.manifest = std::move(loaded.manifest);
-        def.resources = std::move(loaded.resources);
-        def.omitted_resources = loaded.omitted_resources;
-        catalog.skills.push_back(std::move(def));
+        catalog.skills.push_back(SkillDefinition::from_loaded(loader.load(m.name), loader.in_run_workspace(m.name)));
     }
     return catalog;
 }

@@ -14,10 +14,12 @@
 #include "agentskills/host.hpp"
 #include "agentskills/prompt.hpp"
 #include "agentskills/text.hpp"
+#include "model_texts.hpp"
 
 namespace agentskills {
 
 using nlohmann::json;
+namespace texts = detail::texts;
 
 namespace {
 
@@ -151,28 +153,31 @@ struct ShimBinding {
     }
 
     [[nodiscard]] std::string read_resource(const ToolCall& call, RunState& state) const {
-        json args = json::parse(call.arguments, nullptr, /*allow_exceptions=*/false);
-        auto text_field = [&](const char* key) -> const std::string* {
-            if (args.is_discarded() || !args.is_object()) return nullptr;
-            auto it = args.find(key);
-            if (it == args.end() || !it->is_string() || it->get_ref<const std::string&>().empty()) return nullptr;
-            return &it->get_ref<const std::string&>();
+        const json args = json::parse(call.arguments, nullptr, /*allow_exceptions=*/false);
+        std::string problem;
+        // The string argument `key`, or nullptr with `problem` saying what is wrong.
+        auto text_argument = [&](const char* key) -> const std::string* {
+            if (!problem.empty()) return nullptr;
+            if (args.is_discarded()) {
+                problem = texts::arguments_not_json();
+            } else if (!args.is_object()) {
+                problem = texts::arguments_not_object();
+            } else if (auto it = args.find(key); it == args.end()) {
+                problem = texts::argument_missing(key);
+            } else if (!it->is_string() || it->get_ref<const std::string&>().empty()) {
+                problem = texts::argument_not_text(key);
+            } else {
+                return &it->get_ref<const std::string&>();
+            }
+            return nullptr;
         };
-        const std::string* name = text_field("name");
-        const std::string* path = text_field("path");
-        if (name == nullptr || path == nullptr) {
-            return fmt::format(
-                "The {} tool takes two arguments: \"name\", an active skill, and \"path\", a file its "
-                "<skill_resources> lists, for example {{\"name\": \"skill-name\", \"path\": \"references/guide.md\"}}.",
-                resource_tool_name);
-        }
+        const std::string* name = text_argument("name");
+        const std::string* path = text_argument("path");
+        if (name == nullptr || path == nullptr) return problem + " " + texts::resource_usage(resource_tool_name);
         const SkillCatalog& catalog = *activator->catalog();
         const SkillManifest* manifest = name->size() > ACTIVATION_MAX_NAME_BYTES ? nullptr : catalog.get(*name);
         ShimStateActivationStore store(state.shim_state, shim_name);
-        if (manifest == nullptr || !store.is_active(manifest->name)) {
-            return fmt::format("No active skill is named \"{}\": call {} first.",
-                               model_text(name->substr(0, std::min<std::size_t>(name->size(), 256))), tool_name);
-        }
+        if (manifest == nullptr || !store.is_active(manifest->name)) return texts::not_active(*name, tool_name);
         const LoadedSkill skill = catalog.load(manifest->name);
         return read_skill_resource_text(skill, *reader_for(catalog, resource_reader, manifest->name), *path,
                                         max_resource_bytes);

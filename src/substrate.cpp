@@ -14,10 +14,12 @@
 #include "agentskills/prompt.hpp"
 #include "agentskills/text.hpp"
 #include "confined_read.hpp"
+#include "model_texts.hpp"
 
 namespace agentskills {
 
 namespace fs = std::filesystem;
+namespace texts = detail::texts;
 
 // ---------------------------------------------------------------------------------------
 // SkillPackage
@@ -305,40 +307,26 @@ nlohmann::json SkillTool::tool_spec() const {
 namespace {
 
 std::string list_visible(const std::vector<SkillManifest>& skills) {
-    std::string out;
+    std::vector<std::string> lines;
     for (const auto& m : skills) {
-        if (!m.model_invocable()) continue;
-        out += fmt::format("\n- {}: {}", m.name, m.description);
+        if (m.model_invocable()) lines.push_back(fmt::format("{}: {}", m.name, m.description));
     }
-    if (out.empty()) return "No skills are available.";
-    return "Available skills:" + out;
+    return texts::skill_list(lines);
 }
 
-std::string visible_names(const std::vector<SkillManifest>& skills, std::size_t max_listed) {
-    std::string out;
-    std::size_t listed = 0;
-    std::size_t more = 0;
+std::vector<std::string> visible_names(const std::vector<SkillManifest>& skills) {
+    std::vector<std::string> out;
     for (const auto& m : skills) {
-        if (!m.model_invocable()) continue;
-        if (listed == max_listed) {
-            ++more;
-            continue;
-        }
-        if (!out.empty()) out += ", ";
-        out += m.name;
-        ++listed;
+        if (m.model_invocable()) out.push_back(m.name);
     }
-    if (more > 0) out += fmt::format("{}and {} more", listed > 0 ? ", " : "", more);
-    return out.empty() ? std::string("none") : out;
+    return out;
 }
 
-/// The model's name as the texts quote it: at most 128 code points.
-std::string quoted_request(std::string_view requested) {
-    std::string text = model_text(requested.substr(0, std::min<std::size_t>(requested.size(), 4 * 128)));
-    if (code_point_count(text) <= 128) return text;
-    std::string cut(truncate_code_points(text, 128));
-    cut += "\u2026";
-    return cut;
+/// What is wrong with a call, then how the tool is called.
+std::string wrong_call(const std::string& problem, const SkillManager& manager) {
+    const std::vector<std::string> names = visible_names(manager.skills());
+    return problem + " " +
+           texts::skill_tool_usage(manager.tool_name(), names.empty() ? std::string("skill-name") : names.front());
 }
 
 }  // namespace
@@ -348,42 +336,34 @@ std::string SkillTool::execute_object(const nlohmann::json& arguments) const {
 }
 
 std::string SkillTool::execute_unchecked(const nlohmann::json& arguments) const {
-    if (!arguments.is_object()) return "Error: the arguments must be a JSON object with an \"action\".";
+    auto wrong = [&](const std::string& problem) { return wrong_call(problem, *manager_); };
+    if (!arguments.is_object()) return wrong(texts::arguments_not_object());
     for (const auto& item : arguments.items()) {
-        if (item.key() != "action" && item.key() != "name") {
-            return fmt::format("Error: unknown argument \"{}\"; expected \"action\" and \"name\".", item.key());
-        }
+        if (item.key() != "action" && item.key() != "name") return wrong(texts::argument_unknown(item.key()));
     }
     auto action_it = arguments.find("action");
-    if (action_it == arguments.end() || !action_it->is_string()) {
-        return "Error: \"action\" is required and must be \"list\" or \"activate\".";
+    if (action_it == arguments.end()) return wrong(texts::argument_missing("action"));
+    if (!action_it->is_string() || action_it->get_ref<const std::string&>().empty()) {
+        return wrong(texts::argument_not_text("action"));
     }
-    const std::string action = action_it->get<std::string>();
+    const std::string& action = action_it->get_ref<const std::string&>();
     if (action == "list") return list_visible(manager_->skills());
-    if (action != "activate") {
-        return fmt::format("Error: unknown action \"{}\"; use \"list\" or \"activate\".", action);
-    }
+    if (action != "activate") return wrong(texts::action_unknown(action));
     auto name_it = arguments.find("name");
-    if (name_it == arguments.end() || !name_it->is_string() || name_it->get<std::string>().empty()) {
-        return "Error: action \"activate\" needs the \"name\" of a skill.";
+    if (name_it == arguments.end()) return wrong(texts::argument_missing("name"));
+    if (!name_it->is_string() || name_it->get_ref<const std::string&>().empty()) {
+        return wrong(texts::argument_not_text("name"));
     }
     const std::string& requested = name_it->get_ref<const std::string&>();
     const std::size_t max_listed = manager_->max_listed_names();
     std::optional<SkillManifest> manifest;
     if (requested.size() <= ACTIVATION_MAX_NAME_BYTES) manifest = manager_->find(requested);
     if (!manifest || !manifest->model_invocable()) {
-        return fmt::format("Unknown skill \"{}\". Available skills: {}.", quoted_request(requested),
-                           visible_names(manager_->skills(), max_listed));
+        return texts::unknown_skill(requested, visible_names(manager_->skills()), max_listed);
     }
     const ManagerActivation got = manager_->activate_once(manifest->name);
-    if (!got.package) {
-        return fmt::format("Unknown skill \"{}\". Available skills: {}.", quoted_request(requested),
-                           visible_names(manager_->skills(), max_listed));
-    }
-    if (!got.first) {
-        return fmt::format("The skill \"{}\" is already active; follow the instructions it returned earlier.",
-                           manifest->name);
-    }
+    if (!got.package) return texts::unknown_skill(requested, visible_names(manager_->skills()), max_listed);
+    if (!got.first) return texts::already_active(manifest->name, texts::skill_section(manifest->name), name());
     return got.package->to_context_block();
 }
 
@@ -392,7 +372,7 @@ std::string SkillTool::execute(std::string_view arguments_json) const {
     try {
         args = nlohmann::json::parse(arguments_json);
     } catch (const nlohmann::json::exception&) {
-        return "Error: the arguments are not valid JSON.";
+        return wrong_call(texts::arguments_not_json(), *manager_);
     }
     return execute_object(args);
 }

@@ -1,6 +1,8 @@
 // Text made safe for the model, JSON and terminals (see text.hpp).
 #include "agentskills/text.hpp"
 
+#include <cstdint>
+
 #include <fmt/core.h>
 #include <utf8proc.h>
 
@@ -110,6 +112,81 @@ std::string terminal_text(std::string_view text) {
             out += bytes;
         }
     });
+    return out;
+}
+
+void append_json_string(std::string& out, std::string_view text, JsonEscape escape) {
+    static constexpr char hex[] = "0123456789abcdef";
+    auto u_escape = [&out](std::uint32_t v) {
+        out += "\\u";
+        for (int shift = 12; shift >= 0; shift -= 4) out.push_back(hex[(v >> shift) & 0xF]);
+    };
+    const bool ascii = escape == JsonEscape::ascii;
+    out.reserve(out.size() + text.size() + 2);
+    out.push_back('"');
+    std::size_t run = 0;  // the first byte not copied yet
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        const auto c = static_cast<unsigned char>(text[pos]);
+        if (c >= 0x20 && c != '"' && c != '\\' && (c < 0x7F || !ascii)) {
+            ++pos;
+            continue;
+        }
+        out.append(text.data() + run, pos - run);
+        if (c < 0x80) {
+            switch (c) {
+                case '"':
+                    out += "\\\"";
+                    break;
+                case '\\':
+                    out += "\\\\";
+                    break;
+                case '\b':
+                    out += "\\b";
+                    break;
+                case '\f':
+                    out += "\\f";
+                    break;
+                case '\n':
+                    out += "\\n";
+                    break;
+                case '\r':
+                    out += "\\r";
+                    break;
+                case '\t':
+                    out += "\\t";
+                    break;
+                default:
+                    u_escape(c);
+            }
+            ++pos;
+        } else {
+            utf8proc_int32_t cp = 0;
+            const auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(text.data() + pos),
+                                            static_cast<utf8proc_ssize_t>(text.size() - pos), &cp);
+            if (n <= 0) {
+                u_escape(0xFFFD);
+                ++pos;
+            } else {
+                const auto v = static_cast<std::uint32_t>(cp);
+                if (v > 0xFFFF) {
+                    u_escape(0xD800 + ((v - 0x10000) >> 10));
+                    u_escape(0xDC00 + ((v - 0x10000) & 0x3FF));
+                } else {
+                    u_escape(v);
+                }
+                pos += static_cast<std::size_t>(n);
+            }
+        }
+        run = pos;
+    }
+    out.append(text.data() + run, text.size() - run);
+    out.push_back('"');
+}
+
+std::string json_string(std::string_view text, JsonEscape escape) {
+    std::string out;
+    append_json_string(out, text, escape);
     return out;
 }
 

@@ -33,6 +33,13 @@ using namespace std::chrono_literals;
 
 namespace {
 
+/// "a" and 20,000 combining acute accents: costly to normalize.
+std::string combining_flood() {
+    std::string huge = "a";
+    for (int i = 0; i < 20000; ++i) huge += "\xCC\x81";  // U+0301
+    return huge;
+}
+
 LoadedSkill skill(std::string name, std::string body, std::vector<std::string> resources = {}) {
     LoadedSkill s;
     s.manifest.name = name;
@@ -183,13 +190,25 @@ TEST_CASE("activator: typed results and their texts", "[activation]") {
     CHECK(hidden.available == std::vector<std::string>{"pdf-forms", "release-notes"});
     CHECK(hidden.more_available == 0);
 
-    for (const char* bad : {"", "[]", "{\"name\": 3}", "{\"name\": \"\"}", "not json"}) {
+    const std::string usage =
+        " The activate_skill tool takes one argument, \"name\": the name of a skill from <available_skills>, for "
+        "example {\"name\": \"pdf-forms\"}.";
+    const std::vector<std::pair<std::string, std::string>> bad_calls = {
+        {"", "The arguments are not valid JSON."},
+        {"not json", "The arguments are not valid JSON."},
+        {"[]", "The arguments are not a JSON object."},
+        {"{}", "The argument \"name\" is missing."},
+        {"{\"name\": 3}", "The argument \"name\" must be a non-empty string."},
+        {"{\"name\": \"\"}", "The argument \"name\" must be a non-empty string."},
+    };
+    for (const auto& [bad, problem] : bad_calls) {
         ActivationResult r = core.activate(store, bad);
         CHECK(r.status == ActivationStatus::invalid_arguments);
-        CHECK(r.text ==
-              "The activate_skill tool takes one argument, \"name\": the name of a skill from <available_skills>, for "
-              "example {\"name\": \"pdf-forms\"}.");
+        CHECK(r.text == problem + usage);
     }
+    ActivationResult empty_name = core.activate_name(store, "");
+    CHECK(empty_name.status == ActivationStatus::invalid_arguments);
+    CHECK(empty_name.text == "The argument \"name\" must be a non-empty string." + usage);
     CHECK(store.active_names() == std::vector<std::string>{"pdf-forms"});
     CHECK(to_string(ActivationStatus::already_active) == "already-active");
 }
@@ -205,14 +224,35 @@ TEST_CASE("activator: the unknown-name list is bounded", "[activation]") {
     CHECK(r.more_available == 27);
 }
 
+TEST_CASE("perf: a huge model name is answered within a second", "[.][perf]") {
+    SkillActivator core(catalog_of(std::make_shared<SlowLoader>(library())));
+    MemoryActivationStore store;
+    const std::string arguments = args(combining_flood());
+    const auto start = std::chrono::steady_clock::now();
+    const ActivationResult r = core.activate(store, arguments);
+    CHECK(std::chrono::steady_clock::now() - start < 1s);
+    CHECK(r.status == ActivationStatus::unknown_name);
+}
+
+TEST_CASE("activator: no model-invocable skill: the unknown-name text says so", "[activation]") {
+    auto hidden = skill("admin-only", "x");
+    hidden.manifest.disable_model_invocation = true;
+    SkillActivator core(catalog_of(std::make_shared<SlowLoader>(std::vector<LoadedSkill>{hidden})));
+    MemoryActivationStore store;
+    ActivationResult r = core.activate(store, args("admin-only"));
+    CHECK(r.status == ActivationStatus::unknown_name);
+    CHECK(r.text == "There is no skill named \"admin-only\". No skills are available.");
+    CHECK(r.available.empty());
+    CHECK(r.more_available == 0);
+    CHECK(core.activate(store, "{}").text ==
+          "The argument \"name\" is missing. The activate_skill tool takes one argument, \"name\": the name of a skill "
+          "from <available_skills>, for example {\"name\": \"skill-name\"}.");
+}
+
 TEST_CASE("activator: a huge or hostile model name is unknown, quoted short and clean", "[activation]") {
     SkillActivator core(catalog_of(std::make_shared<SlowLoader>(library())));
     MemoryActivationStore store;
-    std::string huge = "a";
-    for (int i = 0; i < 20000; ++i) huge += "\xCC\x81";  // U+0301, 20,000 times
-    const auto start = std::chrono::steady_clock::now();
-    ActivationResult r = core.activate(store, args(huge));
-    CHECK(std::chrono::steady_clock::now() - start < 1s);
+    ActivationResult r = core.activate(store, args(combining_flood()));
     CHECK(r.status == ActivationStatus::unknown_name);
     CHECK(code_point_count(r.requested) == 129);  // 128 and the ellipsis
     CHECK(r.text.size() < 1000);
@@ -233,7 +273,7 @@ TEST_CASE("activator: a failed load rolls back; a later call tries again", "[act
     CHECK(failed.status == ActivationStatus::load_error);
     CHECK(failed.is_error());
     CHECK(failed.error == "disk on fire");
-    CHECK(failed.text == "The skill \"release-notes\" could not be loaded: disk on fire");
+    CHECK(failed.text == "The skill \"release-notes\" could not be loaded: disk on fire.");
     CHECK(failed.exception != nullptr);
     CHECK(state.snapshot() == json::object());
     CHECK(core.activate(store, args("release-notes")).status == ActivationStatus::content);
@@ -272,8 +312,8 @@ TEST_CASE("activator: waiting for a claim that never settles times out", "[activ
     ActivationResult r = core.activate(store, args("pdf-forms"));
     CHECK(r.status == ActivationStatus::load_error);
     CHECK(r.text ==
-          "The skill \"pdf-forms\" could not be activated: the skill 'pdf-forms' is still being activated by another "
-          "call. Try again later.");
+          "The skill \"pdf-forms\" could not be activated: another call is still activating it. Try again later.");
+    CHECK(r.error == "the skill 'pdf-forms' is still being activated by another call");
 }
 
 TEST_CASE("activator: the prompt block and the texts of active skills are re-derivable", "[activation]") {
@@ -483,30 +523,54 @@ TEST_CASE("shim: bind reports diagnostics, with one aggregated ignored-fields wa
     CHECK_FALSE(ignored_behavioral_fields_warning(std::vector<SkillManifest>{}).has_value());
 }
 
-TEST_CASE("shim: 60,000 tools / disallowedTools names cost milliseconds per turn", "[activation][shim]") {
-    auto big = skill("big", "Many names.");
-    std::vector<std::string> allow;
-    for (int i = 0; i < 60000; ++i) allow.push_back("tool-" + std::to_string(i));
-    allow.push_back("read");
-    big.manifest.tools = allow;
-    for (int i = 0; i < 60000; ++i) big.manifest.disallowed_tools.push_back("deny-" + std::to_string(i));
-    auto loader = std::make_shared<SlowLoader>(std::vector<LoadedSkill>{big});
-    auto shim = std::make_shared<SkillsShim>(SkillsShimOptions{.loader = loader});
-    std::vector<Message> script{assistant_message("", {call("c1", "big")})};
-    for (int i = 0; i < 3; ++i) script.push_back(assistant_message("", {ToolCall{.id = "r", .name = "read"}}));
-    script.push_back(assistant_message("done"));
-    auto model = std::make_shared<ScriptedModel>(script);
-    DefaultAgent agent({.name = "q",
-                        .instructions = "",
-                        .model = model,
-                        .tools = {plain_tool("read"), plain_tool("write")},
-                        .shims = {shim}});
+namespace {
+
+/// A skill with 60,000 `tools` and 60,000 `disallowedTools` names, an agent whose model activates
+/// it and then calls `read` three times, and that model.
+struct BigToolLists {
+    std::shared_ptr<ScriptedModel> model;
+    std::unique_ptr<DefaultAgent> agent;
+
+    BigToolLists() {
+        auto big = skill("big", "Many names.");
+        std::vector<std::string> allow;
+        for (int i = 0; i < 60000; ++i) allow.push_back("tool-" + std::to_string(i));
+        allow.push_back("read");
+        big.manifest.tools = allow;
+        for (int i = 0; i < 60000; ++i) big.manifest.disallowed_tools.push_back("deny-" + std::to_string(i));
+        auto loader = std::make_shared<SlowLoader>(std::vector<LoadedSkill>{big});
+        auto shim = std::make_shared<SkillsShim>(SkillsShimOptions{.loader = loader});
+        std::vector<Message> script{assistant_message("", {call("c1", "big")})};
+        for (int i = 0; i < 3; ++i) script.push_back(assistant_message("", {ToolCall{.id = "r", .name = "read"}}));
+        script.push_back(assistant_message("done"));
+        model = std::make_shared<ScriptedModel>(script);
+        agent = std::make_unique<DefaultAgent>(AgentDescriptor{.name = "q",
+                                                               .instructions = "",
+                                                               .model = model,
+                                                               .tools = {plain_tool("read"), plain_tool("write")},
+                                                               .shims = {shim}});
+    }
+};
+
+}  // namespace
+
+TEST_CASE("shim: 60,000 tools / disallowedTools names filter every turn", "[activation][shim]") {
+    BigToolLists run;
+    (void)run.agent->run("go");
+    REQUIRE(run.model->requests().size() == 5);
+    for (std::size_t i = 1; i < 5; ++i) {
+        CHECK(tool_names(run.model->requests()[i]) == std::vector<std::string>{"read", "activate_skill"});
+    }
+}
+
+TEST_CASE("perf: 60,000 tools / disallowedTools names cost milliseconds per turn", "[.][perf]") {
+    BigToolLists run;
     const auto start = std::chrono::steady_clock::now();
-    (void)agent.run("go");
+    (void)run.agent->run("go");
     // Four filtered turns: about 10 s each before (quadratic); well under a second now, and
     // under 10 s even with a sanitizer on a busy machine.
     CHECK(std::chrono::steady_clock::now() - start < 10s);
-    CHECK(tool_names(model->requests().back()) == std::vector<std::string>{"read", "activate_skill"});
+    CHECK(tool_names(run.model->requests().back()) == std::vector<std::string>{"read", "activate_skill"});
 }
 
 // ---------------------------------------------------------------------------------------
@@ -559,7 +623,7 @@ TEST_CASE("read_skill_resource: off by default; listed files of active skills on
     CHECK(tool_names(model->requests()[0]) == std::vector<std::string>{"activate_skill", "read_skill_resource"});
     CHECK(shim->resource_tool_spec().strict);
     const auto& h = agent.run_state().history;
-    CHECK(h[2].content == "No active skill is named \"guide\": call activate_skill first.");
+    CHECK(h[2].content == "There is no active skill named \"guide\". Activate it with activate_skill first.");
     CHECK(h[6].content == "Alpha text.\n");
     CHECK(h[7].content == "error: refused path '../outside.md': '..' is not allowed");
     CHECK(h[8].content == "error: refused path '/etc/passwd': absolute paths are not allowed");
@@ -570,7 +634,10 @@ TEST_CASE("read_skill_resource: off by default; listed files of active skills on
     CHECK(h[12].content == std::string(40, 'x') +
                                "\n\n[The file \"references/long.md\" is longer than 40 bytes; only its first 40 bytes "
                                "are shown.]");
-    CHECK(h[13].content.rfind("The read_skill_resource tool takes two arguments", 0) == 0);
+    CHECK(h[13].content ==
+          "The argument \"name\" is missing. The read_skill_resource tool takes two arguments: \"name\", an active "
+          "skill, and \"path\", a file its <skill_resources> lists, for example {\"name\": \"skill-name\", \"path\": "
+          "\"references/guide.md\"}.");
 }
 
 TEST_CASE("read_skill_resource_text refuses a listed symlink that leads out", "[activation][resource]") {
@@ -614,7 +681,12 @@ TEST_CASE("SkillTool: 6 parallel activations with a slow loader give one full bl
     int already = 0;
     for (const auto& o : out) {
         if (o.rfind("## Skill: code-review\n", 0) == 0) ++full;
-        if (o == "The skill \"code-review\" is already active; follow the instructions it returned earlier.") ++already;
+        if (o ==
+            "The skill \"code-review\" is already active: its instructions are in the \"## Skill: code-review\" "
+            "block that an earlier skill call returned in this conversation. Keep following that block; do not "
+            "call skill for this skill again.") {
+            ++already;
+        }
     }
     CHECK(full == 1);
     CHECK(already == 5);
@@ -627,7 +699,12 @@ TEST_CASE("SkillTool: the unknown-name list is bounded", "[activation][substrate
     auto manager = std::make_shared<SkillManager>(
         SkillManagerOptions{.loader = std::make_shared<SlowLoader>(many), .max_listed_names = 2});
     CHECK(SkillTool(manager).execute(R"({"action":"activate","name":"zz"})") ==
-          "Unknown skill \"zz\". Available skills: k10, k11, and 23 more.");
+          "There is no skill named \"zz\". Available skills: k10, k11, and 23 more.");
+    // The same name, quoted the same way, as the activation tool quotes it.
+    const std::string huge(5000, 'q');
+    const std::string text = SkillTool(manager).execute(json{{"action", "activate"}, {"name", huge}}.dump());
+    CHECK(text ==
+          "There is no skill named \"" + std::string(128, 'q') + "\u2026\". Available skills: k10, k11, and 23 more.");
 }
 
 TEST_CASE("SkillManager: activate_once, a failed load stays inactive", "[activation][substrate]") {

@@ -608,3 +608,35 @@ TEST_CASE("load_agent_spec reads YAML and JSON files", "[host][spec]") {
     const HostCatalog catalog = load_host_catalog(y, reader);
     CHECK(catalog.skills.size() == 2);
 }
+
+TEST_CASE("SkillDefinition::from_loaded derives every field from the loaded skill", "[host]") {
+    LoadedSkill loaded;
+    loaded.manifest.name = "pdf-forms";
+    loaded.manifest.description = "Fill PDF forms.";
+    loaded.manifest.skill_file = "/lib/pdf-forms/SKILL.md";
+    loaded.manifest.root = "/lib/pdf-forms";
+    loaded.manifest.library = "/lib";
+    loaded.manifest.disable_model_invocation = true;
+    loaded.manifest.user_invocable = false;
+    loaded.manifest.ignored_behavioral_fields = {"hooks"};
+    loaded.instructions = "Fill the form.";
+    loaded.resources = {{"references/guide.md"}};
+    loaded.omitted_resources = 3;
+
+    const SkillDefinition def = SkillDefinition::from_loaded(loaded, /*in_run_workspace=*/false);
+    CHECK(def.name == "pdf-forms");
+    CHECK(def.description == "Fill PDF forms.");
+    CHECK(def.body == loaded.instructions);
+    CHECK(def.path == loaded.manifest.skill_file);
+    CHECK(def.directory == loaded.manifest.root);
+    CHECK_FALSE(def.model_invocable);
+    CHECK_FALSE(def.user_invocable);
+    CHECK_FALSE(def.in_run_workspace);
+    CHECK(def.ignored_behavioral_fields == std::vector<std::string>{"hooks"});
+    CHECK(def.manifest.library == "/lib");
+    CHECK(def.resources == loaded.resources);
+    CHECK(def.omitted_resources == 3);
+    // render() is the activation text of the same skill.
+    CHECK(def.render() == render_activation_text(loaded, {.include_directory = false}));
+    CHECK(SkillDefinition::from_loaded(loaded).in_run_workspace);
+}

@@ -102,7 +102,7 @@ TEST_CASE("mcp: initialize declares the skills extension, resources, tools and p
     CHECK(r == json::parse(R"({"jsonrpc":"2.0","id":1,"result":{
         "protocolVersion":"2025-11-25",
         "capabilities":{"extensions":{"io.modelcontextprotocol/skills":{"directoryRead":true}},
-                        "prompts":{},"resources":{},"tools":{}},
+                        "prompts":{"listChanged":true},"resources":{"listChanged":true},"tools":{}},
         "serverInfo":{"name":"agentskills","version":")" +
                            std::string(version_string) + R"("}}})"));
     // An older revision the server knows is echoed; an unknown one gets the latest.
@@ -382,7 +382,7 @@ TEST_CASE("mcp: the 2026-07-28 era: discover, _meta, resultType, caching fields,
     CHECK(discover.at("result") == json::parse(R"({
         "resultType":"complete","supportedVersions":["2026-07-28","2025-11-25"],
         "capabilities":{"extensions":{"io.modelcontextprotocol/skills":{"directoryRead":true}},
-                        "prompts":{},"resources":{},"tools":{}},
+                        "prompts":{"listChanged":true},"resources":{"listChanged":true},"tools":{}},
         "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"agentskills","version":")" +
                                                std::string(version_string) + R"("}},
         "ttlMs":60000,"cacheScope":"public"})"));

@@ -294,8 +294,8 @@ TEST_CASE("unknown names, bad arguments and the 'and N more' cut", "[shim]") {
     const std::string usage =
         "The activate_skill tool takes one argument, \"name\": the name of a skill from <available_skills>, for "
         "example {\"name\": \"pdf-forms\"}.";
-    CHECK(h[3].content == usage);
-    CHECK(h[4].content == usage);
+    CHECK(h[3].content == "The arguments are not valid JSON. " + usage);
+    CHECK(h[4].content == "The argument \"name\" must be a non-empty string. " + usage);
     CHECK(s.shim->active_skill_names(s.agent->run_state()).empty());
 
     std::vector<LoadedSkill> many;

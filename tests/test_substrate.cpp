@@ -297,30 +297,45 @@ TEST_CASE("SkillTool list and activate", "[substrate][tool]") {
     CHECK(first == manager->activate("code-review")->to_context_block());
     CHECK(loader->loads == 1);
     CHECK(tool.execute_object(nlohmann::json{{"action", "activate"}, {"name", "code-review"}}) ==
-          "The skill \"code-review\" is already active; follow the instructions it returned earlier.");
+          "The skill \"code-review\" is already active: its instructions are in the \"## Skill: code-review\" block "
+          "that an earlier skill call returned in this conversation. Keep following that block; do not call skill "
+          "for this skill again.");
     CHECK(loader->loads == 1);
 
     // Hidden from the model: neither listed nor activatable through the tool.
     CHECK(tool.execute(R"({"action": "activate", "name": "secret-admin"})") ==
-          "Unknown skill \"secret-admin\". Available skills: code-review, summarization.");
+          "There is no skill named \"secret-admin\". Available skills: code-review, summarization.");
     CHECK_FALSE(manager->is_active("secret-admin"));
     CHECK(tool.execute(R"({"action": "activate", "name": "nope"})") ==
-          "Unknown skill \"nope\". Available skills: code-review, summarization.");
+          "There is no skill named \"nope\". Available skills: code-review, summarization.");
 
     // Bad calls are answered with a message, never an exception.
-    CHECK(tool.execute(R"({"action": "activate"})") == "Error: action \"activate\" needs the \"name\" of a skill.");
-    CHECK(tool.execute(R"({"action": "delete"})") == "Error: unknown action \"delete\"; use \"list\" or \"activate\".");
-    CHECK(tool.execute(R"({})") == "Error: \"action\" is required and must be \"list\" or \"activate\".");
-    CHECK(tool.execute(R"({"action": "list", "extra": 1})") ==
-          "Error: unknown argument \"extra\"; expected \"action\" and \"name\".");
-    CHECK(tool.execute(R"([1])") == "Error: the arguments must be a JSON object with an \"action\".");
-    CHECK(tool.execute("{not json") == "Error: the arguments are not valid JSON.");
+    const std::string usage =
+        " The skill tool takes \"action\": \"list\" to list the skills, or \"activate\" with \"name\", the name "
+        "of a skill, for example {\"action\": \"activate\", \"name\": \"code-review\"}.";
+    CHECK(tool.execute(R"({"action": "activate"})") == "The argument \"name\" is missing." + usage);
+    CHECK(tool.execute(R"({"action": "activate", "name": ""})") ==
+          "The argument \"name\" must be a non-empty string." + usage);
+    CHECK(tool.execute(R"({"action": "activate", "name": 7})") ==
+          "The argument \"name\" must be a non-empty string." + usage);
+    CHECK(tool.execute(R"({"action": "delete"})") == "The action \"delete\" is not known." + usage);
+    CHECK(tool.execute(R"({})") == "The argument \"action\" is missing." + usage);
+    CHECK(tool.execute(R"({"action": 1})") == "The argument \"action\" must be a non-empty string." + usage);
+    CHECK(tool.execute(R"({"action": "list", "extra": 1})") == "The argument \"extra\" is not known." + usage);
+    CHECK(tool.execute(R"([1])") == "The arguments are not a JSON object." + usage);
+    CHECK(tool.execute("{not json") == "The arguments are not valid JSON." + usage);
 
     manager->deactivate_all();
     CHECK(tool.execute(R"({"action": "activate", "name": "code-review"})") == first);
 
     auto empty = std::make_shared<SkillManager>(SkillManagerOptions{.loader = std::make_shared<CountingLoader>()});
     CHECK(SkillTool(empty).execute(R"({"action": "list"})") == "No skills are available.");
+    CHECK(SkillTool(empty).execute(R"({"action": "activate", "name": "x"})") ==
+          "There is no skill named \"x\". No skills are available.");
+    CHECK(SkillTool(empty).execute(R"({"action": "go"})") ==
+          "The action \"go\" is not known. The skill tool takes \"action\": \"list\" to list the skills, or "
+          "\"activate\" with \"name\", the name of a skill, for example {\"action\": \"activate\", \"name\": "
+          "\"skill-name\"}.");
 }
 
 // ---------------------------------------------------------------------------------------

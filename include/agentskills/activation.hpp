@@ -291,7 +291,7 @@ public:
     [[nodiscard]] std::string already_active_text(std::string_view name) const;
 
 private:
-    [[nodiscard]] ActivationResult unknown(std::string requested) const;
+    [[nodiscard]] ActivationResult unknown(std::string_view requested) const;
     [[nodiscard]] bool reachable(const SkillManifest& manifest) const;
 
     SkillCatalogPtr catalog_;

@@ -43,14 +43,19 @@ inline constexpr std::size_t RENDER_MAX_BYTES = 4 * 1024 * 1024;
 // Skill definitions and the host catalog
 
 /// One valid skill as a host sees it: metadata, the body, where it lives, and who may invoke it.
+/// Its fields keep the host facade's own names; each is a copy of a core field, made in one
+/// place (from_loaded; docs/loading.md, "Names used in this library"):
+/// `body` = LoadedSkill::instructions, `path` = SkillManifest::skill_file, `directory` =
+/// SkillManifest::root, `model_invocable` = SkillManifest::model_invocable().
 struct SkillDefinition {
     std::string name;
     std::string description;
-    /// The Markdown after the frontmatter, trimmed of leading and trailing blank lines.
+    /// The instructions: the Markdown after the frontmatter, trimmed of leading and trailing
+    /// blank lines (LoadedSkill::instructions).
     std::string body;
     /// The SKILL.md it was read from (in its reader's namespace; absolute for local skills).
     std::string path;
-    /// The skill directory (the folder holding SKILL.md).
+    /// The skill directory (the folder holding SKILL.md; SkillManifest::root).
     std::string directory;
     /// False when the frontmatter says `disable-model-invocation: true`: the model's catalog
     /// leaves the skill out, a host may still offer it to a person.
@@ -76,6 +81,10 @@ struct SkillDefinition {
     /// past it, ConfigurationError). `render()` equals the activation text.
     [[nodiscard]] std::string render(std::optional<std::string_view> arguments = std::nullopt,
                                      std::size_t max_bytes = RENDER_MAX_BYTES) const;
+
+    /// The definition of a loaded skill: every field derived from `skill` (the only place the
+    /// facade's fields are filled); `in_run_workspace` as the loader says for the skill.
+    [[nodiscard]] static SkillDefinition from_loaded(LoadedSkill skill, bool in_run_workspace = true);
 };
 
 /// What a host reads outside a run: every valid skill (model-invocable or not), in catalog

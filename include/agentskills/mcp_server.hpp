@@ -37,6 +37,9 @@ inline constexpr std::size_t DEFAULT_PAGE_SIZE = 100;
 inline constexpr std::int64_t DEFAULT_TTL_MS = 60000;
 /// Handshake-era HTTP sessions kept at once; the least recently used goes first.
 inline constexpr std::size_t DEFAULT_MAX_SESSIONS = 1024;
+/// File bytes the server keeps in memory (all skills together) so that resources/read of an
+/// unchanged file costs one stat; files past the budget are read and hashed again on each read.
+inline constexpr std::uint64_t DEFAULT_MAX_CACHED_BYTES = 64u * 1024u * 1024u;
 
 struct ServerOptions {
     /// Name of the activation tool (as SkillsShimOptions::tool_name).
@@ -48,6 +51,8 @@ struct ServerOptions {
     /// Whether activation texts and prompts name the skill directory on the server's disk
     /// (true for a local stdio server, whose client shares the file system).
     bool include_directory = true;
+    /// Byte budget of the file cache (0 = no cache); see DEFAULT_MAX_CACHED_BYTES.
+    std::uint64_t max_cached_bytes = DEFAULT_MAX_CACHED_BYTES;
     /// Where log lines go (one line each, no newline); nullptr = standard error.
     std::function<void(std::string_view)> log = nullptr;
 };
@@ -73,17 +78,38 @@ struct Exchange {
     bool initialized = false;  ///< an `initialize` request that succeeded
 };
 
+/// What Server::replace_catalog changed and told.
+struct CatalogUpdate {
+    bool resources_changed = false;  ///< a skill entry (files, digests, frontmatter) differs, or the set of skills
+    bool prompts_changed = false;    ///< the prompt list (names, descriptions) differs
+    std::size_t sessions_notified = 0;
+};
+
 class Server {
 public:
-    /// Indexes every skill of `catalog` that fits the extension (reads and hashes its files).
-    /// The others are reported through the log and left_out(). Throws ConfigurationError for a
-    /// bad tool name.
+    /// Indexes every skill of `catalog` that fits the extension: lists, reads and hashes its
+    /// files through the catalog loader's `reader_for(name)` (the local file system when that is
+    /// null). The others are reported through the log and left_out(). Throws ConfigurationError
+    /// for a bad tool name.
     explicit Server(SkillCatalogPtr catalog, ServerOptions options = {});
     ~Server();
     Server(const Server&) = delete;
     Server& operator=(const Server&) = delete;
 
-    [[nodiscard]] std::shared_ptr<Session> open_session() const;
+    /// A new session. `notify`, when given, receives the server-initiated messages for it (one
+    /// JSON-RPC notification text each, from the thread that calls replace_catalog); it is
+    /// called only once the session finished the 2025-11-25 `initialize`, and must not call back
+    /// into the server. The server keeps only a weak reference.
+    [[nodiscard]] std::shared_ptr<Session> open_session(std::function<void(std::string_view)> notify = nullptr) const;
+
+    /// Serves `catalog` from now on (thread-safe; requests in flight finish on the old one).
+    /// Files whose version (size, identity, times) is unchanged keep their digests and cached
+    /// bytes instead of being read again; the rest is indexed as the constructor does. When
+    /// what clients see changed, sends `notifications/resources/list_changed` (and
+    /// `notifications/prompts/list_changed` when the prompts changed) to every session that
+    /// has a `notify` sink and finished `initialize`. Activations of open sessions are kept.
+    /// For `agentskills mcp --watch`. Throws ConfigurationError for a null catalog.
+    CatalogUpdate replace_catalog(SkillCatalogPtr catalog);
 
     /// Handles one JSON-RPC message (UTF-8 JSON text). Never throws for bad input: it becomes
     /// the JSON-RPC error the base protocol names.
@@ -91,7 +117,8 @@ public:
 
     /// Skills served, in catalog order.
     [[nodiscard]] std::vector<std::string> served_skill_names() const;
-    [[nodiscard]] const std::vector<LeftOutSkill>& left_out() const noexcept;
+    /// Skills of the current catalog that are not served.
+    [[nodiscard]] std::vector<LeftOutSkill> left_out() const;
     [[nodiscard]] const ServerOptions& options() const noexcept;
     void log(std::string_view line) const;
 
@@ -102,7 +129,7 @@ private:
 
 /// Serves `server` over stdio: one JSON message per line in, one per line out, until end of
 /// input. A line longer than the message bound is discarded unread and answered with -32600.
-/// Returns 0.
+/// Notifications from replace_catalog are written between replies (never inside one). Returns 0.
 int serve_stdio(const Server& server, std::istream& in, std::ostream& out);
 
 struct HttpOptions {

@@ -25,4 +25,20 @@ namespace agentskills {
 /// send a terminal sequence.
 [[nodiscard]] std::string terminal_text(std::string_view text);
 
+/// How append_json_string writes what is not ASCII.
+enum class JsonEscape {
+    utf8,  ///< bytes from 0x80 on are copied as they are (give valid UTF-8)
+    ascii  ///< DEL and every code point from U+0080 as `\uxxxx` (a surrogate pair above U+FFFF),
+           ///< an ill-formed byte as `\ufffd`: the bytes of Python's `json.dumps` (ensure_ascii)
+};
+
+/// Appends `text` to `out` as a JSON string literal, quotes included: `"` and `\` escaped,
+/// `\b`, `\f`, `\n`, `\r`, `\t` for those controls and `\u00xx` (lower-case hex) for the other
+/// C0 controls. The same bytes as nlohmann::json's `dump()` of a valid UTF-8 string (with
+/// `ensure_ascii` for JsonEscape::ascii). Clean runs are copied in one piece.
+void append_json_string(std::string& out, std::string_view text, JsonEscape escape = JsonEscape::utf8);
+
+/// `text` as a JSON string literal (append_json_string).
+[[nodiscard]] std::string json_string(std::string_view text, JsonEscape escape = JsonEscape::utf8);
+
 }  // namespace agentskills

@@ -76,6 +76,11 @@ out=$("$tmp/cmake-consumer/consumer" "$repo/tests/data/library") || fail "CMake 
 echo "$out"
 grep -qx "agentskills $version" <<<"$out" || fail "CMake consumer reports another version"
 grep -qE '^skills: [1-9]' <<<"$out" || fail "CMake consumer found no skill"
+# With the MCP server in the package, the consumer links agentskills::mcp and answers a ping.
+if grep -qxF "./usr/lib/$multiarch/libagentskills_mcp.a" <<<"$contents"; then
+  grep -qxF "./usr/lib/$multiarch/pkgconfig/agentskills-mcp.pc" <<<"$contents" || fail "the package lacks agentskills-mcp.pc"
+  grep -qxF 'mcp: {"id":1,"jsonrpc":"2.0","result":{}}' <<<"$out" || fail "CMake consumer did not link agentskills::mcp"
+fi
 
 step "pkg-config consumer (tests/pkg-config-test)"
 [ "$(pkg-config --modversion agentskills)" = "$version" ] || fail "pkg-config --modversion"

@@ -1,5 +1,7 @@
 // agentskills-cpp MCP server — the stdio transport: one JSON-RPC message per line.
 #include <istream>
+#include <memory>
+#include <mutex>
 #include <ostream>
 #include <string>
 
@@ -10,7 +12,28 @@
 namespace agentskills::mcp {
 
 int serve_stdio(const Server& server, std::istream& in, std::ostream& out) {
-    const std::shared_ptr<Session> session = server.open_session();
+    // Replies and notifications (from the thread that calls replace_catalog) share the output
+    // under one lock, so a notification never lands inside a reply; once this returns, a late
+    // notification finds no stream.
+    struct Output {
+        std::mutex mutex;
+        std::ostream* out = nullptr;
+    };
+    const auto output = std::make_shared<Output>();
+    output->out = &out;
+    const auto write_line = [output](std::string_view text) {
+        std::lock_guard lock(output->mutex);
+        if (output->out == nullptr || !*output->out) return;
+        *output->out << text << '\n' << std::flush;
+    };
+    struct Detach {
+        std::shared_ptr<Output> output;
+        ~Detach() {
+            std::lock_guard lock(output->mutex);
+            output->out = nullptr;
+        }
+    } detach{output};
+    const std::shared_ptr<Session> session = server.open_session(write_line);
     const std::size_t limit = server.options().max_message_bytes;
     std::string line;
     std::streambuf* buf = in.rdbuf();
@@ -37,17 +60,20 @@ int serve_stdio(const Server& server, std::istream& in, std::ostream& out) {
         }
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (too_long) {
-            out << fmt::format(
-                       "{{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{{\"code\":-32600,\"message\":\"Invalid Request: "
-                       "the message is larger than {} bytes\"}}}}",
-                       limit)
-                << '\n'
-                << std::flush;
+            write_line(fmt::format(
+                "{{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{{\"code\":-32600,\"message\":\"Invalid Request: "
+                "the message is larger than {} bytes\"}}}}",
+                limit));
         } else if (line.find_first_not_of(" \t") != std::string::npos) {
             const Exchange ex = server.handle(line, *session);
-            if (ex.response) out << *ex.response << '\n' << std::flush;
+            if (ex.response) write_line(*ex.response);
         }
-        if (eof || !out) break;
+        bool failed = false;
+        {
+            std::lock_guard lock(output->mutex);
+            failed = !out;
+        }
+        if (eof || failed) break;
     }
     return 0;
 }

@@ -2,6 +2,7 @@
 #include <array>
 #include <cctype>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -162,11 +163,36 @@ std::size_t json_depth(std::string_view text, std::size_t limit) {
     return deepest;
 }
 
+namespace {
+
+constexpr std::uint64_t ONES = 0x0101010101010101ull;
+constexpr std::uint64_t HIGHS = 0x8080808080808080ull;
+
+/// Whether any of the 8 bytes of `w` is below 0x20, '"' or '\\' (the bytes JSON escapes).
+constexpr bool needs_escape(std::uint64_t w) noexcept {
+    const std::uint64_t below_space = (w - ONES * 0x20) & ~w & HIGHS;
+    const std::uint64_t q = w ^ (ONES * static_cast<unsigned char>('"'));
+    const std::uint64_t b = w ^ (ONES * static_cast<unsigned char>('\\'));
+    const std::uint64_t quote = (q - ONES) & ~q & HIGHS;
+    const std::uint64_t backslash = (b - ONES) & ~b & HIGHS;
+    return (below_space | quote | backslash) != 0;
+}
+
+}  // namespace
+
 void append_json_string(std::string& out, std::string_view text) {
     out.reserve(out.size() + text.size() + 2);
     out.push_back('"');
     std::size_t run = 0;
     for (std::size_t i = 0; i < text.size(); ++i) {
+        // Eight bytes at a time past the long stretches that need no escape.
+        while (i + 8 <= text.size()) {
+            std::uint64_t w = 0;
+            std::memcpy(&w, text.data() + i, 8);
+            if (needs_escape(w)) break;
+            i += 8;
+        }
+        if (i >= text.size()) break;
         const auto c = static_cast<unsigned char>(text[i]);
         if (c >= 0x20 && c != '"' && c != '\\') continue;
         out.append(text.data() + run, i - run);

@@ -133,6 +133,19 @@ TEST_CASE("tools: an unknown or hidden NAME exits 1", "[cli][tools]") {
     CHECK(manual.err.rfind("agentskills tools: 'manual' was not activated: ", 0) == 0);
 }
 
+TEST_CASE("tools and activate: a NAME that is not UTF-8 is an unknown name, not a JSON error", "[cli][tools]") {
+    ToolsLibrary lib;
+    auto r = lib.tools({"--activate", "bad\xFF"});
+    CHECK(r.status == 1);
+    CHECK(r.out.empty());
+    CHECK(r.err.rfind("agentskills tools: 'bad\xEF\xBF\xBD' was not activated: There is no skill named "
+                      "\"bad\xEF\xBF\xBD\".",
+                      0) == 0);
+    auto a = run_cli({"activate", "--root", lib.dir.path("lib"), "bad\xFF"});
+    CHECK(a.status == 0);
+    CHECK(a.out.rfind("There is no skill named \"bad\xEF\xBF\xBD\". Available skills: ", 0) == 0);
+}
+
 TEST_CASE("tools: a pool tool named like the activation tool is an error", "[cli][tools]") {
     ToolsLibrary lib;
     auto r = run_cli({"tools", "--root", lib.dir.path("lib"), "--pool", "read,activate_skill"});

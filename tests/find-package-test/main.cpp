@@ -3,6 +3,9 @@
 #include <iostream>
 
 #include <agentskills/agentskills.hpp>
+#ifdef AGENTSKILLS_CONSUMER_MCP
+#include <agentskills/mcp_server.hpp>
+#endif
 
 int main(int argc, char** argv) {
     if (argc < 2) return 2;
@@ -17,5 +20,11 @@ int main(int argc, char** argv) {
     std::cout << "agentskills " << agentskills::version_string << "\n";
     std::cout << "skills: " << catalog->size() << "\n";
     for (const auto& m : *catalog) std::cout << m.name << "\n";
+#ifdef AGENTSKILLS_CONSUMER_MCP
+    agentskills::mcp::Server server(catalog);
+    auto session = server.open_session();
+    std::cout << "mcp: " << server.handle(R"({"jsonrpc":"2.0","id":1,"method":"ping"})", *session).response.value_or("")
+              << "\n";
+#endif
     return catalog->empty() ? 1 : 0;
 }
