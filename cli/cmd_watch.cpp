@@ -157,6 +157,12 @@ int run_watch(const WatchArgs& args) {
         live->start_watching(WatchOptions{.roots = {},
                                           .throttle = std::chrono::milliseconds(args.throttle_ms),
                                           .max_directories = WATCH_MAX_DIRECTORIES});
+        // The handlers are in place before the first line: a signal after it stops cleanly.
+        struct sigaction action {};
+        action.sa_handler = on_watch_stop_signal;
+        sigemptyset(&action.sa_mask);
+        sigaction(SIGINT, &action, nullptr);
+        sigaction(SIGTERM, &action, nullptr);
         printer->begin(first);
     } catch (const ConfigurationError& e) {
         fmt::print(stderr, "agentskills watch: {}\n", terminal_text(e.what()));
@@ -166,11 +172,6 @@ int run_watch(const WatchArgs& args) {
         return exit_failure;
     }
 
-    struct sigaction action {};
-    action.sa_handler = on_watch_stop_signal;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
     const auto start = std::chrono::steady_clock::now();
     while (g_stop_signal == 0) {
         if (printer->wait_done(std::chrono::milliseconds(50))) break;

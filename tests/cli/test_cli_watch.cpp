@@ -1,5 +1,11 @@
 // Tests of `agentskills watch` (they run the built program and read its lines as they come).
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
 
 #include <cstdio>
 #include <filesystem>
@@ -120,3 +126,119 @@ TEST_CASE("watch: text lines, and --timeout-ms ends it", "[cli][watch]") {
     auto bad = run_cli({"watch", "--root", t.path("lib"), "--timeout-ms", "-5"});
     CHECK(bad.status == 2);
 }
+
+TEST_CASE("watch: SIGTERM after the first line stops it with status 0", "[cli][watch]") {
+    TempDir t;
+    t.write("lib/alpha/SKILL.md", skill_md("alpha", "Alpha."));
+    // The shell prints the program's pid on a line of its own, then its status when it ended.
+    Watch w("watch --json --root '" + t.path("lib") + "' --timeout-ms 30000 & echo $!; wait $!; echo status=$?");
+    REQUIRE(w.started());
+    long pid = 0;
+    bool first_line = false;
+    while (pid == 0 || !first_line) {
+        const auto line = w.line();
+        REQUIRE(line.has_value());
+        if (!line->empty() && line->front() == '{') {
+            CHECK(json::parse(*line).at("added") == json::array({"alpha"}));
+            first_line = true;
+        } else {
+            pid = std::stol(*line);
+        }
+    }
+    REQUIRE(::kill(static_cast<pid_t>(pid), SIGTERM) == 0);
+    CHECK(w.line() == std::optional<std::string>("status=0"));
+    CHECK(w.close() == 0);
+}
+
+#ifdef AGENTSKILLS_HAVE_MCP
+namespace {
+
+/// A line from `fd` within `timeout` (without '\n'), or nullopt at the end or past the deadline.
+std::optional<std::string> read_line(int fd, std::string& pending, std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (true) {
+        const std::size_t nl = pending.find('\n');
+        if (nl != std::string::npos) {
+            std::string line = pending.substr(0, nl);
+            pending.erase(0, nl + 1);
+            return line;
+        }
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) return std::nullopt;
+        pollfd p{fd, POLLIN, 0};
+        if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+        char buf[4096];
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n <= 0) return std::nullopt;
+        pending.append(buf, static_cast<std::size_t>(n));
+    }
+}
+
+}  // namespace
+
+TEST_CASE("mcp --watch: an edit swaps the catalog and sends notifications/resources/list_changed",
+          "[cli][watch][mcp]") {
+    TempDir t;
+    t.write("lib/alpha/SKILL.md", skill_md("alpha", "Alpha."));
+    const std::string root = t.path("lib");
+    int to_server[2];
+    int from_server[2];
+    REQUIRE(::pipe(to_server) == 0);
+    REQUIRE(::pipe(from_server) == 0);
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        ::dup2(to_server[0], 0);
+        ::dup2(from_server[1], 1);
+        const int null = ::open("/dev/null", O_WRONLY);
+        ::dup2(null, 2);
+        ::close(to_server[1]);
+        ::close(from_server[0]);
+        ::execl(AGENTSKILLS_CLI_PATH, AGENTSKILLS_CLI_PATH, "mcp", "--watch", "--root", root.c_str(), nullptr);
+        ::_exit(127);
+    }
+    ::close(to_server[0]);
+    ::close(from_server[1]);
+    const auto send = [&](const std::string& line) {
+        const std::string text = line + "\n";
+        REQUIRE(::write(to_server[1], text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+    };
+    std::string pending;
+    send(
+        R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}})");
+    auto reply = read_line(from_server[0], pending, std::chrono::seconds(20));
+    REQUIRE(reply.has_value());
+    CHECK(json::parse(*reply).at("id") == 1);
+    send(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+    send(R"({"jsonrpc":"2.0","id":2,"method":"ping"})");
+    reply = read_line(from_server[0], pending, std::chrono::seconds(20));
+    REQUIRE(reply.has_value());
+    CHECK(json::parse(*reply).at("id") == 2);
+
+    t.write("lib/beta/SKILL.md", skill_md("beta", "Beta."));
+    std::optional<json> notification;
+    while (!notification) {
+        reply = read_line(from_server[0], pending, std::chrono::seconds(20));
+        REQUIRE(reply.has_value());
+        const json j = json::parse(*reply);
+        if (j.value("method", "") == "notifications/resources/list_changed") notification = j;
+    }
+    CHECK(*notification == json{{"jsonrpc", "2.0"}, {"method", "notifications/resources/list_changed"}});
+    send(R"({"jsonrpc":"2.0","id":3,"method":"resources/list"})");
+    std::optional<json> listed;
+    while (!listed) {
+        reply = read_line(from_server[0], pending, std::chrono::seconds(20));
+        REQUIRE(reply.has_value());
+        const json j = json::parse(*reply);
+        if (j.contains("id") && j["id"] == 3) listed = j;
+    }
+    CHECK(listed->dump().find("beta") != std::string::npos);
+    ::close(to_server[1]);  // end of input: the server exits
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    ::close(from_server[0]);
+}
+#endif
