@@ -12,6 +12,7 @@
 
 #include "agentskills/catalog.hpp"
 #include "agentskills/errors.hpp"
+#include "agentskills/live_catalog.hpp"
 #include "agentskills/loader.hpp"
 #include "agentskills/mcp_server.hpp"
 #include "command.hpp"
@@ -28,6 +29,7 @@ struct McpArgs {
     std::size_t page_size = mcp::DEFAULT_PAGE_SIZE;
     std::string tool_name = "activate_skill";
     std::string skill_directory = "auto";
+    bool watch = false;  // --watch: a LiveCatalog watcher swaps new catalogs in
 };
 
 std::atomic<bool> stop_requested{false};
@@ -61,9 +63,33 @@ int run_mcp(const McpArgs& args) {
     }
 
     SkillCatalogPtr catalog;
+    // --watch: each change set of the live catalog goes to the server, which tells the clients.
+    std::shared_ptr<LiveCatalog> live;
+    std::atomic<mcp::Server*> watched_server{nullptr};
     try {
         auto loader = std::make_shared<FilesystemSkillLoader>(std::move(options));
-        catalog = discover_skill_catalog(loader);
+        if (args.watch) {
+            live = std::make_shared<LiveCatalog>(
+                loader,
+                LiveCatalogOptions{
+                    .on_change =
+                        [&watched_server, &live](const CatalogChangeSet& cs) {
+                            mcp::Server* target = watched_server.load();
+                            if (target == nullptr) return;
+                            const mcp::CatalogUpdate u = target->replace_catalog(live->catalog());
+                            fmt::print(stderr,
+                                       "agentskills mcp: generation {}: {} added, {} changed, "
+                                       "{} removed; {} session(s) notified\n",
+                                       cs.generation, cs.added.size(), cs.changed.size(), cs.removed.size(),
+                                       u.sessions_notified);
+                        },
+                    .on_diagnostic =
+                        [](const Diagnostic& d) { fmt::print(stderr, "agentskills mcp: {}\n", format_diagnostic(d)); },
+                    .compare_by_value = false});
+            catalog = live->catalog();
+        } else {
+            catalog = discover_skill_catalog(loader);
+        }
     } catch (const ConfigurationError& e) {
         fmt::print(stderr, "agentskills mcp: {}\n", e.what());
         return exit_usage;
@@ -88,6 +114,22 @@ int run_mcp(const McpArgs& args) {
     }
     fmt::print(stderr, "agentskills mcp: serving {} skills ({} left out)\n", server->served_skill_names().size(),
                server->left_out().size());
+    if (live) {
+        watched_server.store(server.get());
+        try {
+            live->start_watching();
+        } catch (const Error& e) {
+            fmt::print(stderr, "agentskills mcp: --watch: {}\n", e.what());
+            return exit_failure;
+        }
+    }
+    // The watcher stops before the server goes away.
+    struct StopWatching {
+        std::shared_ptr<LiveCatalog>& live;
+        ~StopWatching() {
+            if (live) live->stop_watching();
+        }
+    } stop_watching{live};
 
     if (!use_http) {
         std::ios::sync_with_stdio(false);
@@ -131,6 +173,8 @@ void setup_mcp(CLI::App& app, int* status) {
                     "Name the skill directory in activation texts: yes, no, or auto (yes on stdio, no on HTTP)")
         ->check(CLI::IsMember({"auto", "yes", "no"}))
         ->capture_default_str();
+    cmd->add_flag("--watch", args->watch,
+                  "Watch the roots; on a change serve the new catalog and send notifications/resources/list_changed");
     cmd->callback([args, status] { *status = run_mcp(*args); });
 }
 

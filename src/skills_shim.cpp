@@ -128,8 +128,13 @@ SkillReaderPtr reader_for(const SkillCatalog& catalog, const SkillReaderPtr& con
     return local;
 }
 
-/// What a binding shares with its tool handlers.
-struct Binding {
+}  // namespace
+
+namespace detail {
+
+/// What a binding shares with its tool handlers (one per catalog generation).
+struct ShimBinding {
+    std::uint64_t generation = 0;  // 0: not a live catalog's
     std::shared_ptr<const SkillActivator> activator;
     std::string shim_name;
     std::string tool_name;
@@ -181,16 +186,21 @@ struct Binding {
 
 class BoundSkillsShim final : public BoundShim {
 public:
-    BoundSkillsShim(std::shared_ptr<const Binding> binding, ToolSpec spec, std::optional<ToolSpec> resource_spec)
-        : binding_(std::move(binding)) {
-        std::shared_ptr<const Binding> b = binding_;
-        tool_ = Tool{.spec = std::move(spec),
-                     .handler = [b](const ToolCall& call, RunState& state) { return b->activate(call, state); }};
-        if (resource_spec) {
-            resource_tool_ =
-                Tool{.spec = std::move(*resource_spec),
-                     .handler = [b](const ToolCall& call, RunState& state) { return b->read_resource(call, state); }};
+    /// `owner` is the shim when it runs on generations (it must outlive this binding), else null.
+    BoundSkillsShim(SkillsShim* owner, std::shared_ptr<const ShimBinding> binding, ToolSpec spec,
+                    std::optional<ToolSpec> resource_spec)
+        : owner_(owner), spec_(std::move(spec)), resource_spec_(std::move(resource_spec)) {
+        use(std::move(binding));
+    }
+
+    void on_run_start(RunState& state) override {
+        if (owner_ == nullptr) return;
+        std::shared_ptr<const ShimBinding> next = owner_->run_binding();
+        if (next != binding_) {
+            replace_block(state.instructions, binding_->activator->prompt_block(), next->activator->prompt_block());
+            use(std::move(next));
         }
+        state.shim_state.set(owner_->generation_key(), binding_->generation);
     }
 
     void prepare_turn(PreparedTurn& turn) override {
@@ -235,10 +245,43 @@ private:
         }
     }
 
-    std::shared_ptr<const Binding> binding_;
+    // The run's generation: its block, its tool handlers (they keep the binding they were made with).
+    void use(std::shared_ptr<const ShimBinding> binding) {
+        binding_ = std::move(binding);
+        std::shared_ptr<const ShimBinding> b = binding_;
+        tool_ = Tool{.spec = spec_,
+                     .handler = [b](const ToolCall& call, RunState& state) { return b->activate(call, state); }};
+        if (resource_spec_) {
+            resource_tool_ = Tool{.spec = *resource_spec_, .handler = [b](const ToolCall& call, RunState& state) {
+                                      return b->read_resource(call, state);
+                                  }};
+        }
+    }
+
+    // A conversation that holds the previous generation's block gets the new one in its place.
+    static void replace_block(std::string& instructions, const std::string& before, const std::string& after) {
+        if (before.empty() || before == after) return;
+        const std::size_t pos = instructions.find(before);
+        if (pos == std::string::npos) return;
+        if (!after.empty()) {
+            instructions.replace(pos, before.size(), after);
+            return;
+        }
+        const bool separated = pos >= 2 && instructions.compare(pos - 2, 2, "\n\n") == 0;
+        instructions.erase(separated ? pos - 2 : pos, before.size() + (separated ? 2 : 0));
+    }
+
+    SkillsShim* owner_;
+    ToolSpec spec_;
+    std::optional<ToolSpec> resource_spec_;
+    std::shared_ptr<const ShimBinding> binding_;
     Tool tool_;
     std::optional<Tool> resource_tool_;
 };
+
+}  // namespace detail
+
+namespace {
 
 void report_bind_diagnostics(const SkillCatalog& catalog, const SkillsPrompt& prompt,
                              const std::function<void(const Diagnostic&)>& report) {
@@ -298,7 +341,13 @@ SkillsShim::SkillsShim(SkillsShimOptions options) : options_(std::move(options))
     } else if (!std::get<SystemPromptCallback>(options_.system_prompt)) {
         throw ConfigurationError("SkillsShim: the system prompt callback is empty");
     }
-    if (!options_.loader && !options_.catalog) {
+    if (options_.live_catalog && (options_.loader || options_.catalog)) {
+        throw ConfigurationError("SkillsShim: give a live catalog, a loader or a catalog, only one of them");
+    }
+    if (options_.catalog && options_.reload != ReloadPolicy::never) {
+        throw ConfigurationError("SkillsShim: a fixed catalog cannot be reloaded (give a loader or a live catalog)");
+    }
+    if (!options_.loader && !options_.catalog && !options_.live_catalog) {
         options_.loader = std::make_shared<FilesystemSkillLoader>();
     }
 }
@@ -432,11 +481,24 @@ std::unique_ptr<BoundShim> SkillsShim::bind(const AgentDescriptor& agent) {
             fmt::format("agent '{}' lists the skills shim '{}' {} times", agent.name, name(), self));
     }
 
+    if (live()) {
+        const LiveCatalogPtr live_catalog = ensure_live();
+        return std::make_unique<detail::BoundSkillsShim>(
+            this, binding_for(live_catalog->current()), tool_spec(),
+            options_.resource_tool ? std::optional<ToolSpec>(resource_tool_spec()) : std::nullopt);
+    }
     SkillCatalogPtr catalog = options_.catalog ? options_.catalog : discover_skill_catalog(options_.loader);
+    return std::make_unique<detail::BoundSkillsShim>(
+        nullptr, make_binding(std::move(catalog), 0), tool_spec(),
+        options_.resource_tool ? std::optional<ToolSpec>(resource_tool_spec()) : std::nullopt);
+}
+
+std::shared_ptr<const detail::ShimBinding> SkillsShim::make_binding(SkillCatalogPtr catalog, std::uint64_t generation) {
     SkillsPrompt prompt = render_prompt(*catalog);
     if (options_.on_diagnostic) report_bind_diagnostics(*catalog, prompt, options_.on_diagnostic);
 
-    auto binding = std::make_shared<Binding>();
+    auto binding = std::make_shared<detail::ShimBinding>();
+    binding->generation = generation;
     binding->activator = std::make_shared<const SkillActivator>(
         catalog, SkillActivatorOptions{.tool_name = options_.tool_name,
                                        .max_listed_names = options_.max_listed_names,
@@ -448,15 +510,80 @@ std::unique_ptr<BoundShim> SkillsShim::bind(const AgentDescriptor& agent) {
     binding->resource_tool_name = options_.resource_tool_name;
     binding->max_resource_bytes = options_.max_resource_bytes;
     binding->resource_reader = options_.resource_reader;
-    {
-        std::lock_guard lock(mutex_);
+    std::lock_guard lock(mutex_);
+    if (!last_binding_ || generation == 0 || generation >= last_binding_->generation) {
         last_catalog_ = catalog;
         last_omitted_ = prompt.omitted;
         last_block_ = prompt.text;
+        last_binding_ = binding;
     }
-    return std::make_unique<BoundSkillsShim>(
-        std::move(binding), tool_spec(),
-        options_.resource_tool ? std::optional<ToolSpec>(resource_tool_spec()) : std::nullopt);
+    return binding;
+}
+
+LiveCatalogPtr SkillsShim::ensure_live() {
+    std::lock_guard lock(mutex_);
+    if (live_) return live_;
+    if (options_.live_catalog) {
+        live_ = options_.live_catalog;
+    } else {
+        live_ =
+            std::make_shared<LiveCatalog>(options_.loader, LiveCatalogOptions{.on_change = options_.on_catalog_change,
+                                                                              .on_diagnostic = options_.on_diagnostic,
+                                                                              .compare_by_value = false});
+    }
+    if (options_.reload == ReloadPolicy::watch && !live_->watching()) live_->start_watching(options_.watch);
+    return live_;
+}
+
+std::shared_ptr<const detail::ShimBinding> SkillsShim::binding_for(const CatalogGenerationPtr& generation) {
+    {
+        std::lock_guard lock(mutex_);
+        if (last_binding_ && last_binding_->generation == generation->number) return last_binding_;
+    }
+    return make_binding(generation->catalog, generation->number);
+}
+
+std::shared_ptr<const detail::ShimBinding> SkillsShim::run_binding() {
+    const LiveCatalogPtr live_catalog = ensure_live();
+    if (options_.reload == ReloadPolicy::every_run) {
+        try {
+            (void)live_catalog->refresh();
+        } catch (const std::exception& e) {
+            if (options_.on_diagnostic) {
+                options_.on_diagnostic(Diagnostic{
+                    .code = std::string(codes::refresh_failed),
+                    .severity = Severity::error,
+                    .path = {},
+                    .line = 0,
+                    .message = fmt::format("refreshing the skills catalog failed: {}", model_text(e.what()))});
+            }
+        }
+    }
+    return binding_for(live_catalog->current());
+}
+
+LiveCatalogPtr SkillsShim::live_catalog() const {
+    if (options_.live_catalog) return options_.live_catalog;
+    std::lock_guard lock(mutex_);
+    return live_;
+}
+
+std::optional<CatalogChangeSet> SkillsShim::refresh() {
+    if (!live()) throw ConfigurationError("SkillsShim: refresh needs a live catalog (set reload or live_catalog)");
+    return ensure_live()->refresh();
+}
+
+std::string SkillsShim::generation_key() const { return options_.name + ":catalog-generation"; }
+
+Reattachment SkillsShim::reattach(RunState& state, const ReattachOptions& options) const {
+    std::shared_ptr<const detail::ShimBinding> binding;
+    {
+        std::lock_guard lock(mutex_);
+        binding = last_binding_;
+    }
+    if (!binding) return {};
+    const ShimStateActivationStore store(state.shim_state, options_.name);
+    return binding->activator->reattach(store, options);
 }
 
 ToolSpec SkillsShim::resource_tool_spec() const { return make_resource_tool_spec(options_.resource_tool_name); }

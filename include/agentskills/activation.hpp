@@ -157,6 +157,49 @@ struct ActivationTextOptions {
 [[nodiscard]] std::string neutralize_wrapper_tags(std::string_view body);
 
 // ---------------------------------------------------------------------------------------
+// Re-attach after compaction
+
+/// Default budget of one skill's re-attached content (in the counter's units: tokens, say).
+inline constexpr std::size_t DEFAULT_REATTACH_SKILL_BUDGET = 5'000;
+/// Default budget of all re-attached content together.
+inline constexpr std::size_t DEFAULT_REATTACH_TOTAL_BUDGET = 25'000;
+
+/// How `SkillActivator::reattach` measures and cuts.
+struct ReattachOptions {
+    std::size_t per_skill_budget = DEFAULT_REATTACH_SKILL_BUDGET;  ///< 0 = no per-skill budget
+    std::size_t total_budget = DEFAULT_REATTACH_TOTAL_BUDGET;      ///< 0 = no combined budget
+    /// The host's token counter; nullptr = characters (Unicode code points).
+    std::function<std::size_t(std::string_view)> count = nullptr;
+};
+
+/// One re-attached skill.
+struct ReattachedSkill {
+    std::string name;
+    /// The activation text, or its cut form (docs/shim.md, "Re-attach after compaction").
+    std::string text;
+    bool cut = false;
+    std::size_t size = 0;  ///< `text` measured by the counter
+};
+
+/// The content to put back after the history that held the active skills was compacted.
+struct Reattachment {
+    /// Most recently activated first.
+    std::vector<ReattachedSkill> skills;
+    /// Active skills that did not fit (not even cut), most recently activated first.
+    std::vector<std::string> omitted;
+    /// Active skills no longer in the catalog, or whose load failed, most recently activated first.
+    std::vector<std::string> unavailable;
+    /// The texts of `skills`, in that order, separated by a blank line.
+    std::string text;
+    /// Sum of the skills' sizes (the separators are not counted).
+    std::size_t size = 0;
+};
+
+/// The line that ends a cut re-attached skill, before `</skill_content>`: names the SKILL.md
+/// when the model's tools can reach it (`skill_file` not empty).
+[[nodiscard]] std::string reattach_cut_marker(std::string_view skill_file);
+
+// ---------------------------------------------------------------------------------------
 // Activation
 
 enum class ActivationStatus {
@@ -231,6 +274,10 @@ public:
     /// The activation texts of the skills active in `store`, in activation order, separated by
     /// blank lines (loaded again): what to put back after history that held them was compacted.
     [[nodiscard]] std::string active_skills_text(const ActivationStore& store) const;
+    /// The same within budgets: each active skill's activation text (loaded again), cut to
+    /// `per_skill_budget` and together to `total_budget`, most recently activated first, measured
+    /// by `count`; what did not fit is named. Never throws for a failing load (see `unavailable`).
+    [[nodiscard]] Reattachment reattach(const ActivationStore& store, const ReattachOptions& options = {}) const;
 
     /// The activation tool (strict; identical on every call).
     [[nodiscard]] ToolSpec tool_spec() const;

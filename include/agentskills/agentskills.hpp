@@ -9,6 +9,7 @@
 #include "governance.hpp"
 #include "harness.hpp"
 #include "host.hpp"
+#include "live_catalog.hpp"
 #include "loader.hpp"
 #include "names.hpp"
 #include "parser.hpp"

@@ -84,6 +84,11 @@ inline constexpr std::string_view prompt_budget_omitted = "prompt-budget-omitted
 inline constexpr std::string_view resource_list_truncated = "resource-list-truncated";
 /// A skill the MCP server does not serve (outside the skills extension's rules or limits).
 inline constexpr std::string_view mcp_skill_left_out = "mcp-skill-left-out";
+// --- reloading (LiveCatalog and its watcher)
+/// The watcher could not watch every directory (its limit, or the system's inotify limit).
+inline constexpr std::string_view watch_incomplete = "watch-incomplete";
+/// A refresh the watcher ran failed; the current generation stays.
+inline constexpr std::string_view refresh_failed = "refresh-failed";
 
 /// Every code above, for tools and for the test that checks docs/diagnostics.md.
 inline constexpr std::array all = {
@@ -146,6 +151,8 @@ inline constexpr std::array all = {
     prompt_budget_omitted,
     resource_list_truncated,
     mcp_skill_left_out,
+    watch_incomplete,
+    refresh_failed,
 };
 
 }  // namespace agentskills::codes

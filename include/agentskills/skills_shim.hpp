@@ -10,9 +10,11 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -22,6 +24,7 @@
 #include "catalog.hpp"
 #include "diagnostics.hpp"
 #include "harness.hpp"
+#include "live_catalog.hpp"
 #include "loader.hpp"
 #include "reader.hpp"
 #include "skill.hpp"
@@ -74,6 +77,19 @@ struct CatalogBudget {
     std::function<int(const SkillManifest&)> priority = nullptr;
 };
 
+namespace detail {
+struct ShimBinding;
+class BoundSkillsShim;
+}  // namespace detail
+
+/// When a SkillsShim discovers its skills again (docs/shim.md, "Generations").
+enum class ReloadPolicy {
+    never,      ///< once per binding (a given `catalog`: never); the default
+    every_run,  ///< refresh the live catalog at the start of every run
+    on_demand,  ///< the host refreshes (`SkillsShim::refresh`, `LiveCatalog::refresh`)
+    watch       ///< a watcher refreshes after changes below the roots (`watch`)
+};
+
 struct SkillsShimOptions {
     /// Where skills come from; nullptr (with no catalog) = a FilesystemSkillLoader with its
     /// default roots. Discovered once per agent the shim binds to.
@@ -106,6 +122,16 @@ struct SkillsShimOptions {
     SkillReaderPtr resource_reader = nullptr;
     /// How long an activation waits for a parallel call's load of the same skill.
     std::chrono::milliseconds activation_wait_timeout = std::chrono::milliseconds(60000);
+    /// A live catalog shared with the host: every run starts on its current generation and keeps
+    /// it to its end. Not with `loader` or `catalog`.
+    LiveCatalogPtr live_catalog = nullptr;
+    /// Anything but `never` makes the shim run on generations: over `live_catalog`, or over a
+    /// LiveCatalog it builds around `loader` at its first binding. Not with `catalog`.
+    ReloadPolicy reload = ReloadPolicy::never;
+    /// The watcher's roots and throttle under ReloadPolicy::watch.
+    WatchOptions watch = {};
+    /// Sees the change sets of the LiveCatalog the shim builds (not of a given `live_catalog`).
+    std::function<void(const CatalogChangeSet&)> on_catalog_change = nullptr;
 };
 
 /// The system-prompt block for one catalog.
@@ -119,7 +145,8 @@ struct SkillsPrompt {
 };
 
 /// The Agent Skills shim. Thread safety: one SkillsShim may be bound to many agents from
-/// several threads; its bindings' tool handlers are safe to run in parallel.
+/// several threads; its bindings' tool handlers are safe to run in parallel. A shim on
+/// generations (`reload` or `live_catalog`) must outlive its bindings (DefaultAgent keeps it).
 class SkillsShim final : public Shim {
 public:
     /// Throws ConfigurationError for a loader plus a catalog, a bad tool or shim name, or a
@@ -158,12 +185,34 @@ public:
     /// The skills the budget left out of the latest binding's block, in catalog order.
     [[nodiscard]] std::vector<std::string> omitted_skill_names() const;
 
+    /// The live catalog the shim runs on (given, or built at the first binding), or nullptr.
+    [[nodiscard]] LiveCatalogPtr live_catalog() const;
+    /// Refreshes the live catalog now; the next run of each agent gets the new generation.
+    /// Throws ConfigurationError when the shim has no live catalog, DiscoveryError.
+    std::optional<CatalogChangeSet> refresh();
+    /// `"<name>:catalog-generation"`: the generation a run started on (live catalogs only).
+    [[nodiscard]] std::string generation_key() const;
+    /// The content to re-attach for the skills active in `state` after its history was compacted
+    /// (SkillActivator::reattach over the latest binding's catalog). Empty before any binding.
+    [[nodiscard]] Reattachment reattach(RunState& state, const ReattachOptions& options = {}) const;
+
 private:
+    friend class detail::BoundSkillsShim;
+    [[nodiscard]] std::shared_ptr<const detail::ShimBinding> make_binding(SkillCatalogPtr catalog,
+                                                                          std::uint64_t generation);
+    [[nodiscard]] std::shared_ptr<const detail::ShimBinding> binding_for(const CatalogGenerationPtr& generation);
+    /// At a run's start: refreshes under every_run, then the current generation's binding.
+    [[nodiscard]] std::shared_ptr<const detail::ShimBinding> run_binding();
+    [[nodiscard]] bool live() const noexcept { return options_.live_catalog || options_.reload != ReloadPolicy::never; }
+    LiveCatalogPtr ensure_live();
+
     SkillsShimOptions options_;
     mutable std::mutex mutex_;
     SkillCatalogPtr last_catalog_;
     std::vector<std::string> last_omitted_;
     std::string last_block_;
+    std::shared_ptr<const detail::ShimBinding> last_binding_;
+    LiveCatalogPtr live_;
 };
 
 }  // namespace agentskills

@@ -1,0 +1,244 @@
+// Tests of `agentskills watch` (they run the built program and read its lines as they come).
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "../cli_runner.hpp"
+#include "../fs_fixtures.hpp"
+
+using agentskills::test::run_cli;
+using agentskills_test::skill_md;
+using agentskills_test::TempDir;
+using nlohmann::json;
+
+namespace {
+
+/// The program with `args`, its standard output read line by line while it runs.
+class Watch {
+public:
+    explicit Watch(const std::string& args) {
+        const std::string command = std::string("exec '") + AGENTSKILLS_CLI_PATH + "' " + args;
+        pipe_ = ::popen(command.c_str(), "r");
+    }
+    ~Watch() {
+        if (pipe_ != nullptr) (void)::pclose(pipe_);
+    }
+    Watch(const Watch&) = delete;
+    Watch& operator=(const Watch&) = delete;
+
+    /// The next line (without '\n'), or nullopt at the end of the output.
+    std::optional<std::string> line() {
+        std::string out;
+        int c = 0;
+        while ((c = std::fgetc(pipe_)) != EOF) {
+            if (c == '\n') return out;
+            out += static_cast<char>(c);
+        }
+        if (out.empty()) return std::nullopt;
+        return out;
+    }
+    /// Waits for the exit; its status.
+    int close() {
+        const int status = ::pclose(pipe_);
+        pipe_ = nullptr;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    [[nodiscard]] bool started() const noexcept { return pipe_ != nullptr; }
+
+private:
+    FILE* pipe_ = nullptr;
+};
+
+}  // namespace
+
+TEST_CASE("watch --json: the first line, then one object per change set", "[cli][watch]") {
+    TempDir t;
+    t.write("lib/alpha/SKILL.md", skill_md("alpha", "Alpha."));
+    t.write("lib/broken/SKILL.md", "---\nname: broken\n");
+    Watch w("watch --json --root '" + t.path("lib") + "' --throttle-ms 20 --max-events 2 --timeout-ms 30000");
+    REQUIRE(w.started());
+    const auto first = w.line();
+    REQUIRE(first.has_value());
+    const json j1 = json::parse(*first);
+    const std::string broken = t.path("lib/broken/SKILL.md");
+    CHECK(j1.at("generation") == 1);
+    CHECK(j1.at("previous") == 0);
+    CHECK(j1.at("added") == json::array({"alpha"}));
+    CHECK(j1.at("changed") == json::array());
+    CHECK(j1.at("removed") == json::array());
+    CHECK(j1.at("files") == json::array({t.path("lib/alpha/SKILL.md"), broken}));
+    REQUIRE(j1.at("diagnostics").size() == 1);
+    CHECK(j1["diagnostics"][0] == json{{"code", "frontmatter-unclosed"},
+                                       {"line", 1},
+                                       {"message", j1["diagnostics"][0]["message"]},
+                                       {"path", broken},
+                                       {"severity", "error"}});
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : j1.items()) keys.push_back(k);
+    CHECK(keys ==
+          std::vector<std::string>{"added", "changed", "diagnostics", "files", "generation", "previous", "removed"});
+
+    // The watcher is armed once the first line is out: fix the broken skill, edit alpha.
+    t.write("lib/broken/SKILL.md", skill_md("broken", "Fixed."));
+    t.write("lib/alpha/SKILL.md", skill_md("alpha", "Alpha, edited."));
+    const auto second = w.line();
+    REQUIRE(second.has_value());
+    const json j2 = json::parse(*second);
+    CHECK(j2.at("generation") == 2);
+    CHECK(j2.at("previous") == 1);
+    // Both edits usually land in one window; the second may come in its own.
+    const bool both = j2.at("added") == json::array({"broken"}) && j2.at("changed") == json::array({"alpha"});
+    const bool one = j2.at("added") == json::array({"broken"}) || j2.at("changed") == json::array({"alpha"});
+    CHECK((both || one));
+    CHECK(j2.at("removed") == json::array());
+    CHECK(j2.at("diagnostics") == json::array());
+    CHECK_FALSE(w.line().has_value());
+    CHECK(w.close() == 0);
+}
+
+TEST_CASE("watch: text lines, and --timeout-ms ends it", "[cli][watch]") {
+    TempDir t;
+    t.write("lib/alpha/SKILL.md", skill_md("alpha", "Alpha."));
+    Watch w("watch --root '" + t.path("lib") + "' --throttle-ms 20 --timeout-ms 30000 --max-events 2 2>/dev/null");
+    REQUIRE(w.started());
+    CHECK(w.line() == std::optional<std::string>("generation 1: added alpha"));
+    std::filesystem::remove_all(t.path("lib/alpha"));
+    CHECK(w.line() == std::optional<std::string>("generation 2: removed alpha"));
+    CHECK(w.close() == 0);
+
+    auto r = run_cli({"watch", "--root", t.path("lib"), "--timeout-ms", "50"});
+    CHECK(r.status == 0);
+    CHECK(r.out == "generation 1: no skill added, changed or removed\n");
+    auto bad = run_cli({"watch", "--root", t.path("lib"), "--timeout-ms", "-5"});
+    CHECK(bad.status == 2);
+}
+
+TEST_CASE("watch: SIGTERM after the first line stops it with status 0", "[cli][watch]") {
+    TempDir t;
+    t.write("lib/alpha/SKILL.md", skill_md("alpha", "Alpha."));
+    // The shell prints the program's pid on a line of its own, then its status when it ended.
+    Watch w("watch --json --root '" + t.path("lib") + "' --timeout-ms 30000 & echo $!; wait $!; echo status=$?");
+    REQUIRE(w.started());
+    long pid = 0;
+    bool first_line = false;
+    while (pid == 0 || !first_line) {
+        const auto line = w.line();
+        REQUIRE(line.has_value());
+        if (!line->empty() && line->front() == '{') {
+            CHECK(json::parse(*line).at("added") == json::array({"alpha"}));
+            first_line = true;
+        } else {
+            pid = std::stol(*line);
+        }
+    }
+    REQUIRE(::kill(static_cast<pid_t>(pid), SIGTERM) == 0);
+    CHECK(w.line() == std::optional<std::string>("status=0"));
+    CHECK(w.close() == 0);
+}
+
+#ifdef AGENTSKILLS_HAVE_MCP
+namespace {
+
+/// A line from `fd` within `timeout` (without '\n'), or nullopt at the end or past the deadline.
+std::optional<std::string> read_line(int fd, std::string& pending, std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (true) {
+        const std::size_t nl = pending.find('\n');
+        if (nl != std::string::npos) {
+            std::string line = pending.substr(0, nl);
+            pending.erase(0, nl + 1);
+            return line;
+        }
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) return std::nullopt;
+        pollfd p{fd, POLLIN, 0};
+        if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+        char buf[4096];
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n <= 0) return std::nullopt;
+        pending.append(buf, static_cast<std::size_t>(n));
+    }
+}
+
+}  // namespace
+
+TEST_CASE("mcp --watch: an edit swaps the catalog and sends notifications/resources/list_changed",
+          "[cli][watch][mcp]") {
+    TempDir t;
+    t.write("lib/alpha/SKILL.md", skill_md("alpha", "Alpha."));
+    const std::string root = t.path("lib");
+    int to_server[2];
+    int from_server[2];
+    REQUIRE(::pipe(to_server) == 0);
+    REQUIRE(::pipe(from_server) == 0);
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        ::dup2(to_server[0], 0);
+        ::dup2(from_server[1], 1);
+        const int null = ::open("/dev/null", O_WRONLY);
+        ::dup2(null, 2);
+        ::close(to_server[1]);
+        ::close(from_server[0]);
+        ::execl(AGENTSKILLS_CLI_PATH, AGENTSKILLS_CLI_PATH, "mcp", "--watch", "--root", root.c_str(), nullptr);
+        ::_exit(127);
+    }
+    ::close(to_server[0]);
+    ::close(from_server[1]);
+    const auto send = [&](const std::string& line) {
+        const std::string text = line + "\n";
+        REQUIRE(::write(to_server[1], text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+    };
+    std::string pending;
+    send(
+        R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}})");
+    auto reply = read_line(from_server[0], pending, std::chrono::seconds(20));
+    REQUIRE(reply.has_value());
+    CHECK(json::parse(*reply).at("id") == 1);
+    send(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+    send(R"({"jsonrpc":"2.0","id":2,"method":"ping"})");
+    reply = read_line(from_server[0], pending, std::chrono::seconds(20));
+    REQUIRE(reply.has_value());
+    CHECK(json::parse(*reply).at("id") == 2);
+
+    t.write("lib/beta/SKILL.md", skill_md("beta", "Beta."));
+    std::optional<json> notification;
+    while (!notification) {
+        reply = read_line(from_server[0], pending, std::chrono::seconds(20));
+        REQUIRE(reply.has_value());
+        const json j = json::parse(*reply);
+        if (j.value("method", "") == "notifications/resources/list_changed") notification = j;
+    }
+    CHECK(*notification == json{{"jsonrpc", "2.0"}, {"method", "notifications/resources/list_changed"}});
+    send(R"({"jsonrpc":"2.0","id":3,"method":"resources/list"})");
+    std::optional<json> listed;
+    while (!listed) {
+        reply = read_line(from_server[0], pending, std::chrono::seconds(20));
+        REQUIRE(reply.has_value());
+        const json j = json::parse(*reply);
+        if (j.contains("id") && j["id"] == 3) listed = j;
+    }
+    CHECK(listed->dump().find("beta") != std::string::npos);
+    ::close(to_server[1]);  // end of input: the server exits
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    ::close(from_server[0]);
+}
+#endif
