@@ -69,6 +69,13 @@ inline constexpr std::string_view prompt_budget_omitted = "prompt-budget-omitted
 inline constexpr std::string_view resource_list_truncated = "resource-list-truncated";
 /// A skill the MCP server does not serve (outside the skills extension's rules or limits).
 inline constexpr std::string_view mcp_skill_left_out = "mcp-skill-left-out";
+// --- MCP servers as skill sources (McpSkillLoader)
+/// A served skill failed one of the checks the skills extension asks hosts to make.
+inline constexpr std::string_view mcp_verification_failed = "mcp-verification-failed";
+/// An MCP server could not be reached, failed or answered with an error (its skills, or one, left out).
+inline constexpr std::string_view mcp_server_error = "mcp-server-error";
+/// A served skill's name is used more than once and is listed as `<prefix>:<name>`.
+inline constexpr std::string_view mcp_name_qualified = "mcp-name-qualified";
 
 /// Every code above, for tools and for the test that checks docs/diagnostics.md.
 inline constexpr std::array all = {
@@ -124,6 +131,9 @@ inline constexpr std::array all = {
     prompt_budget_omitted,
     resource_list_truncated,
     mcp_skill_left_out,
+    mcp_verification_failed,
+    mcp_server_error,
+    mcp_name_qualified,
 };
 
 }  // namespace agentskills::codes
