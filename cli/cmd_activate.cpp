@@ -18,14 +18,14 @@ namespace agentskills::cli {
 namespace {
 
 struct ActivateArgs {
-    std::vector<std::string> roots;
+    SourceArgs sources;
     std::vector<std::string> names;
     std::string tool_name = std::string(DEFAULT_SKILLS_TOOL_NAME);
     bool json = false;
 };
 
 int run(const ActivateArgs& args) {
-    SkillCatalogPtr catalog = discover_roots(args.roots, "activate");
+    SkillCatalogPtr catalog = discover_sources(args.sources, "activate");
     auto shim = std::make_shared<SkillsShim>(SkillsShimOptions{.catalog = catalog, .tool_name = args.tool_name});
     // One response that calls the activation tool once per name, in order; then an answer.
     std::vector<ToolCall> calls;
@@ -62,9 +62,7 @@ void setup(CLI::App& app, int* status) {
         app.add_subcommand("activate",
                            "Print what the activation tool returns, in order, when one run calls it for each NAME "
                            "(a repeated name gets the already-active result)");
-    cmd->add_option("--root", args->roots, "A skills library (repeatable; earlier roots win)")
-        ->required()
-        ->allow_extra_args(false);
+    add_source_options(*cmd, args->sources, {.roots_required = true});
     cmd->add_option("name", args->names, "Skill names, in call order")->required();
     cmd->add_option("--tool-name", args->tool_name, "Name of the activation tool")->capture_default_str();
     cmd->add_flag("--json", args->json, "Print the tool messages as chat-completions JSON");

@@ -1,6 +1,5 @@
 // `agentskills list`: discover the skills of one or more library roots and print them.
 #include <iostream>
-#include <map>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -16,18 +15,14 @@
 #include "agentskills/text.hpp"
 #include "command.hpp"
 #include "json_output.hpp"
+#include "source_options.hpp"
 
 namespace agentskills::cli {
 namespace {
 
 struct ListArgs {
     bool json = false;
-    std::vector<std::string> roots;
-    std::vector<std::string> include;
-    std::vector<std::string> exclude;
-    MissingDirectories missing_directories = MissingDirectories::skip;
-    DuplicateNames duplicate_names = DuplicateNames::keep_first;
-    NamePolicy name_policy = NamePolicy::keep;
+    SourceArgs sources;
 };
 
 // Writes `"key": [ ... ]` one element at a time, so that a large library never exists twice
@@ -56,19 +51,11 @@ void print_discovery_json(std::ostream& out, const Discovery& d) {
 }
 
 int run_list(const ListArgs& args) {
-    FilesystemLoaderOptions options;
-    options.roots = args.roots;
-    options.include_default_roots = args.roots.empty();
-    options.name_policy = args.name_policy;
-    if (!args.include.empty()) options.include = args.include;
-    options.exclude = args.exclude;
-    options.missing_directories = args.missing_directories;
-    options.duplicate_names = args.duplicate_names;
-
     Discovery discovery;
     try {
-        FilesystemSkillLoader loader(std::move(options));
-        discovery = loader.discover();
+        const SkillLoaderPtr loader = make_source_loader(
+            args.sources, {.standard_roots_when_none = true, .missing_directories = MissingDirectories::skip});
+        discovery = loader->discover();
     } catch (const ConfigurationError& e) {
         fmt::print(stderr, "agentskills list: {}\n", terminal_text(e.what()));
         return exit_usage;
@@ -100,25 +87,12 @@ void setup_list(CLI::App& app, int* status) {
     auto args = std::make_shared<ListArgs>();
     CLI::App* cmd = app.add_subcommand("list", "Discover the skills of library roots and list them");
     cmd->add_flag("--json", args->json, "Print {skills, skipped, diagnostics} as JSON");
-    cmd->add_option("--root", args->roots,
-                    "A library root (repeatable, in precedence order); default: the standard roots");
-    CLI::Option* include = cmd->add_option("--include", args->include, "Only this skill name (repeatable)");
-    cmd->add_option("--exclude", args->exclude, "Leave this skill name out (repeatable)")->excludes(include);
-    const std::map<std::string, MissingDirectories> missing{{"error", MissingDirectories::error},
-                                                            {"skip", MissingDirectories::skip}};
-    cmd->add_option("--missing-directories", args->missing_directories, "What a missing root does (default: skip)")
-        ->transform(CLI::CheckedTransformer(missing, CLI::ignore_case).description(""))
-        ->option_text("error|skip");
-    const std::map<std::string, DuplicateNames> duplicates{{"error", DuplicateNames::error},
-                                                           {"keep_first", DuplicateNames::keep_first}};
-    cmd->add_option("--duplicate-names", args->duplicate_names, "Two skills with one name (default: keep_first)")
-        ->transform(CLI::CheckedTransformer(duplicates, CLI::ignore_case).description(""))
-        ->option_text("error|keep_first");
-    const std::map<std::string, NamePolicy> policies{{"keep", NamePolicy::keep},
-                                                     {"require_valid", NamePolicy::require_valid}};
-    cmd->add_option("--name-policy", args->name_policy, "How names are checked (default: keep)")
-        ->transform(CLI::CheckedTransformer(policies, CLI::ignore_case).description(""))
-        ->option_text("keep|require_valid");
+    add_source_options(*cmd, args->sources,
+                       {.root_help = "A library root (repeatable, in precedence order); default: the standard roots "
+                                     "(missing ones are skipped)",
+                        .selection = true,
+                        .policies = true,
+                        .limits = true});
     cmd->callback([args, status] { *status = run_list(*args); });
 }
 

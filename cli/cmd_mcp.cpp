@@ -4,7 +4,6 @@
 #include <atomic>
 #include <csignal>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,19 +15,13 @@
 #include "agentskills/loader.hpp"
 #include "agentskills/mcp_server.hpp"
 #include "command.hpp"
+#include "source_options.hpp"
 
 namespace agentskills::cli {
 namespace {
 
 struct McpArgs {
-    std::vector<std::string> roots;
-    std::vector<std::string> include;
-    std::vector<std::string> exclude;
-    MissingDirectories missing_directories = MissingDirectories::skip;
-    DuplicateNames duplicate_names = DuplicateNames::keep_first;
-    NamePolicy name_policy = NamePolicy::keep;
-    std::size_t max_lines = SKILL_MAX_FILE_LINES;
-    std::size_t max_bytes = SKILL_MAX_FILE_BYTES;
+    SourceArgs sources;
     std::string http;
     std::vector<std::string> allowed_origins;
     std::size_t threads = 16;
@@ -42,16 +35,8 @@ std::atomic<bool> stop_requested{false};
 extern "C" void on_stop_signal(int) { stop_requested.store(true); }
 
 int run_mcp(const McpArgs& args) {
-    FilesystemLoaderOptions options;
-    options.roots = args.roots;
-    options.include_default_roots = false;
-    options.name_policy = args.name_policy;
-    if (!args.include.empty()) options.include = args.include;
-    options.exclude = args.exclude;
-    options.missing_directories = args.missing_directories;
-    options.duplicate_names = args.duplicate_names;
-    options.max_lines = args.max_lines;
-    options.max_bytes = args.max_bytes;
+    FilesystemLoaderOptions options =
+        filesystem_options(args.sources, {.missing_directories = MissingDirectories::skip}, args.sources.roots);
 
     std::string host = "127.0.0.1";
     int port = 0;
@@ -129,7 +114,13 @@ void setup_mcp(CLI::App& app, int* status) {
     auto args = std::make_shared<McpArgs>();
     CLI::App* cmd = app.add_subcommand(
         "mcp", "Serve skill libraries over MCP (skills extension): stdio by default, Streamable HTTP with --http");
-    cmd->add_option("--root", args->roots, "A library root (repeatable, in precedence order)")->required();
+    add_source_options(*cmd, args->sources,
+                       {.root_help = "A library root (repeatable, in precedence order)",
+                        .roots_required = true,
+                        .mcp = false,
+                        .selection = true,
+                        .policies = true,
+                        .limits = true});
     cmd->add_option("--http", args->http, "Serve Streamable HTTP at HOST:PORT (POST /mcp); PORT 0 picks a free one");
     cmd->add_option("--allow-origin", args->allowed_origins,
                     "An Origin accepted besides localhost, 127.0.0.1 and [::1] (repeatable)");
@@ -140,25 +131,6 @@ void setup_mcp(CLI::App& app, int* status) {
                     "Name the skill directory in activation texts: yes, no, or auto (yes on stdio, no on HTTP)")
         ->check(CLI::IsMember({"auto", "yes", "no"}))
         ->capture_default_str();
-    CLI::Option* include = cmd->add_option("--include", args->include, "Only this skill name (repeatable)");
-    cmd->add_option("--exclude", args->exclude, "Leave this skill name out (repeatable)")->excludes(include);
-    const std::map<std::string, MissingDirectories> missing{{"error", MissingDirectories::error},
-                                                            {"skip", MissingDirectories::skip}};
-    cmd->add_option("--missing-directories", args->missing_directories, "What a missing root does (default: skip)")
-        ->transform(CLI::CheckedTransformer(missing, CLI::ignore_case).description(""))
-        ->option_text("error|skip");
-    const std::map<std::string, DuplicateNames> duplicates{{"error", DuplicateNames::error},
-                                                           {"keep_first", DuplicateNames::keep_first}};
-    cmd->add_option("--duplicate-names", args->duplicate_names, "Two skills with one name (default: keep_first)")
-        ->transform(CLI::CheckedTransformer(duplicates, CLI::ignore_case).description(""))
-        ->option_text("error|keep_first");
-    const std::map<std::string, NamePolicy> policies{{"keep", NamePolicy::keep},
-                                                     {"require_valid", NamePolicy::require_valid}};
-    cmd->add_option("--name-policy", args->name_policy, "How names are checked (default: keep)")
-        ->transform(CLI::CheckedTransformer(policies, CLI::ignore_case).description(""))
-        ->option_text("keep|require_valid");
-    cmd->add_option("--max-lines", args->max_lines, "Line limit of a SKILL.md (0 = none)")->capture_default_str();
-    cmd->add_option("--max-bytes", args->max_bytes, "Byte limit of a SKILL.md (0 = none)")->capture_default_str();
     cmd->callback([args, status] { *status = run_mcp(*args); });
 }
 

@@ -16,14 +16,14 @@ namespace agentskills::cli {
 namespace {
 
 struct PromptArgs {
-    std::vector<std::string> roots;
+    SourceArgs sources;
     std::string tool_name = std::string(DEFAULT_SKILLS_TOOL_NAME);
     std::size_t budget = 0;
     bool show_omitted = false;
 };
 
 int run(const PromptArgs& args) {
-    SkillCatalogPtr catalog = discover_roots(args.roots, "prompt");
+    SkillCatalogPtr catalog = discover_sources(args.sources, "prompt");
     SkillsShim shim({.catalog = catalog, .tool_name = args.tool_name, .budget = {.limit = args.budget}});
     SkillsPrompt prompt = shim.render_prompt(*catalog);
     if (!prompt.text.empty()) fmt::print("{}\n", prompt.text);
@@ -39,9 +39,7 @@ void setup(CLI::App& app, int* status) {
         "prompt",
         "Print the skills block that SkillsShim appends to the system instruction (nothing when no skill "
         "is model-invocable)");
-    cmd->add_option("--root", args->roots, "A skills library (repeatable; earlier roots win)")
-        ->required()
-        ->allow_extra_args(false);
+    add_source_options(*cmd, args->sources, {.roots_required = true});
     cmd->add_option("--tool-name", args->tool_name, "Name of the activation tool")->capture_default_str();
     cmd->add_option("--budget", args->budget, "Largest block size in characters (0 = no budget)")
         ->check(count_value())

@@ -20,7 +20,7 @@ namespace agentskills::cli {
 namespace {
 
 struct ToolsArgs {
-    std::vector<std::string> roots;
+    SourceArgs sources;
     std::vector<std::string> pool;
     std::vector<std::string> names;
     std::string tool_name = std::string(DEFAULT_SKILLS_TOOL_NAME);
@@ -39,7 +39,7 @@ std::vector<Tool> pool_tools(const std::vector<std::string>& pool) {
 }
 
 int run(const ToolsArgs& args) {
-    SkillCatalogPtr catalog = discover_roots(args.roots, "tools");
+    SkillCatalogPtr catalog = discover_sources(args.sources, "tools");
     auto shim = std::make_shared<SkillsShim>(SkillsShimOptions{.catalog = catalog, .tool_name = args.tool_name});
     // The first response calls the activation tool once per name; the next request carries the
     // tools the model sees with those skills active. Without names, the first request does.
@@ -90,9 +90,7 @@ void setup(CLI::App& app, int* status) {
         app.add_subcommand("tools",
                            "Print the names of the tools the model sees (one per line) after the skills NAME... "
                            "are activated, given the agent's own tools --pool");
-    cmd->add_option("--root", args->roots, "A skills library (repeatable; earlier roots win)")
-        ->required()
-        ->allow_extra_args(false);
+    add_source_options(*cmd, args->sources, {.roots_required = true});
     cmd->add_option("--pool", args->pool, "The agent's own tools, comma-separated (repeatable)")
         ->delimiter(',')
         ->allow_extra_args(false);

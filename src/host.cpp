@@ -20,6 +20,7 @@
 #include "agentskills/activation.hpp"
 #include "agentskills/errors.hpp"
 #include "agentskills/names.hpp"
+#include "agentskills/policy_words.hpp"
 #include "agentskills/prompt.hpp"
 #include "canonical_name.hpp"
 #include "yaml_text.hpp"
@@ -561,13 +562,12 @@ std::string string_value(const json& v, std::string_view key) {
     return v.get<std::string>();
 }
 
-// One of two words, mapped to its enumerator; anything else names both choices.
+// A policy word (policy_words.hpp), mapped to its enumerator; anything else names every choice.
 template <class E>
-E either(const json& v, std::string_view key, std::pair<std::string_view, E> a, std::pair<std::string_view, E> b) {
+E policy_value(const json& v, std::string_view key) {
     const std::string s = string_value(v, key);
-    if (s == a.first) return a.second;
-    if (s == b.first) return b.second;
-    throw ConfigurationError(fmt::format("agent spec: '{}' must be '{}' or '{}', not '{}'", key, a.first, b.first, s));
+    if (auto value = policy_from_word<E>(s)) return *value;
+    throw ConfigurationError(fmt::format("agent spec: '{}' must be {}, not '{}'", key, policy_word_choices<E>(), s));
 }
 
 SkillsConfig config_from_mapping(const json& m) {
@@ -582,11 +582,9 @@ SkillsConfig config_from_mapping(const json& m) {
         } else if (key == "exclude") {
             c.exclude = string_list(value, key, false);
         } else if (key == "missing_directories") {
-            c.missing_directories = either(value, key, std::pair{std::string_view("error"), MissingDirectories::error},
-                                           std::pair{std::string_view("skip"), MissingDirectories::skip});
+            c.missing_directories = policy_value<MissingDirectories>(value, key);
         } else if (key == "duplicate_names") {
-            c.duplicate_names = either(value, key, std::pair{std::string_view("error"), DuplicateNames::error},
-                                       std::pair{std::string_view("keep_first"), DuplicateNames::keep_first});
+            c.duplicate_names = policy_value<DuplicateNames>(value, key);
         } else {
             throw ConfigurationError(
                 fmt::format("agent spec: unknown key '{}' in a Skills configuration (accepted: {})", key, config_keys));

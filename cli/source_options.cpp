@@ -1,0 +1,140 @@
+// agentskills CLI — the shared skill-source flags (source_options.hpp).
+#include "source_options.hpp"
+
+#include <map>
+#include <utility>
+
+#include <fmt/core.h>
+
+#include "agentskills/errors.hpp"
+#include "agentskills/policy_words.hpp"
+
+namespace agentskills::cli {
+namespace {
+
+// A CLI11 transformer accepting the policy words of `Enum` (any case), giving the enumerator.
+template <class Enum>
+CLI::Option* add_policy(CLI::App& cmd, const char* flag, std::optional<Enum>& target, const char* help) {
+    std::map<std::string, Enum> words;
+    for (const auto& w : policy_words<Enum>) words.emplace(std::string(w.word), w.value);
+    return cmd.add_option(flag, target, help)
+        ->transform(CLI::CheckedTransformer(words, CLI::ignore_case).description(""))
+        ->option_text(policy_word_list<Enum>());
+}
+
+}  // namespace
+
+std::vector<SourceSpec> SourceArgs::sources() const {
+    std::vector<SourceSpec> out;
+    if (!has_mcp_sources()) {
+        for (const auto& r : roots) out.push_back({SourceSpec::Kind::root, r});
+        return out;
+    }
+    // CLI11 records each occurrence of an option in parse order; each occurrence carries one
+    // value here (allow_extra_args(false)), so the n-th occurrence is the n-th value.
+    std::size_t next_root = 0;
+    std::size_t next_command = 0;
+    std::size_t next_url = 0;
+    if (command != nullptr) {
+        for (const CLI::Option* opt : command->parse_order()) {
+            if (opt == root_option && next_root < roots.size()) {
+                out.push_back({SourceSpec::Kind::root, roots[next_root++]});
+            } else if (opt == mcp_command_option && next_command < mcp_commands.size()) {
+                out.push_back({SourceSpec::Kind::mcp_command, mcp_commands[next_command++]});
+            } else if (opt == mcp_url_option && next_url < mcp_urls.size()) {
+                out.push_back({SourceSpec::Kind::mcp_url, mcp_urls[next_url++]});
+            }
+        }
+    }
+    if (next_root != roots.size() || next_command != mcp_commands.size() || next_url != mcp_urls.size()) {
+        throw ConfigurationError("give one value per --root, --mcp-command and --mcp-url flag when they are mixed");
+    }
+    return out;
+}
+
+void add_source_options(CLI::App& cmd, SourceArgs& args, const SourceFlags& flags) {
+    CLI::Option* root = cmd.add_option("--root", args.roots, flags.root_help)->allow_extra_args(false);
+    args.command = &cmd;
+    args.root_option = root;
+    if (flags.mcp) {
+        CLI::Option* command =
+            cmd.add_option("--mcp-command", args.mcp_commands,
+                           "An MCP server to start, \"CMD ARGS\" (repeatable, ordered among the --root flags)")
+                ->allow_extra_args(false);
+        CLI::Option* url =
+            cmd.add_option("--mcp-url", args.mcp_urls,
+                           "An MCP server's Streamable HTTP URL (repeatable, ordered among the --root flags)")
+                ->allow_extra_args(false);
+        args.mcp_command_option = command;
+        args.mcp_url_option = url;
+        // At least one source of any kind (a usage error, like a missing required option).
+        if (flags.roots_required) {
+            cmd.parse_complete_callback([&args] {
+                if (args.roots.empty() && !args.has_mcp_sources()) {
+                    throw CLI::RequiredError("--root, --mcp-command or --mcp-url");
+                }
+            });
+        }
+    } else if (flags.roots_required) {
+        root->required();
+    }
+    if (flags.selection) {
+        CLI::Option* include = cmd.add_option("--include", args.include, "Only this skill name (repeatable)");
+        cmd.add_option("--exclude", args.exclude, "Leave this skill name out (repeatable)")->excludes(include);
+    }
+    if (flags.policies) {
+        add_policy(cmd, "--missing-directories", args.missing_directories, "What a missing root does");
+        add_policy(cmd, "--duplicate-names", args.duplicate_names, "Two skills with one name (default: keep_first)");
+        add_policy(cmd, "--name-policy", args.name_policy, "How names are checked (default: keep)");
+    }
+    if (flags.limits) {
+        cmd.add_option("--max-lines", args.max_lines,
+                       fmt::format("Line limit of a SKILL.md (0 = none; default: {})", SKILL_MAX_FILE_LINES));
+        cmd.add_option("--max-bytes", args.max_bytes,
+                       fmt::format("Byte limit of a SKILL.md (0 = none; default: {})", SKILL_MAX_FILE_BYTES));
+    }
+}
+
+FilesystemLoaderOptions filesystem_options(const SourceArgs& args, const SourceDefaults& defaults,
+                                           std::vector<std::string> roots) {
+    FilesystemLoaderOptions options;
+    options.include_default_roots = defaults.standard_roots_when_none && roots.empty() && !args.has_mcp_sources();
+    options.roots = std::move(roots);
+    options.missing_directories = args.missing_directories.value_or(defaults.missing_directories);
+    if (args.duplicate_names) options.duplicate_names = *args.duplicate_names;
+    if (args.name_policy) options.name_policy = *args.name_policy;
+    if (args.max_lines) options.max_lines = *args.max_lines;
+    if (args.max_bytes) options.max_bytes = *args.max_bytes;
+    if (!args.include.empty()) options.include = args.include;
+    options.exclude = args.exclude;
+    return options;
+}
+
+SkillLoaderPtr make_source_loader(const SourceArgs& args, const SourceDefaults& defaults) {
+    if (!args.has_mcp_sources()) {
+        return std::make_shared<FilesystemSkillLoader>(filesystem_options(args, defaults, args.roots));
+    }
+    std::vector<SkillLoaderPtr> loaders;
+    std::vector<std::string> run;  // consecutive roots
+    std::size_t servers = 0;
+    const auto flush = [&] {
+        if (run.empty()) return;
+        SourceArgs unselected = args;  // include/exclude apply to the combined catalog
+        unselected.include.clear();
+        unselected.exclude.clear();
+        loaders.push_back(std::make_shared<FilesystemSkillLoader>(filesystem_options(unselected, defaults, run)));
+        run.clear();
+    };
+    for (const SourceSpec& s : args.sources()) {
+        if (s.kind == SourceSpec::Kind::root) {
+            run.push_back(s.value);
+            continue;
+        }
+        flush();
+        loaders.push_back(make_mcp_source_loader(s, fmt::format("mcp{}", ++servers), args));
+    }
+    flush();
+    return combine_source_loaders(std::move(loaders), args);
+}
+
+}  // namespace agentskills::cli

@@ -1,0 +1,91 @@
+// agentskills CLI — the skill-source flags every command shares, and the loader they describe.
+//
+// Each command that discovers skills declares its source flags here (add_source_options), so
+// `--root`, `--include`, `--duplicate-names`, ... read the same and mean the same everywhere, and
+// a new source or loader flag is added once. Policy words come from agentskills/policy_words.hpp.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "agentskills/loader.hpp"
+#include "agentskills/skill.hpp"
+
+namespace agentskills::cli {
+
+/// One skill source of the command line, in the order given (earlier sources win).
+struct SourceSpec {
+    enum class Kind { root, mcp_command, mcp_url };
+    Kind kind = Kind::root;
+    std::string value;
+};
+
+/// What a command's source flags said. Unset optionals keep the command's defaults.
+struct SourceArgs {
+    std::vector<std::string> roots;         ///< every --root, in order
+    std::vector<std::string> mcp_commands;  ///< every --mcp-command, in order
+    std::vector<std::string> mcp_urls;      ///< every --mcp-url, in order
+    std::vector<std::string> include;
+    std::vector<std::string> exclude;
+    std::optional<MissingDirectories> missing_directories;
+    std::optional<DuplicateNames> duplicate_names;
+    std::optional<NamePolicy> name_policy;
+    std::optional<std::size_t> max_lines;
+    std::optional<std::size_t> max_bytes;
+
+    /// Set by add_source_options; used to restore the command-line order of the sources.
+    CLI::App* command = nullptr;
+    const CLI::Option* root_option = nullptr;
+    const CLI::Option* mcp_command_option = nullptr;
+    const CLI::Option* mcp_url_option = nullptr;
+
+    /// The sources in command-line order. Throws ConfigurationError when --root and --mcp-*
+    /// are mixed but one occurrence of a flag carried several values (the order is then unknown).
+    [[nodiscard]] std::vector<SourceSpec> sources() const;
+    [[nodiscard]] bool has_mcp_sources() const noexcept { return !mcp_commands.empty() || !mcp_urls.empty(); }
+};
+
+/// Which flags a command offers, and how `--root` reads in its help.
+struct SourceFlags {
+    std::string root_help = "A skills library (repeatable; earlier roots win)";
+    bool roots_required = false;  ///< at least one source (a --root or an --mcp-*)
+    bool mcp = true;              ///< --mcp-command, --mcp-url
+    bool selection = false;       ///< --include, --exclude
+    bool policies = false;        ///< --missing-directories, --duplicate-names, --name-policy
+    bool limits = false;          ///< --max-lines, --max-bytes
+};
+
+/// What the command does when a flag is not given.
+struct SourceDefaults {
+    bool standard_roots_when_none = false;  ///< no source at all: the standard roots (list)
+    MissingDirectories missing_directories = MissingDirectories::error;
+};
+
+/// Declares the flags of `flags` on `cmd`, storing into `args` (which must outlive parsing).
+void add_source_options(CLI::App& cmd, SourceArgs& args, const SourceFlags& flags);
+
+/// The file-system loader options for `roots` under the flags and defaults.
+[[nodiscard]] FilesystemLoaderOptions filesystem_options(const SourceArgs& args, const SourceDefaults& defaults,
+                                                         std::vector<std::string> roots);
+
+/// The loader the sources describe: one FilesystemSkillLoader over every --root when there is
+/// no MCP source (exactly what the flags say); else one loader per run of consecutive roots and
+/// one per MCP server, combined in command-line order. Throws ConfigurationError.
+[[nodiscard]] SkillLoaderPtr make_source_loader(const SourceArgs& args, const SourceDefaults& defaults);
+
+// Implemented in cli/mcp_source.cpp (an error when the program is built without MCP support).
+
+/// A loader over the MCP server `spec` (kind mcp_command or mcp_url); `label` names the server
+/// in diagnostics and prefixes.
+[[nodiscard]] SkillLoaderPtr make_mcp_source_loader(const SourceSpec& spec, std::string_view label,
+                                                    const SourceArgs& args);
+/// The loaders as one, earlier loaders winning.
+[[nodiscard]] SkillLoaderPtr combine_source_loaders(std::vector<SkillLoaderPtr> loaders, const SourceArgs& args);
+
+}  // namespace agentskills::cli
