@@ -139,6 +139,8 @@ struct McpLoaderOptions {
     /// SKILL.md limits, as for local skills (the listed size is checked before anything is read).
     std::size_t max_lines = SKILL_MAX_FILE_LINES;
     std::size_t max_bytes = SKILL_MAX_FILE_BYTES;
+    /// How SKILL.md's name is checked (the URI's last segment stands for the directory name).
+    NamePolicy name_policy = NamePolicy::keep;
     /// Keep `allowed-tools` / `tools` of served skills (dropped by default: a server does not
     /// grant tools).
     bool trust_allowed_tools = false;

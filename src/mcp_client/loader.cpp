@@ -201,7 +201,7 @@ struct McpSkillLoader::Impl {
         }
         const std::string skill_file = e.base() + "/SKILL.md";
         ParseOptions po;
-        po.name_policy = NamePolicy::keep;
+        po.name_policy = options.name_policy;
         po.max_lines = options.max_lines;
         po.max_bytes = options.max_bytes;
         po.path = skill_file;
