@@ -192,6 +192,8 @@ SkillLoaderPtr make_mcp_source_loader(const SourceSpec& spec, std::string_view l
     if (args.max_lines) options.max_lines = *args.max_lines;
     if (args.max_bytes) options.max_bytes = *args.max_bytes;
     if (args.name_policy) options.name_policy = *args.name_policy;
+    if (args.mcp_era == "2026-07-28") options.era = mcp::ProtocolEra::v2026_07_28;
+    if (args.mcp_era == "2025-11-25") options.era = mcp::ProtocolEra::v2025_11_25;
     return std::make_shared<mcp::McpSkillLoader>(std::vector<mcp::ServerSource>{std::move(source)}, options);
 }
 

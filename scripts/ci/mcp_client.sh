@@ -38,7 +38,8 @@ node=$peers/node_modules/.bin/node
 [ -x "$node" ] || { echo "mcp_client.sh: no node at $node" >&2; exit 1; }
 
 libraries=("$repo/tests/data/library")
-for lib in anthropics__skills/skills getsentry__skills/skills obra__superpowers/skills openai__skills/skills/.curated; do
+for lib in anthropics__skills/skills getsentry__skills/skills obra__superpowers/skills openai__skills/skills/.curated \
+  vercel-labs__agent-skills/skills K-Dense-AI__claude-scientific-skills/scientific-skills github__awesome-copilot/skills; do
   [ -d "$shared/corpus/libraries/$lib" ] && libraries+=("$shared/corpus/libraries/$lib")
 done
 
@@ -60,14 +61,17 @@ def listing(args):
         sys.exit(f"list {args} failed ({p.returncode}): {p.stderr[:2000]}")
     return json.loads(p.stdout)
 
-def activation(args, name):
-    p = run(["activate"] + args + [name])
+def activations(args, names):
+    """name -> (body, resource paths) of `activate ARGS NAMES...` (one run for all names)."""
+    p = run(["activate"] + args + names)
     if p.returncode != 0:
-        return None, f"activate {name} failed: {p.stderr[:500]}"
-    text = p.stdout
-    body = text.split("\nSkill directory: ", 1)[0]
-    paths = re.findall(r'<file path="([^"]*)"', text)
-    return (body, paths), None
+        sys.exit(f"activate {args} failed ({p.returncode}): {p.stderr[:2000]}")
+    out = {}
+    for block in re.split(r'(?m)^<skill_content name="', p.stdout)[1:]:
+        name, rest = block.split('">\n', 1)
+        body = rest.split("\nSkill directory: ", 1)[0]
+        out[name] = (body, re.findall(r'<file path="([^"]*)"', rest))
+    return out
 
 local = listing(["--root", lib])
 remote = listing(["--mcp-command", server])
@@ -83,20 +87,23 @@ for s in remote["skipped"]:
     m = re.fullmatch(r"skill://([^/]+)/SKILL\.md", s["path"] or "")
     if m and m.group(1) in local_names:
         problems.append(f"served and accepted locally, but refused: {s['message']}")
+common = sorted(n for n in local_names if n in served and served[n]["name"] == n)
+for n in sorted(local_names):
+    if n in served and served[n]["name"] != n:
+        problems.append(f"{n}: listed as {served[n]['name']}")
 compared = 0
-for name in sorted(local_names):
-    if name not in served:
-        continue  # the SDK server does not serve it (its own rules); nothing to compare
-    mine, err1 = activation(["--mcp-command", server], served[name]["name"])
-    theirs, err2 = activation(["--root", lib], name)
-    if err1 or err2:
-        problems.append(err1 or err2)
-        continue
-    if mine[0].replace(f'name="{served[name]["name"]}"', f'name="{name}"', 1) != theirs[0]:
-        problems.append(f"{name}: the body differs")
-    if mine[1] != theirs[1]:
-        problems.append(f"{name}: resources differ: {mine[1]} != {theirs[1]}")
-    compared += 1
+if common:
+    mine = activations(["--mcp-command", server], common)
+    theirs = activations(["--root", lib], common)
+    for name in common:
+        if name not in mine or name not in theirs:
+            problems.append(f"{name}: no activation text")
+            continue
+        if mine[name][0] != theirs[name][0]:
+            problems.append(f"{name}: the body differs")
+        if mine[name][1] != theirs[name][1]:
+            problems.append(f"{name}: resources differ: {mine[name][1]} != {theirs[name][1]}")
+        compared += 1
 print(f"mcp_client.sh: {lib}: {compared} skills compared, {len(served)} served, {len(local_names)} local")
 if compared == 0:
     problems.append("no skill was compared")
