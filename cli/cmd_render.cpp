@@ -9,6 +9,7 @@
 
 #include "agentskills/errors.hpp"
 #include "agentskills/host.hpp"
+#include "agentskills/names.hpp"
 #include "agentskills/text.hpp"
 #include "command.hpp"
 #include "numbers.hpp"
@@ -18,7 +19,7 @@ namespace agentskills::cli {
 namespace {
 
 struct RenderArgs {
-    std::vector<std::string> roots;
+    SourceArgs sources;  // --root, --mcp-command, --mcp-url
     std::string spec;
     std::string name;
     std::vector<std::string> arguments;
@@ -27,30 +28,72 @@ struct RenderArgs {
     std::string config;  // --config FILE: override rules after each configuration's own
 };
 
+/// The skill named `name` among the command line's sources when they include an MCP server
+/// (nullopt when there is none), found and loaded as load_host_catalog would.
+std::optional<SkillDefinition> find_in_sources(const RenderArgs& args) {
+    const SkillLoaderPtr loader = make_source_loader(
+        args.sources,
+        {.missing_directories = args.skip_missing ? MissingDirectories::skip : MissingDirectories::error});
+    const Discovery d = loader->discover();
+    for (const auto& s : d.skipped) fmt::print(stderr, "agentskills render: note: {}\n", terminal_text(s.message));
+    const std::string_view wanted =
+        !args.name.empty() && args.name.front() == '/' ? std::string_view(args.name).substr(1) : args.name;
+    for (const auto& m : d.skills) {
+        if (!names_equal(m.name, wanted)) continue;
+        LoadedSkill loaded = loader->load(m.name);
+        SkillDefinition def;
+        def.name = loaded.manifest.name;
+        def.description = loaded.manifest.description;
+        def.body = std::move(loaded.instructions);
+        def.path = loaded.manifest.skill_file;
+        def.directory = loaded.manifest.root;
+        def.in_run_workspace = loader->in_run_workspace(m.name);
+        def.manifest = std::move(loaded.manifest);
+        def.resources = std::move(loaded.resources);
+        def.omitted_resources = loaded.omitted_resources;
+        return def;
+    }
+    return std::nullopt;
+}
+
 int render_catalog(const RenderArgs& args) {
     std::vector<SkillsConfig> configs;
     if (!args.spec.empty()) configs = load_agent_spec(args.spec);
-    if (!args.roots.empty()) {
+    std::optional<SkillDefinition> from_sources;
+    if (args.sources.has_mcp_sources()) {
+        if (!configs.empty()) {
+            fmt::print(stderr, "agentskills render: --spec cannot be combined with --mcp-command or --mcp-url\n");
+            return exit_usage;
+        }
+        from_sources = find_in_sources(args);
+        if (!from_sources) {
+            fmt::print(stderr, "agentskills render: no skill named '{}'\n", terminal_text(args.name));
+            return exit_failure;
+        }
+    } else if (!args.sources.roots.empty()) {
         SkillsConfig c;
-        c.directories = args.roots;
+        c.directories = args.sources.roots;
         c.missing_directories = args.skip_missing ? MissingDirectories::skip : MissingDirectories::error;
         c.name_policy = NamePolicy::keep;
         configs.push_back(std::move(c));
     }
-    if (configs.empty()) {
+    if (configs.empty() && !from_sources) {
         fmt::print(stderr, "agentskills render: pass --root DIR or --spec FILE\n");
         return exit_usage;
     }
-    for (SkillsConfig& c : configs) c.sources = builtin_sources();  // archives, git: roots
-    // --config's rules come after each configuration's own (later rules win).
-    const std::vector<OverrideRule> rules =
-        args.config.empty() ? std::vector<OverrideRule>{} : load_governance_config(args.config).overrides;
-    for (auto& c : configs) c.overrides.insert(c.overrides.end(), rules.begin(), rules.end());
-    const HostCatalog catalog = load_host_catalog(configs);
+    if (!from_sources) {
+        for (SkillsConfig& c : configs) c.sources = builtin_sources();  // archives, git: roots
+        // --config's rules come after each configuration's own (later rules win).
+        const std::vector<OverrideRule> rules =
+            args.config.empty() ? std::vector<OverrideRule>{} : load_governance_config(args.config).overrides;
+        for (auto& c : configs) c.overrides.insert(c.overrides.end(), rules.begin(), rules.end());
+    }
+    HostCatalog catalog;
+    if (!from_sources) catalog = load_host_catalog(configs);
     for (const auto& s : catalog.skipped) {
         fmt::print(stderr, "agentskills render: note: {}\n", terminal_text(s.message));
     }
-    const SkillDefinition* skill = catalog.find(args.name);
+    const SkillDefinition* skill = from_sources ? &*from_sources : catalog.find(args.name);
     if (skill == nullptr) {
         std::string names;
         for (const auto& s : catalog.skills) names += (names.empty() ? "" : ", ") + terminal_text(s.name);
@@ -85,9 +128,8 @@ void setup(CLI::App& app, int* status) {
     auto args = std::make_shared<RenderArgs>();
     CLI::App* cmd = app.add_subcommand(
         "render", "Print a skill as a person's invocation sends it: the activation text, with ARGUMENTS substituted");
-    cmd->add_option("--root", args->roots,
-                    "Skill library directory (repeat the option for several, in precedence order)")
-        ->allow_extra_args(false);
+    add_source_options(*cmd, args->sources,
+                       {.root_help = "Skill library directory (repeat the option for several, in precedence order)"});
     cmd->add_option("--spec", args->spec, "Agent spec (YAML, or JSON for .json) whose Skills configurations to read");
     cmd->add_flag("--skip-missing", args->skip_missing, "Leave out --root directories that do not exist");
     cmd->add_option("--max-bytes", args->max_bytes,

@@ -19,6 +19,7 @@
 #include "numbers.hpp"
 #include "reference_profile.hpp"
 #include "skill_file.hpp"
+#include "source_options.hpp"
 
 namespace agentskills::cli {
 namespace {
@@ -27,6 +28,8 @@ namespace fs = std::filesystem;
 struct ValidateArgs {
     std::vector<std::string> paths;
     std::vector<std::string> roots;
+    std::vector<std::string> mcp_commands;  // MCP servers: every skill they serve is checked
+    std::vector<std::string> mcp_urls;
     bool json = false;
     std::string profile = "standard";
     std::string name_policy = "keep";
@@ -67,6 +70,10 @@ int run(const ValidateArgs& args) {
         auto children = library_children(root, reference);
         targets.insert(targets.end(), children.begin(), children.end());
     }
+    if (reference && !(args.mcp_commands.empty() && args.mcp_urls.empty())) {
+        fmt::print(stderr, "agentskills validate: --profile reference does not read MCP servers\n");
+        return exit_usage;
+    }
     // The reference's own messages; --json keeps this library's diagnostics for its verdicts.
     if (reference && !args.json) return reference::validate_command(targets);
 
@@ -98,6 +105,41 @@ int run(const ValidateArgs& args) {
             if (valid) fmt::print("{}: ok\n", terminal_text(checked.argument));
         }
     }
+    // MCP servers: each served skill is checked as the loader checks it (the extension's checks,
+    // then the parser); a refused one is invalid with its diagnostics.
+    std::vector<SourceSpec> servers;
+    for (const auto& c : args.mcp_commands) servers.push_back({SourceSpec::Kind::mcp_command, c});
+    for (const auto& u : args.mcp_urls) servers.push_back({SourceSpec::Kind::mcp_url, u});
+    SourceArgs source_args;
+    source_args.max_lines = args.max_lines;
+    source_args.max_bytes = args.max_bytes;
+    source_args.name_policy = options.name_policy;
+    for (std::size_t i = 0; i < servers.size(); ++i) {
+        const Discovery d = make_mcp_source_loader(servers[i], fmt::format("mcp{}", i + 1), source_args)->discover();
+        auto report = [&](const std::string& path, const std::optional<std::string>& name,
+                          std::optional<SkipReason> reason) {
+            Diagnostics mine;
+            for (const auto& x : d.diagnostics) {
+                if (x.path == path) mine.push_back(x);
+            }
+            const bool valid = !reason.has_value();
+            all_valid = all_valid && valid;
+            if (args.json) {
+                results.push_back({{"path", path},
+                                   {"skill_file", path},
+                                   {"valid", valid},
+                                   {"name", name ? nlohmann::json(*name) : nlohmann::json(nullptr)},
+                                   {"skip_reason",
+                                    reason ? nlohmann::json(std::string(to_string(*reason))) : nlohmann::json(nullptr)},
+                                   {"diagnostics", mine}});
+            } else {
+                for (const auto& x : mine) fmt::print("{}\n", format_diagnostic(x));
+                if (valid) fmt::print("{}: ok\n", terminal_text(path));
+            }
+        };
+        for (const auto& m : d.skills) report(m.skill_file, m.name, std::nullopt);
+        for (const auto& sk : d.skipped) report(sk.path, std::nullopt, sk.reason);
+    }
     if (args.json) {
         nlohmann::json doc{{"profile", args.profile}, {"valid", all_valid}, {"skills", std::move(results)}};
         print_json(doc);
@@ -111,6 +153,11 @@ void setup(CLI::App& app, int* status) {
         app.add_subcommand("validate", "Check skills and print every diagnostic (exit 0 valid, 1 invalid, 2 usage)");
     cmd->add_option("path", args->paths, "A skill directory or its SKILL.md");
     cmd->add_option("--root", args->roots, "A library: check each child directory that holds a SKILL.md");
+    cmd->add_option("--mcp-command", args->mcp_commands,
+                    "An MCP server to start, \"CMD ARGS\": check every skill it serves (repeatable)")
+        ->allow_extra_args(false);
+    cmd->add_option("--mcp-url", args->mcp_urls, "An MCP server's Streamable HTTP URL: check every skill it serves")
+        ->allow_extra_args(false);
     cmd->add_flag("--json", args->json, "Print one JSON document (schema in docs/cli.md)");
     cmd->add_option("--profile", args->profile,
                     "standard (this library's rules) or reference (skills-ref 0.1 verdicts)")
@@ -126,8 +173,10 @@ void setup(CLI::App& app, int* status) {
         ->check(count_value())
         ->capture_default_str();
     cmd->callback([args, status, cmd] {
-        if (args->paths.empty() && args->roots.empty()) {
-            fmt::print(stderr, "agentskills validate: give at least one PATH or --root DIR\n{}", cmd->help());
+        if (args->paths.empty() && args->roots.empty() && args->mcp_commands.empty() && args->mcp_urls.empty()) {
+            fmt::print(stderr,
+                       "agentskills validate: give at least one PATH, --root DIR or --mcp-command/--mcp-url\n{}",
+                       cmd->help());
             *status = exit_usage;
             return;
         }

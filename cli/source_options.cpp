@@ -81,6 +81,10 @@ void add_source_options(CLI::App& cmd, SourceArgs& args, const SourceFlags& flag
                 ->allow_extra_args(false);
         args.mcp_command_option = command;
         args.mcp_url_option = url;
+        cmd.add_option("--mcp-era", args.mcp_era,
+                       "Protocol era of the MCP servers: auto (server/discover, else initialize), or pin one")
+            ->check(CLI::IsMember({"auto", "2026-07-28", "2025-11-25"}))
+            ->capture_default_str();
         // At least one source of any kind (a usage error, like a missing required option).
         if (flags.roots_required) {
             cmd.parse_complete_callback([&args] {

@@ -31,6 +31,7 @@ struct SourceArgs {
     std::vector<std::string> roots;         ///< every --root, in order
     std::vector<std::string> mcp_commands;  ///< every --mcp-command, in order
     std::vector<std::string> mcp_urls;      ///< every --mcp-url, in order
+    std::string mcp_era = "auto";           ///< --mcp-era: auto, 2026-07-28 or 2025-11-25
     std::vector<std::string> include;
     std::vector<std::string> exclude;
     std::optional<MissingDirectories> missing_directories;

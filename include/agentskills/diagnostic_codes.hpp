@@ -89,6 +89,13 @@ inline constexpr std::string_view mcp_skill_left_out = "mcp-skill-left-out";
 inline constexpr std::string_view watch_incomplete = "watch-incomplete";
 /// A refresh the watcher ran failed; the current generation stays.
 inline constexpr std::string_view refresh_failed = "refresh-failed";
+// --- MCP servers as skill sources (McpSkillLoader)
+/// A served skill failed one of the checks the skills extension asks hosts to make.
+inline constexpr std::string_view mcp_verification_failed = "mcp-verification-failed";
+/// An MCP server could not be reached, failed or answered with an error (its skills, or one, left out).
+inline constexpr std::string_view mcp_server_error = "mcp-server-error";
+/// A served skill's name is used more than once and is listed as `<prefix>:<name>`.
+inline constexpr std::string_view mcp_name_qualified = "mcp-name-qualified";
 
 /// Every code above, for tools and for the test that checks docs/diagnostics.md.
 inline constexpr std::array all = {
@@ -153,6 +160,9 @@ inline constexpr std::array all = {
     mcp_skill_left_out,
     watch_incomplete,
     refresh_failed,
+    mcp_verification_failed,
+    mcp_server_error,
+    mcp_name_qualified,
 };
 
 }  // namespace agentskills::codes
