@@ -25,7 +25,6 @@ struct RenderArgs {
     std::vector<std::string> arguments;
     bool skip_missing = false;
     std::size_t max_bytes = RENDER_MAX_BYTES;
-    std::string config;  // --config FILE: override rules after each configuration's own
 };
 
 /// The skill named `name` among the command line's sources when they include an MCP server
@@ -84,8 +83,9 @@ int render_catalog(const RenderArgs& args) {
     if (!from_sources) {
         for (SkillsConfig& c : configs) c.sources = builtin_sources();  // archives, git: roots
         // --config's rules come after each configuration's own (later rules win).
-        const std::vector<OverrideRule> rules =
-            args.config.empty() ? std::vector<OverrideRule>{} : load_governance_config(args.config).overrides;
+        const std::vector<OverrideRule> rules = args.sources.config.empty()
+                                                    ? std::vector<OverrideRule>{}
+                                                    : load_governance_config(args.sources.config).overrides;
         for (auto& c : configs) c.overrides.insert(c.overrides.end(), rules.begin(), rules.end());
     }
     HostCatalog catalog;
@@ -128,8 +128,9 @@ void setup(CLI::App& app, int* status) {
     auto args = std::make_shared<RenderArgs>();
     CLI::App* cmd = app.add_subcommand(
         "render", "Print a skill as a person's invocation sends it: the activation text, with ARGUMENTS substituted");
-    add_source_options(*cmd, args->sources,
-                       {.root_help = "Skill library directory (repeat the option for several, in precedence order)"});
+    add_source_options(
+        *cmd, args->sources,
+        {.root_help = "Skill library directory (repeat the option for several, in precedence order)", .lock = false});
     cmd->add_option("--spec", args->spec, "Agent spec (YAML, or JSON for .json) whose Skills configurations to read");
     cmd->add_flag("--skip-missing", args->skip_missing, "Leave out --root directories that do not exist");
     cmd->add_option("--max-bytes", args->max_bytes,
@@ -138,8 +139,6 @@ void setup(CLI::App& app, int* status) {
         ->capture_default_str();
     cmd->add_option("name", args->name, "Skill name (a leading '/' is ignored)")->required();
     cmd->add_option("arguments", args->arguments, "Arguments; several words are joined with single spaces");
-    cmd->add_option("--config", args->config, "Skills configuration file (YAML: skills: overrides: [...])")
-        ->allow_extra_args(false);
     cmd->callback([args, status]() { *status = run_render(*args); });
 }
 

@@ -81,7 +81,7 @@ TEST_CASE("lock: prints the exact lock file, list --lock refuses changed skills"
 }
 #endif
 
-TEST_CASE("--config: modes in the prompt block and in list", "[cli][config]") {
+TEST_CASE("governance flags: --config modes in the prompt block and in list", "[cli][config]") {
     TempDir dir;
     write_library(dir);
     dir.write("lib/gamma/SKILL.md", skill_md("gamma", "Gamma does c."));
@@ -139,7 +139,7 @@ TEST_CASE("--config: modes in the prompt block and in list", "[cli][config]") {
           "(accepted: on, name-only, user-invocable-only, off)\n");
 }
 
-TEST_CASE("--nested: group names, the depth, and lock over nested skills", "[cli][nested]") {
+TEST_CASE("governance flags: --nested group names, the depth, and lock over nested skills", "[cli][nested]") {
     TempDir dir;
     dir.write("lib/plain/SKILL.md", skill_md("plain", "Plain."));
     dir.write("lib/team/review/SKILL.md", skill_md("review", "Review."));

@@ -69,7 +69,7 @@ TEST_CASE("watch --json: the first line, then one object per change set", "[cli]
     TempDir t;
     t.write("lib/alpha/SKILL.md", skill_md("alpha", "Alpha."));
     t.write("lib/broken/SKILL.md", "---\nname: broken\n");
-    Watch w("watch --json --root '" + t.path("lib") + "' --throttle-ms 20 --max-events 2 --timeout-ms 30000");
+    Watch w("watch --json --root '" + t.path("lib") + "' --throttle-ms 200 --max-events 2 --timeout-ms 30000");
     REQUIRE(w.started());
     const auto first = w.line();
     REQUIRE(first.has_value());
