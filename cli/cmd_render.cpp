@@ -39,18 +39,7 @@ std::optional<SkillDefinition> find_in_sources(const RenderArgs& args) {
         !args.name.empty() && args.name.front() == '/' ? std::string_view(args.name).substr(1) : args.name;
     for (const auto& m : d.skills) {
         if (!names_equal(m.name, wanted)) continue;
-        LoadedSkill loaded = loader->load(m.name);
-        SkillDefinition def;
-        def.name = loaded.manifest.name;
-        def.description = loaded.manifest.description;
-        def.body = std::move(loaded.instructions);
-        def.path = loaded.manifest.skill_file;
-        def.directory = loaded.manifest.root;
-        def.in_run_workspace = loader->in_run_workspace(m.name);
-        def.manifest = std::move(loaded.manifest);
-        def.resources = std::move(loaded.resources);
-        def.omitted_resources = loaded.omitted_resources;
-        return def;
+        return SkillDefinition::from_loaded(loader->load(m.name), loader->in_run_workspace(m.name));
     }
     return std::nullopt;
 }

@@ -277,6 +277,9 @@ std::string render_activation_text(const LoadedSkill& skill, const ActivationTex
     if (options.include_directory) {
         out += fmt::format("Skill directory: {}\n{}\n\n", xml_escape(root), SKILL_DIRECTORY_NOTE);
     }
+    if (std::string_view(m.library).substr(0, 4) == "mcp:") {  // served by an MCP server (McpSkillLoader)
+        out += fmt::format("Source: the MCP server \"{}\".\n\n", xml_escape(model_text(m.library.substr(4))));
+    }
     out += "<skill_resources>\n";
     for (const auto& r : skill.resources) {
         const std::string path = model_text(r.path);

@@ -295,12 +295,13 @@ TEST_CASE("mcp client: every lie of a hostile server is refused, honest skills l
 
     // The activation text gives skill:// URIs, never a local path.
     const LoadedSkill alpha = loader->load("alpha");
-    CHECK(render_activation_text(alpha) == std::string("<skill_content name=\"alpha\">\n# alpha\n\nAlpha body with "
-                                                       "$ARGUMENTS.\n\nSkill directory: skill://alpha\n") +
-                                               std::string(SKILL_DIRECTORY_NOTE) +
-                                               "\n\n<skill_resources>\n  <file path=\"scripts/run.sh\" "
-                                               "read_path=\"skill://alpha/scripts/run.sh\" />\n</skill_resources>\n"
-                                               "</skill_content>");
+    CHECK(render_activation_text(alpha) ==
+          std::string("<skill_content name=\"alpha\">\n# alpha\n\nAlpha body with "
+                      "$ARGUMENTS.\n\nSkill directory: skill://alpha\n") +
+              std::string(SKILL_DIRECTORY_NOTE) +
+              "\n\nSource: the MCP server \"hostile\".\n\n<skill_resources>\n  <file path=\"scripts/run.sh\" "
+              "read_path=\"skill://alpha/scripts/run.sh\" />\n</skill_resources>\n"
+              "</skill_content>");
     CHECK(loader->in_run_workspace("alpha"));
 
     // A listed file whose bytes lie is refused when it is read; an unlisted path is not read.

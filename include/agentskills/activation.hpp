@@ -150,7 +150,9 @@ struct ActivationTextOptions {
 /// as a tag of the wrapper (`skill_content`, `skill_resources`, opening or closing, any ASCII
 /// case, `-` for `_`, white space after `<` or `/`) is written `&lt;`, so that no body can end
 /// its block or forge another. When `skill.omitted_resources > 0` the listing ends with the line
-/// `  and N more files are not listed.` (`1 more file is`).
+/// `  and N more files are not listed.` (`1 more file is`). A skill whose `library` is
+/// `mcp:LABEL` (served by an MCP server, McpSkillLoader) gets the line
+/// `Source: the MCP server "LABEL".` and a blank line before its resources.
 [[nodiscard]] std::string render_activation_text(const LoadedSkill& skill, const ActivationTextOptions& options = {});
 
 /// `body` with the wrapper tags neutralized as `render_activation_text` does (no other change).

@@ -81,18 +81,7 @@ json Server::Impl::prompts_get(const detail::Snapshot& snap, const json& params)
             arguments = value.get<std::string>();
         }
     }
-    LoadedSkill loaded = snap.served->load(e->name);
-    SkillDefinition def;
-    def.name = loaded.manifest.name;
-    def.description = loaded.manifest.description;
-    def.body = std::move(loaded.instructions);
-    def.path = loaded.manifest.skill_file;
-    def.directory = loaded.manifest.root;
-    def.model_invocable = loaded.manifest.model_invocable();
-    def.user_invocable = loaded.manifest.user_invocable;
-    def.in_run_workspace = options.include_directory;
-    def.manifest = std::move(loaded.manifest);
-    def.resources = std::move(loaded.resources);
+    const SkillDefinition def = SkillDefinition::from_loaded(snap.served->load(e->name), options.include_directory);
     std::string text = arguments ? def.render(std::string_view(*arguments)) : def.render();
     return {
         {"description", e->frontmatter.at("description")},
