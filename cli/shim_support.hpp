@@ -15,8 +15,8 @@
 #include <agentskills/skills_shim.hpp>
 #include <agentskills/text.hpp>
 
-#include "source_options.hpp"
 #include "json_output.hpp"
+#include "source_options.hpp"
 
 namespace agentskills::cli {
 
