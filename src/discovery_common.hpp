@@ -32,6 +32,7 @@
 #include "agentskills/loader.hpp"
 #include "agentskills/reader.hpp"
 #include "agentskills/skill.hpp"
+#include "local_fs.hpp"
 
 namespace agentskills::detail {
 
@@ -224,10 +225,14 @@ public:
     Fresh read_fresh(const std::string& path, std::size_t max_bytes, FileStat& st, std::string_view& data,
                      bool& truncated) const;
 
+    /// The stamp of a local root's directory (nullopt for other readers, sources, and a root
+    /// that is not a directory or cannot be inspected).
+    [[nodiscard]] std::optional<local::DirectoryStamp> stamp_root(const Root& root) const;
+
     /// What a SKILL.md's stat is now, for the reuse check: found (with `st`), missing, or failed.
     enum class Probe { found, missing, failed };
     /// Root directories opened for relative stats (local only; -1 elsewhere). Close with close_roots.
-    [[nodiscard]] std::vector<int> open_roots(const std::vector<Root>& roots, const std::deque<Listed>& listed) const;
+    [[nodiscard]] std::vector<int> open_roots(const std::vector<Root>& roots) const;
     static void close_roots(std::vector<int>& fds) noexcept;
     Probe probe(const std::string& path, int root_fd, const std::string& relative, FileStat& st) const;
 
@@ -318,21 +323,42 @@ struct Merged {
 // ---------------------------------------------------------------------------------------
 // 2 and 6. The snapshot of the last discovery
 
+/// Each root's directory stamp (nullopt where a root has none), taken before a listing, and
+/// the time they were taken at (before the first).
+struct RootStamps {
+    std::vector<std::optional<local::DirectoryStamp>> stamps;
+    std::int64_t taken_ns = 0;
+};
+[[nodiscard]] RootStamps stamp_roots(const std::vector<Root>& roots, const Storage& storage);
+
+/// How much older than the listing a root's ctime must be for its stamp to vouch for the
+/// listing: more than the granularity of any file system's timestamps (FAT: 2 s).
+inline constexpr std::int64_t settled_stamp_ns = 2'000'000'000 + 1;
+
 class SnapshotStore {
 public:
+    /// The last discovery's result without listing the roots: when every root's stamp is the one
+    /// the last matching listing was taken under, and settled (older than that listing by
+    /// settled_stamp_ns), the entries are the same; then as reuse() for the SKILL.md files.
+    [[nodiscard]] std::optional<Discovery> reuse_unlisted(const RootStamps& now, const std::vector<Root>& roots,
+                                                          const Storage& storage, std::size_t threads);
     /// The last discovery's result when the roots report the same, the children are the same
-    /// and no SKILL.md changed, appeared or needs its bytes checked; nullopt otherwise.
+    /// and no SKILL.md changed, appeared or needs its bytes checked; nullopt otherwise. On a
+    /// reuse, `stamps` (taken before `listing`) become the ones reuse_unlisted compares with.
     [[nodiscard]] std::optional<Discovery> reuse(const RootListing& listing, const std::vector<Root>& roots,
-                                                 const Storage& storage, std::size_t threads);
+                                                 const Storage& storage, std::size_t threads, RootStamps stamps);
     /// Remembers this discovery, unless a child cannot be trusted to stay the same (a symlink,
     /// a read failure, bytes the stat cannot vouch for): then the next one takes the full path.
     void capture(const RootListing& listing, const std::vector<Candidate>& candidates, Merged& merged,
-                 const Discovery& out);
+                 const Discovery& out, RootStamps stamps);
 
 private:
     struct Snapshot;
+    [[nodiscard]] static std::optional<Discovery> same_files(const Snapshot& snap, const std::vector<Root>& roots,
+                                                             const Storage& storage, std::size_t threads);
     std::mutex mutex_;
     std::shared_ptr<const Snapshot> last_;
+    std::shared_ptr<const RootStamps> stamps_;  // of the last listing that matched last_
 };
 
 }  // namespace agentskills::detail

@@ -40,8 +40,28 @@ bool same_skipped(const std::vector<SkippedSkill>& a, const std::vector<SkippedS
 
 }  // namespace
 
+std::optional<Discovery> SnapshotStore::reuse_unlisted(const RootStamps& now, const std::vector<Root>& roots,
+                                                       const Storage& storage, std::size_t threads) {
+    std::shared_ptr<const Snapshot> snap;
+    std::shared_ptr<const RootStamps> then;
+    {
+        std::lock_guard lock(mutex_);
+        snap = last_;
+        then = stamps_;
+    }
+    if (!snap || !then || then->stamps.size() != now.stamps.size()) return std::nullopt;
+    for (std::size_t i = 0; i < now.stamps.size(); ++i) {
+        const auto& a = now.stamps[i];
+        const auto& b = then->stamps[i];
+        if (!a || !b || !(*a == *b)) return std::nullopt;
+        // A change made in the same clock tick as the listing may not have moved the ctime.
+        if (!a->missing && a->ctime_ns >= then->taken_ns - settled_stamp_ns) return std::nullopt;
+    }
+    return same_files(*snap, roots, storage, threads);
+}
+
 std::optional<Discovery> SnapshotStore::reuse(const RootListing& listing, const std::vector<Root>& roots,
-                                              const Storage& storage, std::size_t threads) {
+                                              const Storage& storage, std::size_t threads, RootStamps stamps) {
     std::shared_ptr<const Snapshot> snap;
     {
         std::lock_guard lock(mutex_);
@@ -64,10 +84,20 @@ std::optional<Discovery> SnapshotStore::reuse(const RootListing& listing, const 
         }
     }
     if (k != snap->children.size()) return std::nullopt;
+    std::optional<Discovery> out = same_files(*snap, roots, storage, threads);
+    if (out) {
+        std::lock_guard lock(mutex_);
+        if (last_ == snap) stamps_ = std::make_shared<const RootStamps>(std::move(stamps));
+    }
+    return out;
+}
 
+std::optional<Discovery> SnapshotStore::same_files(const Snapshot& snapshot, const std::vector<Root>& roots,
+                                                   const Storage& storage, std::size_t threads) {
+    const Snapshot* snap = &snapshot;
     // Stat every SKILL.md again (on the worker threads) and compare; local files relative to
     // their root, opened once.
-    std::vector<int> root_fds = storage.open_roots(roots, listing.listed);
+    std::vector<int> root_fds = storage.open_roots(roots);
     struct FdsCloser {
         std::vector<int>& fds;
         ~FdsCloser() { Storage::close_roots(fds); }
@@ -130,7 +160,7 @@ std::optional<Discovery> SnapshotStore::reuse(const RootListing& listing, const 
 }
 
 void SnapshotStore::capture(const RootListing& listing, const std::vector<Candidate>& candidates, Merged& merged,
-                            const Discovery& out) {
+                            const Discovery& out, RootStamps stamps) {
     std::shared_ptr<Snapshot> snap;
     const bool reusable = std::none_of(candidates.begin(), candidates.end(), [](const Candidate& c) {
         return c.is_symlink || c.source_child || c.failure.has_value() ||
@@ -157,6 +187,7 @@ void SnapshotStore::capture(const RootListing& listing, const std::vector<Candid
         snap->diagnostics = out.diagnostics;
     }
     std::lock_guard lock(mutex_);
+    stamps_ = snap ? std::make_shared<const RootStamps>(std::move(stamps)) : nullptr;
     last_ = std::move(snap);
 }
 

@@ -97,15 +97,28 @@ Storage::Fresh Storage::read_fresh(const std::string& path, std::size_t max_byte
     return Fresh::general;
 }
 
-std::vector<int> Storage::open_roots(const std::vector<Root>& roots, const std::deque<Listed>& listed) const {
+std::vector<int> Storage::open_roots(const std::vector<Root>& roots) const {
     std::vector<int> fds(roots.size(), -1);
     if (!local_) return fds;
-    for (const Listed& l : listed) {
-        if (!routed(roots[l.root_index].path)) {
-            fds[l.root_index] = local::open_directory(roots[l.root_index].path).release();
+    for (std::size_t i = 0; i < roots.size(); ++i) {
+        if (roots[i].failure.empty() && !routed(roots[i].path)) {
+            fds[i] = local::open_directory(roots[i].path).release();  // -1 when it cannot be opened
         }
     }
     return fds;
+}
+
+std::optional<local::DirectoryStamp> Storage::stamp_root(const Root& root) const {
+    if (!local_ || !root.failure.empty() || routed(root.path)) return std::nullopt;
+    return local::directory_stamp(root.path);
+}
+
+RootStamps stamp_roots(const std::vector<Root>& roots, const Storage& storage) {
+    RootStamps out;
+    out.taken_ns = local::realtime_ns();
+    out.stamps.reserve(roots.size());
+    for (const Root& root : roots) out.stamps.push_back(storage.stamp_root(root));
+    return out;
 }
 
 void Storage::close_roots(std::vector<int>& fds) noexcept {

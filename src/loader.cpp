@@ -171,12 +171,19 @@ Discovery FilesystemSkillLoader::Impl::finish(std::uint64_t ticket, Discovery ou
 
 Discovery FilesystemSkillLoader::Impl::discover() {
     const std::uint64_t ticket = next_ticket.fetch_add(1) + 1;
-    RootListing listing;
-    list_roots(roots, storage, selection, options.missing_directories, listing);
     // A nested walk looks below the children, where the snapshot's stats do not reach.
     const bool nested = options.nested_depth > 0;
+    RootStamps stamps;
     if (!nested) {
-        if (std::optional<Discovery> same = snapshots.reuse(listing, roots, storage, thread_count())) {
+        stamps = stamp_roots(roots, storage);  // before the listing they vouch for
+        if (std::optional<Discovery> same = snapshots.reuse_unlisted(stamps, roots, storage, thread_count())) {
+            return finish(ticket, std::move(*same));  // the same entries and files: the last result again
+        }
+    }
+    RootListing listing;
+    list_roots(roots, storage, selection, options.missing_directories, listing);
+    if (!nested) {
+        if (std::optional<Discovery> same = snapshots.reuse(listing, roots, storage, thread_count(), stamps)) {
             return finish(ticket, std::move(*same));  // an unchanged library: the last result again
         }
     }
@@ -196,7 +203,7 @@ Discovery FilesystemSkillLoader::Impl::discover() {
     parse_cache.keep_only(merged.live_files);
     publish(ticket, std::move(merged.kept));
     if (ticket == next_ticket.load()) storage.retire_children(candidates);  // no discovery started since
-    if (!nested) snapshots.capture(listing, candidates, merged, out);
+    if (!nested) snapshots.capture(listing, candidates, merged, out, std::move(stamps));
     return finish(ticket, std::move(out));
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <limits>
 #include <memory>
@@ -162,6 +163,27 @@ std::string home_skills_root() {
     const char* home = std::getenv("HOME");
     if (home == nullptr || *home == '\0') return {};
     return (fs::path(home) / ".agents" / "skills").lexically_normal().string();
+}
+
+std::optional<DirectoryStamp> directory_stamp(const std::string& path) noexcept {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        if (errno == ENOENT || errno == ENOTDIR) return DirectoryStamp{.missing = true};
+        return std::nullopt;
+    }
+    if (!S_ISDIR(st.st_mode)) return std::nullopt;
+    DirectoryStamp out;
+    out.identity = identity_of(st);
+    out.ctime_ns =
+        static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 + static_cast<std::int64_t>(st.st_ctim.tv_nsec);
+    out.mtime_ns = mtime_of(st);
+    return out;
+}
+
+std::int64_t realtime_ns() noexcept {
+    timespec now{};
+    ::clock_gettime(CLOCK_REALTIME, &now);
+    return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + static_cast<std::int64_t>(now.tv_nsec);
 }
 
 }  // namespace agentskills::detail::local

@@ -93,6 +93,22 @@ std::optional<FileStat> lstat_plain(const std::string& path, int dir_fd, const s
 /// `~/.agents/skills` from $HOME ("" when HOME is unset or empty).
 [[nodiscard]] std::string home_skills_root();
 
+/// What a directory's own stat says about its entries: an entry added, removed or renamed
+/// changes its ctime (and nothing can set a ctime back), so an equal stamp whose ctime is older
+/// than the last listing by more than the timestamp granularity means the same entries.
+struct DirectoryStamp {
+    bool missing = false;        // the path did not exist (ENOENT / ENOTDIR)
+    std::uint64_t identity = 0;  // device and inode (after following links)
+    std::int64_t ctime_ns = 0;
+    std::int64_t mtime_ns = 0;
+    friend bool operator==(const DirectoryStamp&, const DirectoryStamp&) = default;
+};
+/// The stamp of the directory at `path` (following links); nullopt when it is not a
+/// directory or cannot be inspected.
+[[nodiscard]] std::optional<DirectoryStamp> directory_stamp(const std::string& path) noexcept;
+/// The current time of the clock file timestamps are taken from (CLOCK_REALTIME), in ns.
+[[nodiscard]] std::int64_t realtime_ns() noexcept;
+
 // ---------------------------------------------------------------------------------------
 
 template <class Grow>

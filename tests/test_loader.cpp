@@ -508,6 +508,33 @@ TEST_CASE("the local cache notices a replaced file", "[loader][cache][local]") {
     CHECK(recording->reads() == 1);
 }
 
+TEST_CASE("a settled library is not listed again, and changes to it are still seen", "[loader][cache][local]") {
+    TempDir tmp;
+    tmp.write("lib/a/SKILL.md", skill_md("a", "A."));
+    tmp.write("lib/b/SKILL.md", skill_md("b", "B."));
+    tmp.write("lib/c/notes.txt", "no SKILL.md yet");
+    // Older than the settling margin: the next discovery's root stamps vouch for its listing.
+    std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+    FilesystemSkillLoader loader({.roots = {tmp.path("lib")}, .include_default_roots = false});
+    const auto names = [&] {
+        std::vector<std::string> out;
+        for (const auto& m : loader.discover().skills) out.push_back(m.name);
+        return out;
+    };
+    CHECK(names() == std::vector<std::string>{"a", "b"});
+    CHECK(names() == std::vector<std::string>{"a", "b"});  // unchanged: the stamps and stats match
+    tmp.write("lib/c/SKILL.md", skill_md("c", "C."));      // a SKILL.md where there was none
+    CHECK(names() == std::vector<std::string>{"a", "b", "c"});
+    tmp.write("lib/d/SKILL.md", skill_md("d", "D."));  // a new child: the root's ctime moves
+    CHECK(names() == std::vector<std::string>{"a", "b", "c", "d"});
+    std::filesystem::remove_all(tmp.path("lib/b"));
+    CHECK(names() == std::vector<std::string>{"a", "c", "d"});
+    std::filesystem::rename(tmp.path("lib/a"), tmp.path("lib/e"));
+    tmp.write("lib/e/SKILL.md", skill_md("e", "E."));
+    CHECK(names() == std::vector<std::string>{"c", "d", "e"});
+    CHECK(names() == std::vector<std::string>{"c", "d", "e"});
+}
+
 TEST_CASE("results do not depend on the number of threads", "[loader]") {
     auto mem = std::make_shared<MemorySkillReader>();
     for (int i = 0; i < 50; ++i) {
