@@ -163,6 +163,8 @@ FilesystemLoaderOptions filesystem_options(const SourceArgs& args, const SourceD
     if (!args.include.empty()) options.include = args.include;
     options.exclude = args.exclude;
     options.lazy_bodies = defaults.lazy_bodies;
+    // Such a command discovers once and prints: nothing is kept for another discovery.
+    options.keep_results = !defaults.lazy_bodies;
     options.sources = builtin_sources();
     // Governance: override rules, nested groups, the lock (docs/loading.md, "Admission").
     if (!args.config.empty()) options.overrides = load_governance_config(args.config).overrides;

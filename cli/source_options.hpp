@@ -73,7 +73,8 @@ struct SourceFlags {
 struct SourceDefaults {
     bool standard_roots_when_none = false;  ///< no source at all: the standard roots (list)
     MissingDirectories missing_directories = MissingDirectories::error;
-    /// FilesystemLoaderOptions::lazy_bodies: for commands that never print a body.
+    /// FilesystemLoaderOptions::lazy_bodies: for commands that discover once and never print a
+    /// body (they also turn keep_results off).
     bool lazy_bodies = false;
 };
 

@@ -275,6 +275,7 @@ struct ParseSettings {
     std::size_t max_lines = SKILL_MAX_FILE_LINES;
     std::size_t max_bytes = SKILL_MAX_FILE_BYTES;
     bool lazy_bodies = false;
+    bool keep = true;  // FilesystemLoaderOptions::keep_results: cache the parsed files
 };
 
 class ParseCache {
@@ -287,8 +288,10 @@ public:
     /// The body of a lazy entry, from its file read again at `where`; when the file changed
     /// since discovery, `manifest` becomes the manifest parsed now. Throws IoError when the file
     /// no longer parses or now names another skill, and what the reader throws.
-    [[nodiscard]] std::string lazy_body(const CacheEntry& entry, const SkillLocation& where,
-                                        SkillManifest& manifest) const;
+    /// With `take_manifest`, `manifest` becomes the one parsed now in every case (the entry's
+    /// was given away: FilesystemLoaderOptions::keep_results).
+    [[nodiscard]] std::string lazy_body(const CacheEntry& entry, const SkillLocation& where, SkillManifest& manifest,
+                                        bool take_manifest = false) const;
     /// Forgets the files that are not in `live` (paths of SKILL.md files still there).
     void keep_only(const std::unordered_set<std::string_view>& live);
 

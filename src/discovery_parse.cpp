@@ -168,14 +168,15 @@ void ParseCache::store(Candidate& c, const FileStat& st, std::string_view data, 
         set_location(*entry->manifest, c.location());
     }
     CacheEntryPtr shared = std::move(entry);
-    {
+    if (settings_.keep) {
         std::lock_guard lock(mutex_);
         entries_[c.skill_file] = shared;
     }
     c.entry = std::move(shared);
 }
 
-std::string ParseCache::lazy_body(const CacheEntry& entry, const SkillLocation& where, SkillManifest& manifest) const {
+std::string ParseCache::lazy_body(const CacheEntry& entry, const SkillLocation& where, SkillManifest& manifest,
+                                  bool take_manifest) const {
     const SkillReader& reader = storage_.reader();
     const std::string path(where.skill_file);
     const FileStat before = reader.stat(path);
@@ -196,7 +197,7 @@ std::string ParseCache::lazy_body(const CacheEntry& entry, const SkillLocation& 
     popts.directory_name = entry.dir_name;
     popts.truncated = read.truncated;
     ParseResult parsed = parse_skill_md(read.data, popts);
-    if (same) return std::move(parsed.body);
+    if (same && !take_manifest) return std::move(parsed.body);
     SkillManifest* now = parsed.manifest();
     if (now == nullptr) {
         throw IoError(fmt::format("{} changed since discovery and no longer parses: {}", path,

@@ -66,8 +66,8 @@ struct FilesystemSkillLoader::Impl {
 FilesystemSkillLoader::Impl::Impl(FilesystemLoaderOptions opts)
     : options(std::move(opts)),
       storage(options.reader, options.sources),
-      parse_cache(storage,
-                  ParseSettings{options.name_policy, options.max_lines, options.max_bytes, options.lazy_bodies}) {
+      parse_cache(storage, ParseSettings{options.name_policy, options.max_lines, options.max_bytes, options.lazy_bodies,
+                                         options.keep_results}) {
     if (options.include.has_value() && !options.exclude.empty()) {
         throw ConfigurationError("include and exclude cannot be used together");
     }
@@ -171,10 +171,12 @@ Discovery FilesystemSkillLoader::Impl::finish(std::uint64_t ticket, Discovery ou
 
 Discovery FilesystemSkillLoader::Impl::discover() {
     const std::uint64_t ticket = next_ticket.fetch_add(1) + 1;
-    // A nested walk looks below the children, where the snapshot's stats do not reach.
+    // A nested walk looks below the children, where the snapshot's stats do not reach; without
+    // keep_results there is no snapshot.
     const bool nested = options.nested_depth > 0;
+    const bool snapshot = !nested && options.keep_results;
     RootStamps stamps;
-    if (!nested) {
+    if (snapshot) {
         stamps = stamp_roots(roots, storage);  // before the listing they vouch for
         if (std::optional<Discovery> same = snapshots.reuse_unlisted(stamps, roots, storage, thread_count())) {
             return finish(ticket, std::move(*same));  // the same entries and files: the last result again
@@ -182,7 +184,7 @@ Discovery FilesystemSkillLoader::Impl::discover() {
     }
     RootListing listing;
     list_roots(roots, storage, selection, options.missing_directories, listing);
-    if (!nested) {
+    if (snapshot) {
         if (std::optional<Discovery> same = snapshots.reuse(listing, roots, storage, thread_count(), stamps)) {
             return finish(ticket, std::move(*same));  // an unchanged library: the last result again
         }
@@ -197,13 +199,24 @@ Discovery FilesystemSkillLoader::Impl::discover() {
     }
     Merged merged = merge_candidates(candidates, selection, options.include, options.exclude, options.duplicate_names,
                                      storage, parse_cache, out);
-    // The caller's copies of the kept manifests, made on the worker threads.
     out.skills.resize(merged.order.size());
-    parallel_for(merged.order.size(), thread_count(), [&](std::size_t i) { out.skills[i] = *merged.order[i]; });
-    parse_cache.keep_only(merged.live_files);
+    if (options.keep_results) {
+        // The caller's copies of the kept manifests, made on the worker threads.
+        parallel_for(merged.order.size(), thread_count(), [&](std::size_t i) { out.skills[i] = *merged.order[i]; });
+        parse_cache.keep_only(merged.live_files);
+    } else {
+        // Nothing reads the parsed manifests after this (load() parses the file again): they move
+        // into the result. Each was made mutable (a cache entry's, or a placed copy) and each
+        // kept skill has its own, so the const_cast is sound.
+        for (std::size_t i = 0; i < merged.order.size(); ++i) {
+            out.skills[i] = std::move(const_cast<SkillManifest&>(*merged.order[i]));  // NOLINT
+        }
+        merged.order.clear();
+        parse_cache.keep_only({});
+    }
     publish(ticket, std::move(merged.kept));
     if (ticket == next_ticket.load()) storage.retire_children(candidates);  // no discovery started since
-    if (!nested) snapshots.capture(listing, candidates, merged, out, std::move(stamps));
+    if (snapshot) snapshots.capture(listing, candidates, merged, out, std::move(stamps));
     return finish(ticket, std::move(out));
 }
 
@@ -231,18 +244,26 @@ LoadedSkill FilesystemSkillLoader::load(std::string_view name) {
             throw NotFoundError(fmt::format("no discovered skill named '{}'", name));
         }
         const Kept& k = it->second;
-        out.manifest = *k.entry->manifest;
-        set_location(out.manifest, k.location());
+        const bool reparse = !impl_->options.keep_results;  // the manifest moved into the Discovery
+        if (!reparse) {
+            out.manifest = *k.entry->manifest;
+            set_location(out.manifest, k.location());
+        }
         if (auto mode = impl_->admitted.modes.find(key); mode != impl_->admitted.modes.end()) {
             out.manifest.mode = mode->second;
         }
-        if (k.entry->lazy) {
+        if (k.entry->lazy || reparse) {
             lazy = k;
         } else {
             out.instructions = k.entry->body;
         }
     }
-    if (lazy.entry) out.instructions = impl_->parse_cache.lazy_body(*lazy.entry, lazy.location(), out.manifest);
+    if (lazy.entry) {
+        const SkillMode mode = out.manifest.mode;
+        const bool take = !impl_->options.keep_results;
+        out.instructions = impl_->parse_cache.lazy_body(*lazy.entry, lazy.location(), out.manifest, take);
+        if (take) out.manifest.mode = mode;
+    }
     ResourceList listed = list_skill_resources(
         *impl_->storage.reader_for_path(out.manifest.root), out.manifest.root,
         ResourceListOptions{impl_->options.max_resources, impl_->options.include_hidden_resources});

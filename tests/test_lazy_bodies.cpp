@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <set>
 
 #include <agentskills/activation.hpp>
 #include <agentskills/catalog.hpp>
@@ -115,4 +116,86 @@ TEST_CASE("lazy bodies: an activation of a skill that broke after discovery says
     const ActivationResult r = core.activate(fresh, R"({"name":"alpha"})");
     CHECK(r.status != ActivationStatus::content);
     CHECK(r.error.find("changed since discovery and no longer parses") != std::string::npos);
+}
+
+// FilesystemLoaderOptions::keep_results = false: the manifests move into the Discovery and
+// load() parses the file again; what the caller sees is the same as with it on.
+namespace {
+
+void check_same_loaders(const FilesystemLoaderOptions& base) {
+    FilesystemLoaderOptions kept = base;
+    FilesystemLoaderOptions once = base;
+    once.keep_results = false;
+    FilesystemSkillLoader a(kept);
+    FilesystemSkillLoader b(once);
+    const Discovery da = a.discover();
+    const Discovery db = b.discover();
+    REQUIRE(nlohmann::json(da.skills) == nlohmann::json(db.skills));
+    CHECK(nlohmann::json(da.skipped) == nlohmann::json(db.skipped));
+    CHECK(nlohmann::json(da.diagnostics) == nlohmann::json(db.diagnostics));
+    for (const SkillManifest& m : da.skills) {
+        const LoadedSkill la = a.load(m.name);
+        const LoadedSkill lb = b.load(m.name);
+        CHECK(nlohmann::json(la.manifest) == nlohmann::json(lb.manifest));
+        CHECK(la.instructions == lb.instructions);
+        CHECK(la.resources == lb.resources);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("keep_results off: the same discovery and loads as with it on", "[loader][keep-results]") {
+    TempDir dir;
+    dir.write("one/alpha/SKILL.md", skill_md("alpha", "First skill.", "\n\nStep one.\r\nStep two.\n\n"));
+    dir.write("one/beta/SKILL.md",
+              "---\nname: beta\ndescription: |\n  Second\n  skill.\nmetadata:\n  k: v\n---\nBody.\n");
+    dir.write("one/beta/scripts/run.sh", "echo hi\n");
+    dir.write("one/broken/SKILL.md", "---\nname: broken\n---\nNo description.\n");
+    dir.write("two/alpha/SKILL.md", skill_md("alpha", "Shadowed by one/alpha.", "Other."));
+    dir.write("two/gamma/SKILL.md", skill_md("gamma", "Third skill.", "Gamma body."));
+    FilesystemLoaderOptions base{.roots = {dir.path("one"), dir.path("two")}, .include_default_roots = false};
+    base.overrides = {OverrideRule{.name = "gamma", .mode = SkillMode::name_only}};
+    SECTION("eager bodies") { check_same_loaders(base); }
+    SECTION("lazy bodies") {
+        base.lazy_bodies = true;
+        check_same_loaders(base);
+    }
+    SECTION("a second discover() reads the library again") {
+        base.keep_results = false;
+        FilesystemSkillLoader loader(base);
+        REQUIRE(loader.discover().skills.size() == 3);
+        dir.write("two/delta/SKILL.md", skill_md("delta", "Fourth skill.", "Delta body."));
+        dir.write("one/alpha/SKILL.md", skill_md("alpha", "Edited.", "New."));
+        const Discovery again = loader.discover();
+        REQUIRE(again.skills.size() == 4);
+        CHECK(again.skills[0].description == "Edited.");
+        CHECK(loader.load("alpha").instructions == "New.");
+        CHECK(loader.load("delta").instructions == "Delta body.");
+        CHECK(loader.load("gamma").manifest.mode == SkillMode::name_only);
+    }
+}
+
+TEST_CASE("keep_results off: every library of the shared corpus discovers and loads the same",
+          "[loader][keep-results][corpus]") {
+    const char* env = std::getenv("AGENTSKILLS_CORPUS_DIR");
+    const std::filesystem::path corpus =
+        env != nullptr && *env != '\0'
+            ? std::filesystem::path(env)
+            : std::filesystem::path(AGENTSKILLS_SOURCE_DIR).parent_path() / "shared" / "corpus";
+    const std::filesystem::path libraries = corpus / "libraries";
+    REQUIRE(std::filesystem::is_directory(libraries));
+    // Every directory that holds a skill directory is a library root.
+    std::set<std::string> roots;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(libraries)) {
+        if (e.is_regular_file() && e.path().filename() == "SKILL.md") {
+            roots.insert(e.path().parent_path().parent_path().string());
+        }
+    }
+    std::size_t count = 0;
+    for (const std::string& root : roots) {
+        check_same_loaders(
+            FilesystemLoaderOptions{.roots = {root}, .include_default_roots = false, .lazy_bodies = (count % 2) == 1});
+        ++count;
+    }
+    CHECK(count >= 10);
 }

@@ -157,6 +157,13 @@ struct FilesystemLoaderOptions {
     /// commands that list many skills and activate few (a 10,000-skill catalog keeps a fraction of
     /// the memory, docs/performance.md).
     bool lazy_bodies = false;
+    /// Keep what a discover() parsed for the next one (the parsed files and the last result, so
+    /// that an unchanged library is not read again) and for load(). A caller that discovers once
+    /// and prints what it found (the CLI's `list`, `to-prompt`, `prompt`) sets it false: each
+    /// discovery then moves the manifests into the Discovery it returns instead of copying them,
+    /// keeps no parse cache and no snapshot, and load() reads and parses the SKILL.md again (as
+    /// under lazy_bodies, with the same checks). A second discover() reads everything again.
+    bool keep_results = true;
     /// Worker threads for discovery; 0 = the machine's cores; at most SKILL_MAX_DISCOVERY_THREADS.
     std::size_t threads = 0;
     /// Called once for each diagnostic of each discovery (from the calling thread).
