@@ -1,4 +1,6 @@
 // agentskills — command-line program over the agentskills-cpp library.
+#include <malloc.h>
+
 #include <algorithm>
 #include <exception>
 #include <iostream>
@@ -22,6 +24,9 @@ std::vector<CommandRegistration>& command_registry() {
 
 int main(int argc, char** argv) {
     using namespace agentskills::cli;
+    // Discovery's worker threads grow their allocator arenas page by page (one mprotect each,
+    // thousands over a large library); a larger step costs address space, not memory.
+    (void)mallopt(M_TOP_PAD, 16 << 20);
     CLI::App app{"agentskills: validate, list and render Agent Skills (SKILL.md folders)", "agentskills"};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("agentskills ") + agentskills::version_string);

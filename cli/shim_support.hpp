@@ -1,6 +1,8 @@
 // agentskills CLI — helpers shared by the shim commands (prompt, activate, tools, to-prompt).
 #pragma once
 
+#include <cstdio>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,11 +32,16 @@ namespace agentskills::cli {
 /// A command that never prints a body passes `lazy_bodies` (FilesystemLoaderOptions::lazy_bodies).
 inline SkillCatalogPtr discover_sources(const SourceArgs& sources, const char* command, bool lazy_bodies = false) {
     SkillCatalogPtr catalog = discover_skill_catalog(make_source_loader(sources, {.lazy_bodies = lazy_bodies}));
-    for (const auto& s : catalog->skipped())
-        fmt::print(stderr, "agentskills {}: skipped ({}): {}\n", command, to_string(s.reason),
-                   terminal_text(s.message));
-    if (auto w = ignored_behavioral_fields_warning(catalog->skills()))
-        fmt::print(stderr, "agentskills {}: warning: {} [{}]\n", command, terminal_text(w->message), w->code);
+    std::string lines;  // one write to the unbuffered stderr, not one per line
+    for (const auto& s : catalog->skipped()) {
+        fmt::format_to(std::back_inserter(lines), "agentskills {}: skipped ({}): {}\n", command, to_string(s.reason),
+                       terminal_text(s.message));
+    }
+    if (auto w = ignored_behavioral_fields_warning(catalog->skills())) {
+        fmt::format_to(std::back_inserter(lines), "agentskills {}: warning: {} [{}]\n", command,
+                       terminal_text(w->message), w->code);
+    }
+    std::fwrite(lines.data(), 1, lines.size(), stderr);
     return catalog;
 }
 

@@ -130,6 +130,9 @@ std::ptrdiff_t read_bounded(int fd, std::size_t file_size, std::size_t limit, Gr
         }
         if (n == 0) break;
         got += static_cast<std::size_t>(n);
+        // All fstat reported, and the read stopped short of the byte past it: the end of the
+        // file (a regular file reads short only there), without one more read to see 0.
+        if (got == file_size && got < capacity) break;
     }
     return static_cast<std::ptrdiff_t>(got);
 }
