@@ -54,7 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(opt.max_bytes == 0 || text.size() <= opt.max_bytes);
     FUZZ_CHECK(!m.name.empty());
     FUZZ_CHECK(!m.description.empty());
-    FUZZ_CHECK(is_valid_utf8(m.name) && is_valid_utf8(m.description) && is_valid_utf8(r.body));
+    FUZZ_CHECK(is_valid_utf8(m.name) && is_valid_utf8(m.description) && is_valid_utf8(r.instructions));
     FUZZ_CHECK(code_point_count(m.description) <= SKILL_MAX_DESCRIPTION_LENGTH);
     if (m.compatibility) FUZZ_CHECK(code_point_count(*m.compatibility) <= SKILL_MAX_COMPATIBILITY_LENGTH);
     if (opt.name_policy == NamePolicy::require_valid) {
@@ -71,7 +71,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(m.allowed_tools.size() <= SKILL_MAX_TOOL_NAMES);
     FUZZ_CHECK(m.disallowed_tools.size() <= SKILL_MAX_TOOL_NAMES);
     if (m.tools) FUZZ_CHECK(m.tools->size() <= SKILL_MAX_TOOL_NAMES);
-    FUZZ_CHECK(r.body.size() <= text.size());
+    FUZZ_CHECK(r.instructions.size() <= text.size());
     FUZZ_CHECK(m.frontmatter->is_object());
     // The JSON copy stays within its budget, printed compact or indented.
     FUZZ_CHECK(m.frontmatter->dump().size() <= SKILL_MAX_FRONTMATTER_JSON_BYTES);

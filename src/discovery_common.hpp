@@ -90,7 +90,7 @@ struct CacheEntry {
     bool hashed = false;                    // hash only when `verify` (hashing costs a pass)
     std::string name_key;                   // NFKC of the manifest's name
     std::optional<SkillManifest> manifest;  // located where the candidate that was parsed is
-    std::string body;                       // empty when `lazy` (read again by ParseCache::lazy_body)
+    std::string instructions;               // empty when `lazy` (read again by ParseCache::lazy_body)
     bool lazy = false;                      // parsed under lazy_bodies: the body was not kept
     std::string dir_name;                   // for parsing the file again (lazy entries only)
     Diagnostics diagnostics;

@@ -136,7 +136,7 @@ void ParseCache::store(Candidate& c, const FileStat& st, std::string_view data, 
     ParseResult parsed;
     {
         Parse parse(popts, parsed);
-        if (settings_.lazy_bodies) parse.drop_body();
+        if (settings_.lazy_bodies) parse.drop_instructions();
         parse.run(data);
     }
     if (SkillManifest* m = parsed.manifest()) entry->manifest = std::move(*m);
@@ -144,7 +144,7 @@ void ParseCache::store(Candidate& c, const FileStat& st, std::string_view data, 
         entry->lazy = true;
         entry->dir_name = c.dir_name;
     } else {
-        entry->body = std::move(parsed.body);
+        entry->instructions = std::move(parsed.instructions);
     }
     entry->diagnostics = std::move(parsed.diagnostics);
     entry->skip_reason = parsed.skip_reason();
@@ -197,7 +197,7 @@ std::string ParseCache::lazy_body(const CacheEntry& entry, const SkillLocation& 
     popts.directory_name = entry.dir_name;
     popts.truncated = read.truncated;
     ParseResult parsed = parse_skill_md(read.data, popts);
-    if (same && !take_manifest) return std::move(parsed.body);
+    if (same && !take_manifest) return std::move(parsed.instructions);
     SkillManifest* now = parsed.manifest();
     if (now == nullptr) {
         throw IoError(fmt::format("{} changed since discovery and no longer parses: {}", path,
@@ -209,7 +209,7 @@ std::string ParseCache::lazy_body(const CacheEntry& entry, const SkillLocation& 
     }
     set_location(*now, where);
     manifest = std::move(*now);
-    return std::move(parsed.body);
+    return std::move(parsed.instructions);
 }
 
 bool ParseCache::same_bytes(const Candidate& a, const Candidate& b) const {

@@ -255,7 +255,7 @@ LoadedSkill FilesystemSkillLoader::load(std::string_view name) {
         if (k.entry->lazy || reparse) {
             lazy = k;
         } else {
-            out.instructions = k.entry->body;
+            out.instructions = k.entry->instructions;
         }
     }
     if (lazy.entry) {

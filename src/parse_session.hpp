@@ -25,8 +25,8 @@ public:
     // Parses `text` into the result given to the constructor: its body and diagnostics, then
     // either the manifest or the skip reason.
     void run(std::string_view text);
-    // Leaves ParseResult::body empty (discovery under lazy_bodies: the body is read on load).
-    void drop_body() noexcept { keep_body_ = false; }
+    // Leaves ParseResult::instructions empty (discovery under lazy_bodies: read on load).
+    void drop_instructions() noexcept { keep_instructions_ = false; }
 
 private:
     struct Split {
@@ -78,7 +78,7 @@ private:
     std::optional<SkipReason> skip_;  // the first reason given; `invalid` when errors gave none
     std::size_t fm_first_line_ = 2;
     bool failed_ = false;
-    bool keep_body_ = true;
+    bool keep_instructions_ = true;
     // Top-level keys in order with their (last) values; key -> index; key -> file line.
     std::vector<std::pair<std::string, const YNode*>> fields_;
     std::unordered_map<std::string, std::size_t> field_index_;

@@ -104,9 +104,9 @@ bool Parse::split_and_interpret(std::string_view text) {
     const LargeParsePlace place(parts->frontmatter.size() > SKILL_LARGE_FRONTMATTER_BYTES);
     std::string frontmatter_storage;
     const std::string_view frontmatter = without_cr(parts->frontmatter, frontmatter_storage);
-    if (keep_body_) {
+    if (keep_instructions_) {
         std::string body_storage;
-        out_.body = trim_blank_lines(without_cr(parts->body, body_storage));
+        out_.instructions = trim_blank_lines(without_cr(parts->body, body_storage));
     }
     const std::optional<YNode> root = read_frontmatter(frontmatter);
     if (!root) return false;

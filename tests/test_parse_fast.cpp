@@ -39,7 +39,7 @@ nlohmann::json seen(const ParseResult& r) {
     nlohmann::json j;
     j["ok"] = r.ok();
     j["skip"] = r.skip_reason() ? static_cast<int>(*r.skip_reason()) : -1;
-    j["body"] = r.body;
+    j["instructions"] = r.instructions;
     auto ds = nlohmann::json::array();
     for (const Diagnostic& d : r.diagnostics) {
         ds.push_back({d.code, static_cast<int>(d.severity), d.path, d.line, d.message});

@@ -38,7 +38,7 @@ TEST_CASE("a minimal skill parses", "[parser]") {
     CHECK(r.manifest()->name == "demo");
     CHECK(r.manifest()->description == "A demo skill.");
     CHECK(r.manifest()->skill_file == "lib/demo/SKILL.md");
-    CHECK(r.body == "# Title\n\nSome text.");
+    CHECK(r.instructions == "# Title\n\nSome text.");
     CHECK(r.diagnostics.empty());
     CHECK_FALSE(r.skip_reason());
     CHECK(*r.manifest()->frontmatter == nlohmann::json{{"name", "demo"}, {"description", "A demo skill."}});
@@ -49,18 +49,18 @@ TEST_CASE("frontmatter delimiters", "[parser]") {
         auto r = parse("---  \r\nname: demo\r\ndescription: d\r\n--- \t\r\n\r\nLine one\r\nLine two\r\n");
         REQUIRE(r.ok());
         CHECK(r.manifest()->description == "d");
-        CHECK(r.body == "Line one\nLine two");
+        CHECK(r.instructions == "Line one\nLine two");
     }
     SECTION("a --- inside a value is not a delimiter") {
         auto r = parse("---\nname: demo\ndescription: before --- after\n---\nBody\n");
         REQUIRE(r.ok());
         CHECK(r.manifest()->description == "before --- after");
-        CHECK(r.body == "Body");
+        CHECK(r.instructions == "Body");
     }
     SECTION("a body may be empty or missing") {
         auto r = parse("---\nname: demo\ndescription: d\n---");
         REQUIRE(r.ok());
-        CHECK(r.body.empty());
+        CHECK(r.instructions.empty());
     }
     SECTION("a line '----' does not close the frontmatter") {
         auto r = parse("---\nname: demo\ndescription: d\n----\n");

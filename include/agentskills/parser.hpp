@@ -52,8 +52,9 @@ struct ParseOptions {
 /// What `parse_skill_md` found: either a skill that is kept (`manifest()` is set) or a skill
 /// that is left out (`skip_reason()` is set), never both and never neither. The two states are
 /// one private `std::variant`, so no code can set one without clearing the other; a default
-/// ParseResult is a skip with the reason `invalid`. `body` and `diagnostics` are there in
-/// either state (a skipped skill has its error diagnostics, and its body when it was split off).
+/// ParseResult is a skip with the reason `invalid`. `instructions` and `diagnostics` are there in
+/// either state (a skipped skill has its error diagnostics, and its instructions when they were
+/// split off).
 class ParseResult {
 public:
     ParseResult() noexcept = default;
@@ -74,7 +75,9 @@ public:
     /// Leaves the skill out for `reason` (a manifest is dropped).
     void skip(SkipReason reason) noexcept { state_ = reason; }
 
-    std::string body;         ///< instructions: text after the frontmatter, trimmed of blank lines
+    /// The text after the frontmatter, trimmed of blank lines (LoadedSkill::instructions; this
+    /// field was `body` before 0.2).
+    std::string instructions;
     Diagnostics diagnostics;  ///< every finding, errors and warnings
 
 private:

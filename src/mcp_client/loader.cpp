@@ -424,7 +424,7 @@ LoadedSkill McpSkillLoader::load(std::string_view name) {
     po.path = record->manifest.skill_file;
     ParseResult pr = parse_skill_md(text, po);
     if (!pr.ok()) throw IoError(fmt::format("{}: SKILL.md no longer parses", record->entry.uri));
-    return LoadedSkill{record->manifest, std::move(pr.body), record->resources, 0};
+    return LoadedSkill{record->manifest, std::move(pr.instructions), record->resources, 0};
 }
 
 bool McpSkillLoader::in_run_workspace(std::string_view /*name*/) const { return true; }
