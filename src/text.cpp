@@ -50,6 +50,10 @@ constexpr std::uint64_t byte_ones = 0x0101010101010101ULL;
 constexpr std::uint64_t byte_highs = 0x8080808080808080ULL;
 constexpr std::uint64_t byte_lows = 0x7F7F7F7F7F7F7F7FULL;
 
+// The high bit of each byte of `w` that is zero, and maybe of a 0x01 byte above one: exact as
+// to whether there is a zero byte.
+constexpr std::uint64_t zero_bytes(std::uint64_t w) noexcept { return (w - byte_ones) & ~w & byte_highs; }
+
 // The high bit of each byte of `w` equal to `c` (below 0x80), exact when no byte of `w` is
 // from 0x80 on: the sums then stay inside their byte.
 constexpr std::uint64_t bytes_equal(std::uint64_t w, unsigned char c) noexcept {
@@ -283,24 +287,63 @@ std::string terminal_text(std::string_view text) {
     return out;
 }
 
-void append_json_string(std::string& out, std::string_view text, JsonEscape escape) {
+namespace {
+
+// The first byte from `pos` on that a JSON string literal escapes: below 0x20, `"` or `\\`,
+// and with Ascii also DEL and every byte from 0x80 on; `n` when there is none. Long clean
+// stretches go 16 bytes (SSE2) or 8 bytes a step.
+template <bool Ascii>
+std::size_t next_json_special(const char* p, std::size_t n, std::size_t pos) noexcept {
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    while (n - pos >= 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + pos));
+        __m128i special = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash));
+        if constexpr (Ascii) {
+            // Signed: a byte from 0x80 on is negative, so below 0x20 too.
+            special = _mm_or_si128(special, _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+            special = _mm_or_si128(special, _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7F)));
+        } else {
+            // Unsigned v < 0x20: min(v, 0x1F) == v.
+            special = _mm_or_si128(special, _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v));
+        }
+        const int mask = _mm_movemask_epi8(special);
+        if (mask != 0) return pos + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+        pos += 16;
+    }
+#endif
+    while (n - pos >= 8) {
+        const std::uint64_t w = load_word(p + pos);
+        // Each test is exact as to whether some byte matches (not as to which one).
+        std::uint64_t special =
+            ((w - byte_ones * 0x20) & ~w) | zero_bytes(w ^ (byte_ones * '"')) | zero_bytes(w ^ (byte_ones * '\\'));
+        if constexpr (Ascii) special |= w | zero_bytes(w ^ (byte_ones * 0x7F));
+        if ((special & byte_highs) != 0) break;
+        pos += 8;
+    }
+    for (; pos < n; ++pos) {
+        const auto c = static_cast<unsigned char>(p[pos]);
+        if (c < 0x20 || c == '"' || c == '\\' || (Ascii && c >= 0x7F)) return pos;
+    }
+    return n;
+}
+
+template <bool Ascii>
+void append_json(std::string& out, std::string_view text) {
     static constexpr char hex[] = "0123456789abcdef";
     auto u_escape = [&out](std::uint32_t v) {
         out += "\\u";
         for (int shift = 12; shift >= 0; shift -= 4) out.push_back(hex[(v >> shift) & 0xF]);
     };
-    const bool ascii = escape == JsonEscape::ascii;
-    out.reserve(out.size() + text.size() + 2);
+    const char* p = text.data();
+    const std::size_t n = text.size();
+    out.reserve(out.size() + n + 2);
     out.push_back('"');
     std::size_t run = 0;  // the first byte not copied yet
-    std::size_t pos = 0;
-    while (pos < text.size()) {
-        const auto c = static_cast<unsigned char>(text[pos]);
-        if (c >= 0x20 && c != '"' && c != '\\' && (c < 0x7F || !ascii)) {
-            ++pos;
-            continue;
-        }
-        out.append(text.data() + run, pos - run);
+    for (std::size_t pos = next_json_special<Ascii>(p, n, 0); pos < n; pos = next_json_special<Ascii>(p, n, pos)) {
+        out.append(p + run, pos - run);
+        const auto c = static_cast<unsigned char>(p[pos]);
         if (c < 0x80) {
             switch (c) {
                 case '"':
@@ -328,11 +371,11 @@ void append_json_string(std::string& out, std::string_view text, JsonEscape esca
                     u_escape(c);
             }
             ++pos;
-        } else {
+        } else {  // only with Ascii
             utf8proc_int32_t cp = 0;
-            const auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(text.data() + pos),
-                                            static_cast<utf8proc_ssize_t>(text.size() - pos), &cp);
-            if (n <= 0) {
+            const auto len = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(p + pos),
+                                              static_cast<utf8proc_ssize_t>(n - pos), &cp);
+            if (len <= 0) {
                 u_escape(0xFFFD);
                 ++pos;
             } else {
@@ -343,13 +386,23 @@ void append_json_string(std::string& out, std::string_view text, JsonEscape esca
                 } else {
                     u_escape(v);
                 }
-                pos += static_cast<std::size_t>(n);
+                pos += static_cast<std::size_t>(len);
             }
         }
         run = pos;
     }
-    out.append(text.data() + run, text.size() - run);
+    out.append(p + run, n - run);
     out.push_back('"');
+}
+
+}  // namespace
+
+void append_json_string(std::string& out, std::string_view text, JsonEscape escape) {
+    if (escape == JsonEscape::ascii) {
+        append_json<true>(out, text);
+    } else {
+        append_json<false>(out, text);
+    }
 }
 
 std::string json_string(std::string_view text, JsonEscape escape) {
