@@ -307,7 +307,10 @@ std::string render_activation_text(const LoadedSkill& skill, const ActivationTex
     // ASCII, so the whole text is finished without a last pass over it; wrapper tags are
     // neutralized in the model text of the instructions (a control after `<` is U+FFFD by then).
     const SkillManifest& m = skill.manifest;
-    const std::string root = detail::finished_model_text(m.root);
+    std::string root_copy;  // only when the root needs cleaning
+    const std::string_view root = detail::is_finished_model_text(m.root)
+                                      ? std::string_view(m.root)
+                                      : std::string_view(root_copy = detail::finished_model_text(m.root));
     const bool mcp = std::string_view(m.library).substr(0, 4) == "mcp:";  // served by an MCP server
     std::string out;
     out.reserve(skill.instructions.size() + m.name.size() + 2 * root.size() + SKILL_DIRECTORY_NOTE.size() + 160 +

@@ -104,25 +104,31 @@ std::string_view xml_entity(unsigned char c) noexcept {
 template <bool Xml>
 std::size_t skip_plain(const char* p, std::size_t n, std::size_t pos) noexcept {
 #if defined(__SSE2__)
-    // The same test as special_bytes, 16 bytes at a time. A byte from 0x80 on is negative as a
-    // signed char, so "below 0x20" (signed) holds for it too.
-    const __m128i space = _mm_set1_epi8(0x20);
-    const __m128i tab = _mm_set1_epi8('\t');
-    const __m128i lf = _mm_set1_epi8('\n');
-    const __m128i del = _mm_set1_epi8(0x7F);
-    while (n - pos >= 16) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + pos));
-        __m128i special =
-            _mm_andnot_si128(_mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, lf)), _mm_cmplt_epi8(v, space));
-        special = _mm_or_si128(special, _mm_cmpeq_epi8(v, del));
+    // The same test as special_bytes, 16 bytes at a time (64 a step while all is plain).
+    const auto special = [](__m128i v) {
+        // v + 1 wraps DEL to 0x80 and 0xFF to 0x00, so one signed "below 0x21" finds the
+        // controls, DEL and every byte from 0x80 on; TAB and LF are taken out again.
+        __m128i out = _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8(1)), _mm_set1_epi8(0x21));
+        out = _mm_andnot_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\t')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))), out);
         if constexpr (Xml) {
-            special = _mm_or_si128(
-                special, _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('&')), _mm_cmpeq_epi8(v, _mm_set1_epi8('<'))));
-            special = _mm_or_si128(
-                special, _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('>')), _mm_cmpeq_epi8(v, _mm_set1_epi8('"'))));
-            special = _mm_or_si128(special, _mm_cmpeq_epi8(v, _mm_set1_epi8('\'')));
+            out = _mm_or_si128(
+                out, _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('&')), _mm_cmpeq_epi8(v, _mm_set1_epi8('<'))));
+            out = _mm_or_si128(
+                out, _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('>')), _mm_cmpeq_epi8(v, _mm_set1_epi8('"'))));
+            out = _mm_or_si128(out, _mm_cmpeq_epi8(v, _mm_set1_epi8('\'')));
         }
-        const int mask = _mm_movemask_epi8(special);
+        return out;
+    };
+    const auto load = [p](std::size_t at) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + at)); };
+    while (n - pos >= 64) {
+        const __m128i any = _mm_or_si128(_mm_or_si128(special(load(pos)), special(load(pos + 16))),
+                                         _mm_or_si128(special(load(pos + 32)), special(load(pos + 48))));
+        if (_mm_movemask_epi8(any) != 0) break;
+        pos += 64;
+    }
+    while (n - pos >= 16) {
+        const int mask = _mm_movemask_epi8(special(load(pos)));
         if (mask != 0) return pos + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
         pos += 16;
     }
