@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include "agentskills/names.hpp"
+#include "agentskills/prompt.hpp"
 #include "agentskills/text.hpp"
 
 namespace agentskills::detail::texts {
@@ -135,6 +136,19 @@ std::string file_not_text(std::string_view path, std::string_view type, std::str
 std::string file_cut_note(std::string_view path, std::size_t cap, std::size_t shown_bytes) {
     return fmt::format("[The file \"{}\" is longer than {} bytes; only its first {} bytes are shown.]",
                        model_text(path), cap, shown_bytes);
+}
+
+std::string reattach_cut_note(std::string_view skill_file) {
+    std::string out =
+        "[Cut to fit the re-attach budget: the rest of this skill's instructions and its file list are left out.";
+    if (!skill_file.empty()) out += fmt::format(" The whole skill is in {}.", xml_escape(model_text(skill_file)));
+    out += ']';
+    return out;
+}
+
+std::string skills_not_listed(std::size_t n) {
+    if (n == 1) return "1 more skill is not listed here, to keep this list within its size budget.";
+    return fmt::format("{} more skills are not listed here, to keep this list within its size budget.", n);
 }
 
 std::string skill_list(const std::vector<std::string>& lines) {

@@ -89,11 +89,6 @@ std::string expand_template(std::string_view tpl, const PlaceholderValues* value
     return out;
 }
 
-std::string omitted_line(std::size_t n) {
-    if (n == 1) return "1 more skill is not listed here, to keep this list within its size budget.";
-    return fmt::format("{} more skills are not listed here, to keep this list within its size budget.", n);
-}
-
 ToolSpec make_tool_spec(const std::string& tool_name) { return activation_tool_spec(tool_name); }
 
 ToolSpec make_resource_tool_spec(const std::string& tool_name) {
@@ -418,7 +413,7 @@ SkillsPrompt SkillsShim::render_prompt(const SkillCatalog& catalog) const {
         }
         std::string catalog_text = render_available_skills(entries);
         std::string skills_text = catalog_text;
-        if (!out.omitted.empty()) skills_text += "\n" + omitted_line(out.omitted.size());
+        if (!out.omitted.empty()) skills_text += "\n" + texts::skills_not_listed(out.omitted.size());
         if (const auto* tpl = std::get_if<std::string>(&options_.system_prompt)) {
             PlaceholderValues values{.tool_name = options_.tool_name,
                                      .skills = skills_text,
