@@ -248,14 +248,6 @@ namespace detail {
 
 bool is_finished_model_text(std::string_view text) noexcept { return is_clean<true>(text); }
 
-std::string finish_model_text(std::string text) {
-    if (is_finished_model_text(text)) return text;
-    std::string out;
-    out.reserve(text.size());
-    append_model<false, true>(out, text);
-    return out;
-}
-
 std::string finished_model_text(std::string_view text) {
     if (is_finished_model_text(text)) return std::string(text);
     std::string out;
