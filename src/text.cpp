@@ -5,7 +5,10 @@
 #include <cstring>
 #include <utility>
 
-#if defined(__SSE2__)
+// SSE2 (every x86-64) scans 16 bytes a step; elsewhere, or with AGENTSKILLS_PORTABLE_TEXT
+// (how the portable path is tested on x86-64), 8-byte words do.
+#if defined(__SSE2__) && !defined(AGENTSKILLS_PORTABLE_TEXT)
+#define AGENTSKILLS_TEXT_SSE2 1
 #include <emmintrin.h>
 #endif
 
@@ -103,7 +106,7 @@ std::string_view xml_entity(unsigned char c) noexcept {
 // in steps of 16 bytes (SSE2) or 8; what is left is looked at byte by byte.
 template <bool Xml>
 std::size_t skip_plain(const char* p, std::size_t n, std::size_t pos) noexcept {
-#if defined(__SSE2__)
+#if defined(AGENTSKILLS_TEXT_SSE2)
     // The same test as special_bytes, 16 bytes at a time (64 a step while all is plain).
     const auto special = [](__m128i v) {
         // v + 1 wraps DEL to 0x80 and 0xFF to 0x00, so one signed "below 0x21" finds the
@@ -292,7 +295,7 @@ namespace {
 // stretches go 16 bytes (SSE2) or 8 bytes a step.
 template <bool Ascii>
 std::size_t next_json_special(const char* p, std::size_t n, std::size_t pos) noexcept {
-#if defined(__SSE2__)
+#if defined(AGENTSKILLS_TEXT_SSE2)
     const __m128i quote = _mm_set1_epi8('"');
     const __m128i backslash = _mm_set1_epi8('\\');
     while (n - pos >= 16) {
