@@ -161,6 +161,30 @@ TEST_CASE("shim-state store: today's keys, no pending key once settled", "[activ
     CHECK(store.active_names() == std::vector<std::string>{"x"});
 }
 
+TEST_CASE("shim-state store: shared keys from keys_for act as the name does", "[activation][store]") {
+    const auto keys = ShimStateActivationStore::keys_for("docs");
+    REQUIRE(keys);
+    CHECK(keys->active == "docs:active-skill-names");
+    CHECK(keys->prompt == "docs:system-prompt-appended");
+    CHECK(keys->pending == "docs:pending-skill-names");
+    ShimState first_state;
+    ShimState second_state;
+    ShimStateActivationStore first(first_state, keys);
+    ShimStateActivationStore second(second_state, keys);  // one key set, two run states
+    CHECK(first.active_key() == "docs:active-skill-names");
+    CHECK(first.claim("x") == ClaimResult::claimed);
+    CHECK(first_state.snapshot() == json{{"docs:pending-skill-names", {"x"}}});
+    first.confirm("x");
+    CHECK(first.mark_prompt_delivered());
+    CHECK_FALSE(first.mark_prompt_delivered());
+    CHECK(first_state.snapshot() == json{{"docs:active-skill-names", {"x"}}, {"docs:system-prompt-appended", true}});
+    CHECK(second.claim("x") == ClaimResult::claimed);  // the other run state knows nothing of x
+    second.roll_back("x");
+    CHECK(second_state.snapshot() == json::object());
+    CHECK_THROWS_AS(ShimStateActivationStore(first_state, std::shared_ptr<const ShimStateActivationStore::Keys>()),
+                    ConfigurationError);
+}
+
 // ---------------------------------------------------------------------------------------
 // The core
 
