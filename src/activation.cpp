@@ -190,6 +190,19 @@ void remove_pending(json& o, const KeysAndName& c) {
 void ShimStateActivationStore::confirm(std::string_view name) {
     const KeysAndName call{keys_.get(), name};
     state_->update([c = &call](json& o) {
+        auto* object = o.get_ptr<json::object_t*>();
+        const auto pending = object == nullptr ? json::object_t::iterator() : object->find(c->keys->pending);
+        const bool only_this_pending = object != nullptr && pending != object->end() && pending->second.is_array() &&
+                                       pending->second.size() == 1 && pending->second[0].is_string() &&
+                                       pending->second[0].get_ref<const std::string&>() == c->name;
+        if (only_this_pending && object->find(c->keys->active) == object->end()) {
+            // The usual first activation: the pending entry (["name"]) becomes the active one
+            // in place, its node and strings reused; the state is what the general path gives.
+            auto node = object->extract(pending);
+            node.key() = c->keys->active;
+            object->insert(std::move(node));
+            return;
+        }
         remove_pending(o, *c);
         if (!array_has(o, c->keys->active, c->name)) {
             json& active = o[c->keys->active];

@@ -161,6 +161,29 @@ TEST_CASE("shim-state store: today's keys, no pending key once settled", "[activ
     CHECK(store.active_names() == std::vector<std::string>{"x"});
 }
 
+TEST_CASE("shim-state store: confirm gives the same state whatever else is pending or active", "[activation][store]") {
+    ShimState state;
+    ShimStateActivationStore store(state, "docs");
+    CHECK(store.claim("x") == ClaimResult::claimed);
+    CHECK(store.claim("y") == ClaimResult::claimed);
+    store.confirm("x");  // y still pending
+    CHECK(state.snapshot() == json{{"docs:active-skill-names", {"x"}}, {"docs:pending-skill-names", {"y"}}});
+    store.confirm("y");  // x already active
+    CHECK(state.snapshot() == json{{"docs:active-skill-names", {"x", "y"}}});
+    CHECK(store.claim("z") == ClaimResult::claimed);  // alone in pending, but active exists
+    store.confirm("z");
+    CHECK(state.snapshot() == json{{"docs:active-skill-names", {"x", "y", "z"}}});
+    ShimState other;
+    other.set("docs:other", 1);
+    ShimStateActivationStore second(other, "docs");
+    CHECK(second.claim("w") == ClaimResult::claimed);  // the first activation: pending becomes active
+    second.confirm("w");
+    CHECK(other.snapshot() == json{{"docs:active-skill-names", {"w"}}, {"docs:other", 1}});
+    second.confirm("w");  // confirming again changes nothing
+    CHECK(other.snapshot() == json{{"docs:active-skill-names", {"w"}}, {"docs:other", 1}});
+    CHECK(second.active_names() == std::vector<std::string>{"w"});
+}
+
 TEST_CASE("shim-state store: shared keys from keys_for act as the name does", "[activation][store]") {
     const auto keys = ShimStateActivationStore::keys_for("docs");
     REQUIRE(keys);
