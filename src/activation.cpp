@@ -134,50 +134,92 @@ void array_remove(json& object, const std::string& key, std::string_view name) {
 
 }  // namespace
 
-ShimStateActivationStore::ShimStateActivationStore(ShimState& state, std::string_view shim_name)
-    : state_(&state),
-      active_key_(std::string(shim_name) + std::string(ACTIVE_SKILL_NAMES_STATE_KEY_SUFFIX)),
-      prompt_key_(std::string(shim_name) + ":system-prompt-appended"),
-      pending_key_(std::string(shim_name) + ":pending-skill-names") {}
-
-ClaimResult ShimStateActivationStore::claim(std::string_view name) {
-    ClaimResult result = ClaimResult::claimed;
-    state_->update([&](json& o) {
-        if (array_has(o, active_key_, name)) {
-            result = ClaimResult::already_active;
-        } else if (array_has(o, pending_key_, name)) {
-            result = ClaimResult::in_progress;
-        } else {
-            json& pending = o[pending_key_];
-            if (!pending.is_array()) pending = json::array();
-            pending.push_back(std::string(name));
-        }
+std::shared_ptr<const ShimStateActivationStore::Keys> ShimStateActivationStore::keys_for(std::string_view shim_name) {
+    return std::make_shared<const Keys>(Keys{
+        .active = std::string(shim_name) + std::string(ACTIVE_SKILL_NAMES_STATE_KEY_SUFFIX),
+        .prompt = std::string(shim_name) + ":system-prompt-appended",
+        .pending = std::string(shim_name) + ":pending-skill-names",
     });
-    return result;
 }
 
+ShimStateActivationStore::ShimStateActivationStore(ShimState& state, std::string_view shim_name)
+    : state_(&state), keys_(keys_for(shim_name)) {}
+
+ShimStateActivationStore::ShimStateActivationStore(ShimState& state, std::shared_ptr<const Keys> keys)
+    : state_(&state), keys_(std::move(keys)) {
+    if (!keys_) throw ConfigurationError("ShimStateActivationStore: the keys are null");
+}
+
+// The update lambdas below capture one pointer, so that std::function holds them without
+// allocating.
+
+ClaimResult ShimStateActivationStore::claim(std::string_view name) {
+    struct Call {
+        const Keys* keys;
+        std::string_view name;
+        ClaimResult result = ClaimResult::claimed;
+    } call{keys_.get(), name};
+    state_->update([c = &call](json& o) {
+        if (array_has(o, c->keys->active, c->name)) {
+            c->result = ClaimResult::already_active;
+        } else if (array_has(o, c->keys->pending, c->name)) {
+            c->result = ClaimResult::in_progress;
+        } else {
+            json& pending = o[c->keys->pending];
+            if (!pending.is_array()) pending = json::array();
+            pending.push_back(std::string(c->name));
+        }
+    });
+    return call.result;
+}
+
+namespace {
+
+struct KeysAndName {
+    const ShimStateActivationStore::Keys* keys;
+    std::string_view name;
+};
+
+void remove_pending(json& o, const KeysAndName& c) {
+    array_remove(o, c.keys->pending, c.name);
+    if (auto it = o.find(c.keys->pending); it != o.end() && (!it->is_array() || it->empty())) o.erase(it);
+}
+
+}  // namespace
+
 void ShimStateActivationStore::confirm(std::string_view name) {
-    state_->update([&](json& o) {
-        array_remove(o, pending_key_, name);
-        if (auto it = o.find(pending_key_); it != o.end() && (!it->is_array() || it->empty())) o.erase(it);
-        if (!array_has(o, active_key_, name)) {
-            json& active = o[active_key_];
+    const KeysAndName call{keys_.get(), name};
+    state_->update([c = &call](json& o) {
+        auto* object = o.get_ptr<json::object_t*>();
+        const auto pending = object == nullptr ? json::object_t::iterator() : object->find(c->keys->pending);
+        const bool only_this_pending = object != nullptr && pending != object->end() && pending->second.is_array() &&
+                                       pending->second.size() == 1 && pending->second[0].is_string() &&
+                                       pending->second[0].get_ref<const std::string&>() == c->name;
+        if (only_this_pending && object->find(c->keys->active) == object->end()) {
+            // The usual first activation: the pending entry (["name"]) becomes the active one
+            // in place, its node and strings reused; the state is what the general path gives.
+            auto node = object->extract(pending);
+            node.key() = c->keys->active;
+            object->insert(std::move(node));
+            return;
+        }
+        remove_pending(o, *c);
+        if (!array_has(o, c->keys->active, c->name)) {
+            json& active = o[c->keys->active];
             if (!active.is_array()) active = json::array();
-            active.push_back(std::string(name));
+            active.push_back(std::string(c->name));
         }
     });
 }
 
 void ShimStateActivationStore::roll_back(std::string_view name) {
-    state_->update([&](json& o) {
-        array_remove(o, pending_key_, name);
-        if (auto it = o.find(pending_key_); it != o.end() && (!it->is_array() || it->empty())) o.erase(it);
-    });
+    const KeysAndName call{keys_.get(), name};
+    state_->update([c = &call](json& o) { remove_pending(o, *c); });
 }
 
 std::vector<std::string> ShimStateActivationStore::active_names() const {
     std::vector<std::string> out;
-    const json value = state_->get(active_key_);
+    const json value = state_->get(keys_->active);
     if (!value.is_array()) return out;
     for (const auto& n : value) {
         if (n.is_string()) out.push_back(n.get<std::string>());
@@ -185,17 +227,20 @@ std::vector<std::string> ShimStateActivationStore::active_names() const {
     return out;
 }
 
-bool ShimStateActivationStore::prompt_delivered() const { return state_->get(prompt_key_) == true; }
+bool ShimStateActivationStore::prompt_delivered() const { return state_->get(keys_->prompt) == true; }
 
 bool ShimStateActivationStore::mark_prompt_delivered() {
-    bool marked = false;
-    state_->update([&](json& o) {
-        auto it = o.find(prompt_key_);
+    struct Call {
+        const Keys* keys;
+        bool marked = false;
+    } call{keys_.get()};
+    state_->update([c = &call](json& o) {
+        auto it = o.find(c->keys->prompt);
         if (it != o.end() && *it == true) return;
-        o[prompt_key_] = true;
-        marked = true;
+        o[c->keys->prompt] = true;
+        c->marked = true;
     });
-    return marked;
+    return call.marked;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -249,46 +294,73 @@ bool wrapper_tag_at(std::string_view text, std::size_t i) noexcept {
     return word_at(text, j, "skill_content") || word_at(text, j, "skill_resources");
 }
 
-}  // namespace
-
-std::string neutralize_wrapper_tags(std::string_view body) {
-    std::string out;
+// Appends `body` to `out` with the `<` of each wrapper tag written `&lt;`.
+void append_neutralized(std::string& out, std::string_view body) {
     std::size_t from = 0;
     for (std::size_t i = body.find('<'); i != std::string_view::npos; i = body.find('<', i + 1)) {
         if (!wrapper_tag_at(body, i)) continue;
-        if (out.empty()) out.reserve(body.size() + 16);
         out.append(body.substr(from, i - from));
         out += "&lt;";
         from = i + 1;
     }
-    if (from == 0) return std::string(body);
     out.append(body.substr(from));
+}
+
+}  // namespace
+
+std::string neutralize_wrapper_tags(std::string_view body) {
+    std::string out;
+    out.reserve(body.size());
+    append_neutralized(out, body);
     return out;
 }
 
 std::string render_activation_text(const LoadedSkill& skill, const ActivationTextOptions& options) {
+    // Every piece goes in as finished model text (model_output.hpp) and the markup is plain
+    // ASCII, so the whole text is finished without a last pass over it; wrapper tags are
+    // neutralized in the model text of the instructions (a control after `<` is U+FFFD by then).
     const SkillManifest& m = skill.manifest;
-    const std::string root = model_text(m.root);
-    std::string out = fmt::format("<skill_content name=\"{}\">\n", xml_escape(model_text(m.name)));
+    std::string root_copy;  // only when the root needs cleaning
+    const std::string_view root = detail::is_finished_model_text(m.root)
+                                      ? std::string_view(m.root)
+                                      : std::string_view(root_copy = detail::finished_model_text(m.root));
+    const bool mcp = std::string_view(m.library).substr(0, 4) == "mcp:";  // served by an MCP server
+    std::string out;
+    out.reserve(skill.instructions.size() + m.name.size() + 2 * root.size() + SKILL_DIRECTORY_NOTE.size() + 160 +
+                (mcp ? m.library.size() + 32 : 0) + skill.resources.size() * (root.size() + 48));
+    out += "<skill_content name=\"";
+    detail::append_finished_xml(out, m.name);
+    out += "\">\n";
     if (!skill.instructions.empty()) {
-        out += neutralize_wrapper_tags(model_text(skill.instructions));
+        if (detail::is_finished_model_text(skill.instructions)) {
+            append_neutralized(out, skill.instructions);
+        } else {
+            append_neutralized(out, detail::finished_model_text(skill.instructions));
+        }
         out += "\n\n";
     }
     if (options.include_directory) {
-        out += fmt::format("Skill directory: {}\n{}\n\n", xml_escape(root), SKILL_DIRECTORY_NOTE);
+        out += "Skill directory: ";
+        detail::append_finished_xml(out, root);
+        out += '\n';
+        out += SKILL_DIRECTORY_NOTE;
+        out += "\n\n";
     }
-    if (std::string_view(m.library).substr(0, 4) == "mcp:") {  // served by an MCP server (McpSkillLoader)
-        out += fmt::format("Source: the MCP server \"{}\".\n\n", xml_escape(model_text(m.library.substr(4))));
+    if (mcp) {
+        out += "Source: the MCP server \"";
+        detail::append_finished_xml(out, std::string_view(m.library).substr(4));
+        out += "\".\n\n";
     }
     out += "<skill_resources>\n";
     for (const auto& r : skill.resources) {
-        const std::string path = model_text(r.path);
+        const std::string path = detail::finished_model_text(r.path);
+        out += "  <file path=\"";
+        detail::append_finished_xml(out, path);
         if (options.include_directory) {
-            out += fmt::format("  <file path=\"{}\" read_path=\"{}\" />\n", xml_escape(path),
-                               xml_escape(join_path(root, path)));
-        } else {
-            out += fmt::format("  <file path=\"{}\" />\n", xml_escape(path));
+            out += "\" read_path=\"";
+            detail::append_finished_xml(out, join_path(root, path));
         }
+        out += "\" />\n";
     }
     if (skill.omitted_resources == 1) {
         out += "  and 1 more file is not listed.\n";
@@ -296,7 +368,7 @@ std::string render_activation_text(const LoadedSkill& skill, const ActivationTex
         out += fmt::format("  and {} more files are not listed.\n", skill.omitted_resources);
     }
     out += "</skill_resources>\n</skill_content>";
-    return detail::finish_model_text(std::move(out));  // U+FFFE / U+FFFF too, as the catalog block
+    return out;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -339,8 +411,6 @@ ToolSpec activation_tool_spec(std::string_view tool_name) {
         .strict = true,
     };
 }
-
-namespace {}  // namespace
 
 SkillActivator::SkillActivator(SkillCatalogPtr catalog, SkillActivatorOptions options)
     : catalog_(std::move(catalog)), options_(std::move(options)) {
@@ -423,7 +493,7 @@ ActivationResult SkillActivator::activate_name(ActivationStore& store, std::stri
         return unknown(requested);
     }
 
-    const auto deadline = std::chrono::steady_clock::now() + options_.wait_timeout;
+    std::optional<std::chrono::steady_clock::time_point> deadline;  // read from the clock when first needed
     for (;;) {
         switch (store.claim(manifest->name)) {
             case ClaimResult::already_active: {
@@ -435,7 +505,8 @@ ActivationResult SkillActivator::activate_name(ActivationStore& store, std::stri
                 return r;
             }
             case ClaimResult::in_progress:
-                if (std::chrono::steady_clock::now() >= deadline) {
+                if (!deadline) deadline = std::chrono::steady_clock::now() + options_.wait_timeout;
+                if (std::chrono::steady_clock::now() >= *deadline) {
                     ActivationResult r;
                     r.status = ActivationStatus::load_error;
                     r.requested = texts::shown(requested);
@@ -445,7 +516,7 @@ ActivationResult SkillActivator::activate_name(ActivationStore& store, std::stri
                     r.text = texts::still_activating(manifest->name);
                     return r;
                 }
-                store.wait_for_change(manifest->name, deadline);
+                store.wait_for_change(manifest->name, *deadline);
                 continue;
             case ClaimResult::claimed:
                 break;

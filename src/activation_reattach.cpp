@@ -11,6 +11,7 @@
 #include "agentskills/activation.hpp"
 #include "agentskills/prompt.hpp"
 #include "agentskills/text.hpp"
+#include "model_texts.hpp"
 
 namespace agentskills {
 
@@ -95,13 +96,7 @@ private:
 
 }  // namespace
 
-std::string reattach_cut_marker(std::string_view skill_file) {
-    std::string out =
-        "[Cut to fit the re-attach budget: the rest of this skill's instructions and its file list are left out.";
-    if (!skill_file.empty()) out += fmt::format(" The whole skill is in {}.", xml_escape(model_text(skill_file)));
-    out += ']';
-    return out;
-}
+std::string reattach_cut_marker(std::string_view skill_file) { return detail::texts::reattach_cut_note(skill_file); }
 
 Reattachment SkillActivator::reattach(const ActivationStore& store, const ReattachOptions& options) const {
     const Counter count = options.count ? options.count : Counter(count_code_points);

@@ -52,48 +52,67 @@ FileStat file_stat_of(const struct stat& st) noexcept {
     return out;
 }
 
-bool list_kinds(const std::string& path, std::string& names, std::vector<NameKind>& items) {
-    DIR* dir = ::opendir(path.c_str());
-    if (dir == nullptr) return false;
+int list_directory(int dir_fd, const ListOptions& options, std::string& names, std::vector<ListedEntry>& items) {
+    if (dir_fd < 0) return EBADF;
+    DIR* dir = ::fdopendir(dir_fd);
+    if (dir == nullptr) {
+        const int err = errno;
+        ::close(dir_fd);
+        return err;
+    }
     struct Closer {
         DIR* d;
-        ~Closer() { ::closedir(d); }
+        ~Closer() { ::closedir(d); }  // closes dir_fd too
     } closer{dir};
-    const int dir_fd = ::dirfd(dir);
     for (;;) {
         errno = 0;
         const dirent* ent = ::readdir(dir);
-        if (ent == nullptr) {
-            if (errno != 0) return false;
-            break;
-        }
+        if (ent == nullptr) return errno;
         const char* name = ent->d_name;
         if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
-        NameKind item{names.size(), std::strlen(name), EntryKind::other, false};
-        switch (ent->d_type) {
-            case DT_DIR:
-                item.kind = EntryKind::directory;
-                break;
-            case DT_REG:
-                item.kind = EntryKind::file;
-                break;
-            case DT_LNK:
-            case DT_UNKNOWN: {
-                struct stat st {};
-                if (::fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // vanished meanwhile
-                if (S_ISLNK(st.st_mode)) {
-                    item.is_symlink = true;
-                    if (::fstatat(dir_fd, name, &st, 0) != 0) break;  // dangling link: other
-                }
+        ListedEntry item;
+        item.offset = names.size();
+        item.size = std::strlen(name);
+        const unsigned char type = ent->d_type;
+        if (!options.stats && type != DT_UNKNOWN && (type != DT_LNK || !options.follow_symlinks)) {
+            // The entry's type is enough.
+            item.kind = type == DT_DIR ? EntryKind::directory : type == DT_REG ? EntryKind::file : EntryKind::other;
+            item.is_symlink = type == DT_LNK;
+        } else {
+            struct stat st {};
+            if (::fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // vanished meanwhile
+            if (S_ISLNK(st.st_mode)) {
+                item.is_symlink = true;
+                struct stat target {};
+                if (options.follow_symlinks && ::fstatat(dir_fd, name, &target, 0) == 0) {
+                    st = target;
+                    item.kind = kind_of(st.st_mode);
+                }  // else: not followed, dangling or a loop: other, with the link's own time
+            } else {
                 item.kind = kind_of(st.st_mode);
-                break;
             }
-            default:
-                break;
+            if (options.stats) {
+                item.bytes = item.kind == EntryKind::file ? static_cast<std::uint64_t>(st.st_size) : 0;
+                item.mtime_ns = mtime_of(st);
+            }
         }
         names.append(name, item.size);
         items.push_back(item);
     }
+}
+
+int list_directory(const std::string& path, const ListOptions& options, std::string& names,
+                   std::vector<ListedEntry>& items) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return errno;
+    return list_directory(fd, options, names, items);
+}
+
+bool list_kinds(const std::string& path, std::string& names, std::vector<NameKind>& items) {
+    std::vector<ListedEntry> listed;
+    if (list_directory(path, ListOptions{.follow_symlinks = true, .stats = false}, names, listed) != 0) return false;
+    items.reserve(items.size() + listed.size());
+    for (const ListedEntry& e : listed) items.push_back({e.offset, e.size, e.kind, e.is_symlink});
     return true;
 }
 

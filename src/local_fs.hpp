@@ -58,9 +58,42 @@ struct NameKind {
     bool is_symlink = false;
 };
 
-/// The children of a local directory with their kinds, from the entries' d_type where the file
-/// system reports it (a stat only for symlinks and unknown types; no sizes or times). Names go
-/// into one buffer. False on any error: the caller then asks the reader, which reports it.
+/// One child of a listed directory (list_directory): its name at names[offset, offset + size).
+struct ListedEntry {
+    std::size_t offset = 0;
+    std::size_t size = 0;
+    EntryKind kind = EntryKind::other;  ///< of the link's target when links are followed
+    bool is_symlink = false;
+    std::uint64_t bytes = 0;    ///< with `stats`: the size of a file (0 for anything else)
+    std::int64_t mtime_ns = 0;  ///< with `stats`: of the target, or of a dangling link itself
+};
+
+/// What list_directory finds out about each child.
+struct ListOptions {
+    /// The kind of a symlink is its target's (a stat; a dangling link or a loop is `other`);
+    /// otherwise a symlink is `other` and its target is not looked at.
+    bool follow_symlinks = true;
+    /// An lstat of every child for its size and time (and its kind: d_type is not used).
+    bool stats = false;
+};
+
+/// The one directory listing of the local file system: the children of the directory open
+/// as `dir_fd` (the call takes the descriptor over and closes it), without `.` and `..`
+/// (other hidden names are listed), names appended to `names` and entries to `items`. Kinds
+/// come from the entry's d_type where the file system reports it; DT_UNKNOWN (and DT_LNK
+/// when links are followed) costs an lstat, and a child that vanished before it is left out.
+/// Returns 0, or the errno of the call that failed (what was listed before stays in `items`).
+[[nodiscard]] int list_directory(int dir_fd, const ListOptions& options, std::string& names,
+                                 std::vector<ListedEntry>& items);
+
+/// list_directory of `path`, opened with O_DIRECTORY; the errno of the open when it fails.
+[[nodiscard]] int list_directory(const std::string& path, const ListOptions& options, std::string& names,
+                                 std::vector<ListedEntry>& items);
+
+/// The children of a local directory with their kinds (links followed), from the entries'
+/// d_type where the file system reports it (a stat only for symlinks and unknown types; no
+/// sizes or times): list_directory. Names go into one buffer. False on any error: the caller
+/// then asks the reader, which reports it.
 bool list_kinds(const std::string& path, std::string& names, std::vector<NameKind>& items);
 
 /// What happened to a read_new_file call.

@@ -4,12 +4,15 @@
 #include <fmt/core.h>
 
 #include "agentskills/names.hpp"
+#include "agentskills/prompt.hpp"
 #include "agentskills/text.hpp"
 
 namespace agentskills::detail::texts {
 
 std::string shown(std::string_view value) {
     constexpr std::size_t max_bytes = 4 * max_quoted_code_points;  // 128 code points of at most 4 bytes
+    // Short clean text (the usual name) is shown as it is: it has at most max_quoted_code_points.
+    if (value.size() <= max_quoted_code_points && is_model_text(value)) return std::string(value);
     const bool cut_bytes = value.size() > max_bytes;
     std::string text = model_text(cut_bytes ? value.substr(0, max_bytes) : value);
     if (!cut_bytes && code_point_count(text) <= max_quoted_code_points) return text;
@@ -40,14 +43,30 @@ std::string unknown_skill(std::string_view requested, const std::vector<std::str
 }
 
 std::string already_active(std::string_view name, std::string_view where, std::string_view tool_name) {
-    return fmt::format(
-        "The skill {0} is already active: its instructions are in {1} that an earlier {2} call returned in this "
-        "conversation. Keep following that block; do not call {2} for this skill again.",
-        quoted(name), where, tool_name);
+    // Appended piece by piece: this text answers every repeated activation.
+    const std::string shown_name = shown(name);
+    std::string out;
+    out.reserve(190 + shown_name.size() + where.size() + 2 * tool_name.size());
+    out += "The skill \"";
+    out += shown_name;
+    out += "\" is already active: its instructions are in ";
+    out += where;
+    out += " that an earlier ";
+    out += tool_name;
+    out += " call returned in this conversation. Keep following that block; do not call ";
+    out += tool_name;
+    out += " for this skill again.";
+    return out;
 }
 
 std::string skill_content_block(std::string_view name) {
-    return fmt::format("the <skill_content name=\"{}\"> block", shown(name));
+    const std::string shown_name = shown(name);
+    std::string out;
+    out.reserve(40 + shown_name.size());
+    out += "the <skill_content name=\"";
+    out += shown_name;
+    out += "\"> block";
+    return out;
 }
 
 std::string skill_section(std::string_view name) { return fmt::format("the \"## Skill: {}\" block", shown(name)); }
@@ -117,6 +136,19 @@ std::string file_not_text(std::string_view path, std::string_view type, std::str
 std::string file_cut_note(std::string_view path, std::size_t cap, std::size_t shown_bytes) {
     return fmt::format("[The file \"{}\" is longer than {} bytes; only its first {} bytes are shown.]",
                        model_text(path), cap, shown_bytes);
+}
+
+std::string reattach_cut_note(std::string_view skill_file) {
+    std::string out =
+        "[Cut to fit the re-attach budget: the rest of this skill's instructions and its file list are left out.";
+    if (!skill_file.empty()) out += fmt::format(" The whole skill is in {}.", xml_escape(model_text(skill_file)));
+    out += ']';
+    return out;
+}
+
+std::string skills_not_listed(std::size_t n) {
+    if (n == 1) return "1 more skill is not listed here, to keep this list within its size budget.";
+    return fmt::format("{} more skills are not listed here, to keep this list within its size budget.", n);
 }
 
 std::string skill_list(const std::vector<std::string>& lines) {

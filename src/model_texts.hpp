@@ -77,6 +77,15 @@ inline constexpr std::size_t max_quoted_code_points = 128;
 /// `[The file "P" is longer than CAP bytes; only its first SHOWN bytes are shown.]`
 [[nodiscard]] std::string file_cut_note(std::string_view path, std::size_t cap, std::size_t shown);
 
+/// `[Cut to fit the re-attach budget: ... left out. The whole skill is in PATH.]`: the end of a
+/// re-attached skill cut to its budget; the last sentence only when `skill_file` is not empty
+/// (it is XML-escaped model text there: the note sits inside a `<skill_content>` block).
+[[nodiscard]] std::string reattach_cut_note(std::string_view skill_file);
+
+/// `N more skills are not listed here, to keep this list within its size budget.` (`1 more
+/// skill is ...` for one): the line after a catalog block that a budget shortened.
+[[nodiscard]] std::string skills_not_listed(std::size_t n);
+
 /// SkillTool's list: `Available skills:` and one `- name: description` line each, or
 /// `No skills are available.`. `lines` are the `name: description` parts.
 [[nodiscard]] std::string skill_list(const std::vector<std::string>& lines);

@@ -9,25 +9,6 @@
 
 namespace agentskills {
 
-namespace detail {
-
-// The last step of every text the model sees: valid UTF-8 without control characters other
-// than TAB and LF (model_text), and without the two code points XML 1.0 does not allow in
-// valid UTF-8 (U+FFFE, U+FFFF), so the block is well-formed XML 1.0 and a C host can pass it
-// as a C string. Each replaced character becomes U+FFFD. Clean text costs one scan, no copy.
-std::string finish_model_text(std::string text) {
-    if (!is_model_text(text)) text = model_text(text);
-    // In valid UTF-8, EF BF BE and EF BF BF can only be U+FFFE and U+FFFF.
-    for (std::size_t pos = text.find("\xEF\xBF"); pos != std::string::npos; pos = text.find("\xEF\xBF", pos + 3)) {
-        if (pos + 2 < text.size() && (text[pos + 2] == '\xBE' || text[pos + 2] == '\xBF')) text[pos + 2] = '\xBD';
-    }
-    return text;
-}
-
-}  // namespace detail
-
-using detail::finish_model_text;
-
 std::string xml_escape(std::string_view text) {
     std::string out;
     out.reserve(text.size());
@@ -77,19 +58,21 @@ std::string render_available_skills(const std::vector<CatalogEntry>& entries) {
         if (e.manifest == nullptr) continue;
         const SkillManifest& m = *e.manifest;
         out += "  <skill>\n    <name>";
-        out += xml_escape(m.name);
+        detail::append_finished_xml(out, m.name);
         out += "</name>\n";
         if (e.include_description && m.mode != SkillMode::name_only) {
             out += "    <description>";
-            out += xml_escape(m.description);
+            detail::append_finished_xml(out, m.description);
             out += "</description>\n";
         }
         out += "    <location>";
-        out += xml_escape(m.skill_file);
+        detail::append_finished_xml(out, m.skill_file);
         out += "</location>\n  </skill>\n";
     }
     out += "</available_skills>";
-    return finish_model_text(std::move(out));
+    // Each value went in as finished model text and the markup is plain ASCII, so the block is
+    // finished model text as a whole (model_output.hpp) without a pass over it.
+    return out;
 }
 
 std::string render_available_skills(const std::vector<const SkillManifest*>& skills) {

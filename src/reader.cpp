@@ -1,7 +1,6 @@
 // agentskills-cpp — storage: path rules, the local, in-memory and mounted readers.
 #include "agentskills/reader.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -222,43 +221,22 @@ std::vector<DirEntry> LocalSkillReader::list_dir(std::string_view path) const {
         }
         throw_errno(err, "cannot list", path);
     }
-    DIR* dir = ::fdopendir(fd.get());
-    if (dir == nullptr) throw_errno(errno, "cannot list", path);
-    const int dir_fd = fd.release();  // closedir owns it now
-    struct DirCloser {
-        DIR* d;
-        ~DirCloser() { ::closedir(d); }
-    } closer{dir};
-
+    // Every child with an lstat (sizes and times), links followed: the one local listing.
+    std::string names;
+    std::vector<local::ListedEntry> items;
+    if (const int err = local::list_directory(fd.release(), {.follow_symlinks = true, .stats = true}, names, items);
+        err != 0) {
+        throw_errno(err, "cannot list", path);
+    }
     std::vector<DirEntry> out;
-    for (;;) {
-        errno = 0;
-        const dirent* ent = ::readdir(dir);
-        if (ent == nullptr) {
-            if (errno != 0) throw_errno(errno, "cannot list", path);
-            break;
-        }
-        const char* name = ent->d_name;
-        if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
+    out.reserve(items.size());
+    for (const local::ListedEntry& item : items) {
         DirEntry entry;
-        entry.name = name;
-        struct stat st {};
-        if (::fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // vanished meanwhile
-        if (S_ISLNK(st.st_mode)) {
-            entry.is_symlink = true;
-            struct stat target {};
-            if (::fstatat(dir_fd, name, &target, 0) == 0) {
-                st = target;
-            } else {
-                entry.kind = EntryKind::other;  // dangling link
-                entry.mtime_ns = mtime_of(st);
-                out.push_back(std::move(entry));
-                continue;
-            }
-        }
-        entry.kind = kind_of(st.st_mode);
-        entry.size = entry.kind == EntryKind::file ? static_cast<std::uint64_t>(st.st_size) : 0;
-        entry.mtime_ns = mtime_of(st);
+        entry.name.assign(names, item.offset, item.size);
+        entry.kind = item.kind;
+        entry.is_symlink = item.is_symlink;
+        entry.size = item.bytes;
+        entry.mtime_ns = item.mtime_ns;
         out.push_back(std::move(entry));
     }
     return out;

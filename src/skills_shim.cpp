@@ -89,11 +89,6 @@ std::string expand_template(std::string_view tpl, const PlaceholderValues* value
     return out;
 }
 
-std::string omitted_line(std::size_t n) {
-    if (n == 1) return "1 more skill is not listed here, to keep this list within its size budget.";
-    return fmt::format("{} more skills are not listed here, to keep this list within its size budget.", n);
-}
-
 ToolSpec make_tool_spec(const std::string& tool_name) { return activation_tool_spec(tool_name); }
 
 ToolSpec make_resource_tool_spec(const std::string& tool_name) {
@@ -137,13 +132,14 @@ struct ShimBinding {
     std::uint64_t generation = 0;  // 0: not a live catalog's
     std::shared_ptr<const SkillActivator> activator;
     std::string shim_name;
+    std::shared_ptr<const ShimStateActivationStore::Keys> store_keys;  // of shim_name
     std::string tool_name;
     std::string resource_tool_name;
     std::size_t max_resource_bytes = 0;
     SkillReaderPtr resource_reader;
 
     [[nodiscard]] std::string activate(const ToolCall& call, RunState& state) const {
-        ShimStateActivationStore store(state.shim_state, shim_name);
+        ShimStateActivationStore store(state.shim_state, store_keys);
         ActivationResult r = activator->activate(store, call.arguments);
         if (r.status == ActivationStatus::load_error) {
             if (r.exception) std::rethrow_exception(r.exception);
@@ -176,7 +172,7 @@ struct ShimBinding {
         if (name == nullptr || path == nullptr) return problem + " " + texts::resource_usage(resource_tool_name);
         const SkillCatalog& catalog = *activator->catalog();
         const SkillManifest* manifest = name->size() > ACTIVATION_MAX_NAME_BYTES ? nullptr : catalog.get(*name);
-        ShimStateActivationStore store(state.shim_state, shim_name);
+        ShimStateActivationStore store(state.shim_state, store_keys);
         if (manifest == nullptr || !store.is_active(manifest->name)) return texts::not_active(*name, tool_name);
         const LoadedSkill skill = catalog.load(manifest->name);
         return read_skill_resource_text(skill, *reader_for(catalog, resource_reader, manifest->name), *path,
@@ -205,7 +201,7 @@ public:
 
     void prepare_turn(PreparedTurn& turn) override {
         RunState& state = turn.run_state();
-        ShimStateActivationStore store(state.shim_state, binding_->shim_name);
+        ShimStateActivationStore store(state.shim_state, binding_->store_keys);
         const std::string& block = binding_->activator->prompt_block();
         if (!binding_->activator->invocable_names().empty()) {
             // Re-derived every turn: appended when the instructions lack it (first turn, or a host
@@ -417,7 +413,7 @@ SkillsPrompt SkillsShim::render_prompt(const SkillCatalog& catalog) const {
         }
         std::string catalog_text = render_available_skills(entries);
         std::string skills_text = catalog_text;
-        if (!out.omitted.empty()) skills_text += "\n" + omitted_line(out.omitted.size());
+        if (!out.omitted.empty()) skills_text += "\n" + texts::skills_not_listed(out.omitted.size());
         if (const auto* tpl = std::get_if<std::string>(&options_.system_prompt)) {
             PlaceholderValues values{.tool_name = options_.tool_name,
                                      .skills = skills_text,
@@ -506,6 +502,7 @@ std::shared_ptr<const detail::ShimBinding> SkillsShim::make_binding(SkillCatalog
                                        .prompt_block = prompt.text,
                                        .on_diagnostic = options_.on_diagnostic});
     binding->shim_name = options_.name;
+    binding->store_keys = ShimStateActivationStore::keys_for(options_.name);
     binding->tool_name = options_.tool_name;
     binding->resource_tool_name = options_.resource_tool_name;
     binding->max_resource_bytes = options_.max_resource_bytes;

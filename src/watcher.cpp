@@ -7,7 +7,6 @@
 // skill directories, a root that appeared, one that vanished) and on_change runs, once per burst.
 #include "watcher.hpp"
 
-#include <dirent.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
@@ -23,11 +22,13 @@
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
+#include <vector>
 
 #include <fmt/core.h>
 
 #include "agentskills/diagnostic_codes.hpp"
 #include "agentskills/errors.hpp"
+#include "local_fs.hpp"
 
 namespace agentskills::detail {
 
@@ -95,18 +96,17 @@ struct DirectoryWatcher::Impl {
         for (const std::string& root : options.roots) {
             if (is_directory(root)) {
                 first.push_back({root, WatchInfo{WatchInfo::Kind::root, {}}});
-                DIR* dir = ::opendir(root.c_str());
-                if (dir == nullptr) continue;
-                while (const dirent* e = ::readdir(dir)) {
-                    const std::string_view name = e->d_name;
-                    if (name == "." || name == "..") continue;
+                // The children that are directories, symlinks to one included (the one local
+                // listing, local_fs.hpp); a listing that fails part way keeps what it found.
+                std::string names;
+                std::vector<local::ListedEntry> items;
+                (void)local::list_directory(root, {.follow_symlinks = true, .stats = false}, names, items);
+                for (const local::ListedEntry& item : items) {
+                    if (item.kind != EntryKind::directory) continue;
+                    const std::string_view name = std::string_view(names).substr(item.offset, item.size);
                     std::string path = root == "/" ? "/" + std::string(name) : root + "/" + std::string(name);
-                    const bool maybe_dir = e->d_type == DT_DIR || e->d_type == DT_LNK || e->d_type == DT_UNKNOWN;
-                    if (maybe_dir && is_directory(path)) {
-                        children.push_back({std::move(path), WatchInfo{WatchInfo::Kind::child, {}}});
-                    }
+                    children.push_back({std::move(path), WatchInfo{WatchInfo::Kind::child, {}}});
                 }
-                ::closedir(dir);
                 continue;
             }
             // Not a directory (yet): the nearest existing parent, for the next component.

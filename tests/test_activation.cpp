@@ -161,6 +161,53 @@ TEST_CASE("shim-state store: today's keys, no pending key once settled", "[activ
     CHECK(store.active_names() == std::vector<std::string>{"x"});
 }
 
+TEST_CASE("shim-state store: confirm gives the same state whatever else is pending or active", "[activation][store]") {
+    ShimState state;
+    ShimStateActivationStore store(state, "docs");
+    CHECK(store.claim("x") == ClaimResult::claimed);
+    CHECK(store.claim("y") == ClaimResult::claimed);
+    store.confirm("x");  // y still pending
+    CHECK(state.snapshot() == json{{"docs:active-skill-names", {"x"}}, {"docs:pending-skill-names", {"y"}}});
+    store.confirm("y");  // x already active
+    CHECK(state.snapshot() == json{{"docs:active-skill-names", {"x", "y"}}});
+    CHECK(store.claim("z") == ClaimResult::claimed);  // alone in pending, but active exists
+    store.confirm("z");
+    CHECK(state.snapshot() == json{{"docs:active-skill-names", {"x", "y", "z"}}});
+    ShimState other;
+    other.set("docs:other", 1);
+    ShimStateActivationStore second(other, "docs");
+    CHECK(second.claim("w") == ClaimResult::claimed);  // the first activation: pending becomes active
+    second.confirm("w");
+    CHECK(other.snapshot() == json{{"docs:active-skill-names", {"w"}}, {"docs:other", 1}});
+    second.confirm("w");  // confirming again changes nothing
+    CHECK(other.snapshot() == json{{"docs:active-skill-names", {"w"}}, {"docs:other", 1}});
+    CHECK(second.active_names() == std::vector<std::string>{"w"});
+}
+
+TEST_CASE("shim-state store: shared keys from keys_for act as the name does", "[activation][store]") {
+    const auto keys = ShimStateActivationStore::keys_for("docs");
+    REQUIRE(keys);
+    CHECK(keys->active == "docs:active-skill-names");
+    CHECK(keys->prompt == "docs:system-prompt-appended");
+    CHECK(keys->pending == "docs:pending-skill-names");
+    ShimState first_state;
+    ShimState second_state;
+    ShimStateActivationStore first(first_state, keys);
+    ShimStateActivationStore second(second_state, keys);  // one key set, two run states
+    CHECK(first.active_key() == "docs:active-skill-names");
+    CHECK(first.claim("x") == ClaimResult::claimed);
+    CHECK(first_state.snapshot() == json{{"docs:pending-skill-names", {"x"}}});
+    first.confirm("x");
+    CHECK(first.mark_prompt_delivered());
+    CHECK_FALSE(first.mark_prompt_delivered());
+    CHECK(first_state.snapshot() == json{{"docs:active-skill-names", {"x"}}, {"docs:system-prompt-appended", true}});
+    CHECK(second.claim("x") == ClaimResult::claimed);  // the other run state knows nothing of x
+    second.roll_back("x");
+    CHECK(second_state.snapshot() == json::object());
+    CHECK_THROWS_AS(ShimStateActivationStore(first_state, std::shared_ptr<const ShimStateActivationStore::Keys>()),
+                    ConfigurationError);
+}
+
 // ---------------------------------------------------------------------------------------
 // The core
 

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <future>
 #include <map>
 #include <memory>
 #include <set>
@@ -27,6 +26,7 @@
 
 #include "../src/mcp_client/client_internal.hpp"
 #include "fs_fixtures.hpp"
+#include "support/http_fixture.hpp"
 
 using nlohmann::json;
 using namespace agentskills;
@@ -160,37 +160,19 @@ TEST_CASE("mcp client: round trip through `agentskills mcp` over stdio, each era
 
 namespace {
 
-struct HttpServer {
-    agentskills_test::TempDir dir;
-    std::unique_ptr<mcp::Server> server;
-    std::atomic<bool> stop{false};
-    std::thread thread;
-    int port = 0;
+/// Two skills (one with a file), listed one per page.
+struct HttpServer : agentskills_test::McpHttpFixture {
+    HttpServer()
+        : McpHttpFixture(
+              {{"lib/alpha/SKILL.md", "---\nname: alpha\ndescription: First.\n---\nAlpha body.\n"},
+               {"lib/alpha/references/a.md", "A\n"},
+               {"lib/beta/SKILL.md", "---\nname: beta\ndescription: Second.\nversion: 1.0\n---\nBeta body.\n"}},
+              options()) {}
 
-    HttpServer() {
-        dir.write("lib/alpha/SKILL.md", "---\nname: alpha\ndescription: First.\n---\nAlpha body.\n");
-        dir.write("lib/alpha/references/a.md", "A\n");
-        dir.write("lib/beta/SKILL.md", "---\nname: beta\ndescription: Second.\nversion: 1.0\n---\nBeta body.\n");
-        auto loader = std::make_shared<FilesystemSkillLoader>(
-            FilesystemLoaderOptions{.roots = {dir.path("lib")}, .include_default_roots = false});
-        mcp::ServerOptions options;
-        options.log = [](std::string_view) {};
-        options.page_size = 1;
-        server = std::make_unique<mcp::Server>(discover_skill_catalog(loader), options);
-        std::promise<int> bound;
-        auto ready = bound.get_future();
-        thread = std::thread([this, &bound] {
-            mcp::HttpOptions http;
-            http.threads = 2;
-            http.on_listening = [&bound](int p) { bound.set_value(p); };
-            http.should_stop = [this] { return stop.load(); };
-            (void)mcp::serve_http(*server, http);
-        });
-        port = ready.get();
-    }
-    ~HttpServer() {
-        stop = true;
-        thread.join();
+    static mcp::ServerOptions options() {
+        mcp::ServerOptions o;
+        o.page_size = 1;
+        return o;
     }
 };
 

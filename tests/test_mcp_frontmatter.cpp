@@ -13,6 +13,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <agentskills/text.hpp>
+
 #include "internal.hpp"
 
 using nlohmann::json;
@@ -130,7 +132,7 @@ TEST_CASE("mcp helpers: digest, base64, percent escapes, JSON depth", "[mcp]") {
     CHECK(d::json_depth(R"("\"[")", 64) == 0);
     std::string escaped;
     const std::string raw = std::string("q\"b\\ n\n r\r t\t \x01 \x7f \xC3\xA9 ") + '\0';
-    d::append_json_string(escaped, raw);
+    agentskills::append_json_string(escaped, raw);  // the core escaper the MCP server uses
     CHECK(escaped == "\"q\\\"b\\\\ n\\n r\\r t\\t \\u0001 \x7f \xC3\xA9 \\u0000\"");
     CHECK(json::parse(escaped) == raw);
     CHECK(d::mime_type_for("x.MD", true) == "text/markdown");

@@ -1,12 +1,9 @@
 // The MCP server's Streamable HTTP transport on loopback: status codes, Origin, sessions, headers.
 #ifdef AGENTSKILLS_HAVE_MCP
 
-#include <atomic>
 #include <chrono>
-#include <future>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include <httplib.h>
 #include <catch2/catch.hpp>
@@ -17,6 +14,7 @@
 #include <agentskills/mcp_server.hpp>
 
 #include "fs_fixtures.hpp"
+#include "support/http_fixture.hpp"
 
 using nlohmann::json;
 using namespace agentskills;
@@ -28,39 +26,15 @@ const char* MODERN_LIST =
     R"({"jsonrpc":"2.0","id":2,"method":"skills/list","params":{"_meta":{)"
     R"("io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}})";
 
-struct HttpFixture {
-    agentskills_test::TempDir dir;
-    std::unique_ptr<mcp::Server> server;
-    std::atomic<bool> stop{false};
-    std::thread thread;
-    int port = 0;
+/// One skill, and one allowed Origin besides loopback.
+struct HttpFixture : agentskills_test::McpHttpFixture {
+    HttpFixture()
+        : McpHttpFixture({{"lib/alpha/SKILL.md", "---\nname: alpha\ndescription: First.\n---\nBody.\n"}}, {}, http()) {}
 
-    HttpFixture() {
-        dir.write("lib/alpha/SKILL.md", "---\nname: alpha\ndescription: First.\n---\nBody.\n");
-        auto loader = std::make_shared<FilesystemSkillLoader>(
-            FilesystemLoaderOptions{.roots = {dir.path("lib")}, .include_default_roots = false});
-        mcp::ServerOptions options;
-        options.log = [](std::string_view) {};
-        server = std::make_unique<mcp::Server>(discover_skill_catalog(loader), options);
-        std::promise<int> bound;
-        auto ready = bound.get_future();
-        thread = std::thread([this, &bound] {
-            mcp::HttpOptions http;
-            http.threads = 2;
-            http.allowed_origins = {"https://app.example"};
-            http.on_listening = [&bound](int p) { bound.set_value(p); };
-            http.should_stop = [this] { return stop.load(); };
-            (void)mcp::serve_http(*server, http);
-        });
-        port = ready.get();
-    }
-    ~HttpFixture() {
-        stop = true;
-        thread.join();
-    }
-    httplib::Result post(const std::string& body, httplib::Headers headers = {}) {
-        httplib::Client client("127.0.0.1", port);
-        return client.Post("/mcp", headers, body, "application/json");
+    static mcp::HttpOptions http() {
+        mcp::HttpOptions options = default_http();
+        options.allowed_origins = {"https://app.example"};
+        return options;
     }
 };
 

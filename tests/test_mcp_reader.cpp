@@ -24,6 +24,7 @@
 #include <agentskills/loader.hpp>
 #include <agentskills/mcp_server.hpp>
 #include <agentskills/reader.hpp>
+#include <agentskills/text.hpp>
 
 #include "fs_fixtures.hpp"
 #include "internal.hpp"
@@ -179,7 +180,7 @@ TEST_CASE("mcp: resources/read text escaping matches a JSON serializer at every 
                 std::string text(length, 'a');
                 text.insert(at, special);
                 std::string out = "x";
-                mcp::detail::append_json_string(out, text);
+                agentskills::append_json_string(out, text);
                 CAPTURE(length, at, special);
                 REQUIRE(out == "x" + json(text).dump());
             }

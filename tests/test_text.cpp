@@ -74,3 +74,77 @@ TEST_CASE("json_string: the same bytes as nlohmann::json::dump for valid UTF-8",
         CHECK(json_string(s, JsonEscape::ascii) == j.dump(-1, ' ', /*ensure_ascii=*/true));
     }
 }
+
+namespace {
+
+// Every byte value as the one code point it starts (0x00..0x7F as itself, 0x80..0xFF as the
+// two-byte UTF-8 of U+0080..U+00FF), so each string stays valid UTF-8.
+std::string code_point_of_byte(unsigned value) {
+    std::string out;
+    if (value < 0x80) {
+        out.push_back(static_cast<char>(value));
+    } else {
+        out.push_back(static_cast<char>(0xC0 | (value >> 6)));
+        out.push_back(static_cast<char>(0x80 | (value & 0x3F)));
+    }
+    return out;
+}
+
+void check_like_dump(const std::string& s) {
+    const nlohmann::json j = s;
+    CAPTURE(s.size());
+    REQUIRE(json_string(s) == j.dump());
+    REQUIRE(json_string(s, JsonEscape::ascii) == j.dump(-1, ' ', /*ensure_ascii=*/true));
+    std::string appended = "prefix";  // appends after what is there
+    append_json_string(appended, s);
+    REQUIRE(appended == "prefix" + j.dump());
+}
+
+}  // namespace
+
+TEST_CASE("append_json_string: every byte value at every offset of a word, as nlohmann dumps it", "[text][json]") {
+    // The escaper skips clean stretches 8 or 16 bytes at a time: put each byte value (and each
+    // code point U+0080..U+00FF) at each offset of strings around those sizes, between clean
+    // ASCII, UTF-8 and other specials.
+    for (unsigned value = 0; value < 256; ++value) {
+        const std::string special = code_point_of_byte(value);
+        for (std::size_t length = 0; length <= 34; ++length) {
+            for (std::size_t at = 0; at <= length; ++at) {
+                std::string text(length, 'a');
+                text.insert(at, special);
+                CAPTURE(value, length, at);
+                check_like_dump(text);
+            }
+        }
+        check_like_dump("\xC3\xA9" + special + std::string(17, 'z') + special + "\xE6\x8A\x80");
+    }
+    // All 256 byte values in one string: the ASCII half against nlohmann; raw bytes from 0x80 on
+    // are ill-formed alone (nlohmann would throw), so that half is checked by the rule.
+    std::string ascii_half;
+    for (unsigned value = 0; value < 0x80; ++value) ascii_half.push_back(static_cast<char>(value));
+    check_like_dump(ascii_half);
+    std::string high_half;
+    for (unsigned value = 0x80; value < 0x100; ++value) high_half.push_back(static_cast<char>(value));
+    CHECK(json_string(high_half) == "\"" + high_half + "\"");  // utf8: copied as they are
+    std::string expected = "\"";
+    for (unsigned value = 0x80; value < 0x100; ++value) expected += "\\ufffd";  // each byte ill-formed alone
+    CHECK(json_string(high_half, JsonEscape::ascii) == expected + "\"");
+}
+
+TEST_CASE("append_json_string: long runs, clean and escaped, as nlohmann dumps them", "[text][json]") {
+    std::string text;
+    for (int i = 0; i < 4000; ++i) text += "plain ASCII run ";  // 64,000 clean bytes
+    check_like_dump(text);
+    std::string every_code_point;
+    for (unsigned value = 0; value < 256; ++value) every_code_point += code_point_of_byte(value);
+    std::string mixed;
+    for (int i = 0; i < 300; ++i) {
+        mixed += every_code_point;
+        mixed += std::string(static_cast<std::size_t>(i % 37), 'q');
+        mixed += "\xE6\x8A\x80\xF0\x9F\x98\x80\"\\";
+    }
+    check_like_dump(mixed);
+    check_like_dump(std::string(1000, '"'));
+    check_like_dump(std::string(1000, '\0'));
+    check_like_dump(std::string(1000, '\x7f'));
+}

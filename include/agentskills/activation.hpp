@@ -94,7 +94,17 @@ private:
 /// The ShimState must outlive the store.
 class ShimStateActivationStore final : public ActivationStore {
 public:
+    /// The three keys of one shim name, built once and shared by the stores of every call.
+    struct Keys {
+        std::string active;
+        std::string prompt;
+        std::string pending;
+    };
+    [[nodiscard]] static std::shared_ptr<const Keys> keys_for(std::string_view shim_name);
+
     explicit ShimStateActivationStore(ShimState& state, std::string_view shim_name = "skills");
+    /// A store over `state` with keys from keys_for (not null).
+    ShimStateActivationStore(ShimState& state, std::shared_ptr<const Keys> keys);
     [[nodiscard]] ClaimResult claim(std::string_view name) override;
     void confirm(std::string_view name) override;
     void roll_back(std::string_view name) override;
@@ -102,15 +112,13 @@ public:
     [[nodiscard]] bool prompt_delivered() const override;
     bool mark_prompt_delivered() override;
 
-    [[nodiscard]] const std::string& active_key() const noexcept { return active_key_; }
-    [[nodiscard]] const std::string& prompt_key() const noexcept { return prompt_key_; }
-    [[nodiscard]] const std::string& pending_key() const noexcept { return pending_key_; }
+    [[nodiscard]] const std::string& active_key() const noexcept { return keys_->active; }
+    [[nodiscard]] const std::string& prompt_key() const noexcept { return keys_->prompt; }
+    [[nodiscard]] const std::string& pending_key() const noexcept { return keys_->pending; }
 
 private:
     ShimState* state_;
-    std::string active_key_;
-    std::string prompt_key_;
-    std::string pending_key_;
+    std::shared_ptr<const Keys> keys_;
 };
 
 // ---------------------------------------------------------------------------------------

@@ -8,12 +8,12 @@
 #include <stdexcept>
 #include <utility>
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <fmt/core.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../local_fs.hpp"
 #include "agentskills/mcp_server.hpp"
 #include "agentskills/names.hpp"
 #include "internal.hpp"
@@ -159,41 +159,25 @@ std::optional<FileVersion> FileSource::stat(const std::string& path) const {
 
 std::vector<DirEntry> FileSource::list(const std::string& path) const {
     if (!local_) return reader_->list_dir(path);
-    // The local file system: what LocalSkillReader::list_dir reports of each child's kind and
-    // link-ness, from the directory entry's type where the file system gives it (no stat per
+    // The local file system, through the one local listing (local_fs.hpp): each child's kind
+    // and link-ness from the directory entry's type where the file system gives it (no stat per
     // file); sizes and times are not needed here.
     const std::string native = base_.empty() || (!path.empty() && path.front() == '/') ? path : join_path(base_, path);
     const int fd = ::open(native.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) throw std::runtime_error(fmt::format("cannot open the directory {}", path));
-    DIR* dir = ::fdopendir(fd);
-    if (dir == nullptr) {
-        ::close(fd);
+    std::string names;
+    std::vector<agentskills::detail::local::ListedEntry> items;
+    // Links are not followed: a symlink is listed as a symlink of kind other.
+    if (agentskills::detail::local::list_directory(fd, {.follow_symlinks = false, .stats = false}, names, items) != 0) {
         throw std::runtime_error(fmt::format("cannot list {}", path));
     }
-    struct Closer {
-        DIR* d;
-        ~Closer() { ::closedir(d); }
-    } closer{dir};
     std::vector<DirEntry> out;
-    for (;;) {
-        errno = 0;
-        const dirent* ent = ::readdir(dir);
-        if (ent == nullptr) {
-            if (errno != 0) throw std::runtime_error(fmt::format("cannot list {}", path));
-            break;
-        }
-        const char* name = ent->d_name;
-        if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
+    out.reserve(items.size());
+    for (const auto& item : items) {
         DirEntry entry;
-        entry.name = name;
-        unsigned char type = ent->d_type;
-        if (type == DT_UNKNOWN) {
-            struct stat st {};
-            if (::fstatat(::dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // vanished meanwhile
-            type = S_ISLNK(st.st_mode) ? DT_LNK : S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_FIFO;
-        }
-        entry.is_symlink = type == DT_LNK;
-        entry.kind = type == DT_DIR ? EntryKind::directory : type == DT_REG ? EntryKind::file : EntryKind::other;
+        entry.name.assign(names, item.offset, item.size);
+        entry.kind = item.kind;
+        entry.is_symlink = item.is_symlink;
         out.push_back(std::move(entry));
     }
     return out;

@@ -45,10 +45,6 @@ namespace agentskills::mcp::detail {
 /// Largest nesting of `[`/`{` outside strings in JSON text (stops counting past `limit`).
 [[nodiscard]] std::size_t json_depth(std::string_view text, std::size_t limit);
 
-/// Appends `text` (valid UTF-8) to `out` as a JSON string literal, quotes included: `"`, `\\`
-/// and control characters escaped, everything else copied as is.
-void append_json_string(std::string& out, std::string_view text);
-
 /// Random 32 hex digits (OpenSSL RAND_bytes) for session ids.
 [[nodiscard]] std::string random_hex_id();
 

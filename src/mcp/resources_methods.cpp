@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 
 #include "agentskills/names.hpp"
+#include "agentskills/text.hpp"
 #include "internal.hpp"
 #include "state.hpp"
 
@@ -91,12 +92,12 @@ std::string Server::Impl::resources_read(detail::Snapshot& snap, const json& par
             out += R"({"jsonrpc":"2.0","id":)";
             out += detail::dump(id);
             out += R"(,"result":{"contents":[{"uri":)";
-            detail::append_json_string(out, f->uri);
+            agentskills::append_json_string(out, f->uri);
             out += R"(,"mimeType":)";
-            detail::append_json_string(out, f->mime);
+            agentskills::append_json_string(out, f->mime);
             if (f->text) {
                 out += R"(,"text":)";
-                detail::append_json_string(out, *bytes);
+                agentskills::append_json_string(out, *bytes);
             } else {
                 out += R"(,"blob":")";
                 out += detail::base64_encode(*bytes);

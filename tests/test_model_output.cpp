@@ -1,0 +1,270 @@
+// The one-pass model text (text.cpp) and the renderers that build on it give the same bytes as
+// the plain definitions: model_text code point by code point, and each renderer as "every
+// value cleaned and escaped on its own, then the whole block finished" (the way they were
+// written before the fused pass). Checked over random values built from the awkward pieces.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <agentskills/activation.hpp>
+#include <agentskills/prompt.hpp>
+#include <agentskills/reader.hpp>
+#include <agentskills/skill.hpp>
+#include <agentskills/text.hpp>
+
+using namespace agentskills;
+
+namespace {
+
+constexpr std::string_view fffd = "\xEF\xBF\xBD";
+
+// The length of the well-formed UTF-8 sequence at `pos` (Unicode table 3-7), 0 when ill-formed.
+std::size_t sequence_length(std::string_view s, std::size_t pos, std::uint32_t& cp) {
+    const auto b = [&](std::size_t i) { return static_cast<unsigned char>(s[pos + i]); };
+    const std::size_t left = s.size() - pos;
+    const unsigned char c = b(0);
+    auto cont = [&](std::size_t i, unsigned char lo = 0x80, unsigned char hi = 0xBF) {
+        return i < left && b(i) >= lo && b(i) <= hi;
+    };
+    if (c < 0x80) {
+        cp = c;
+        return 1;
+    }
+    if (c >= 0xC2 && c <= 0xDF && cont(1)) {
+        cp = ((c & 0x1Fu) << 6) | (b(1) & 0x3Fu);
+        return 2;
+    }
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c >= 0xE0 && c <= 0xEF) {
+        if (c == 0xE0) lo = 0xA0;
+        if (c == 0xED) hi = 0x9F;
+        if (!cont(1, lo, hi) || !cont(2)) return 0;
+        cp = ((c & 0x0Fu) << 12) | ((b(1) & 0x3Fu) << 6) | (b(2) & 0x3Fu);
+        return 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F;
+        if (!cont(1, lo, hi) || !cont(2) || !cont(3)) return 0;
+        cp = ((c & 0x07u) << 18) | ((b(1) & 0x3Fu) << 12) | ((b(2) & 0x3Fu) << 6) | (b(3) & 0x3Fu);
+        return 4;
+    }
+    return 0;
+}
+
+// model_text by its definition, one code point at a time; `finish` also turns U+FFFE and
+// U+FFFF into U+FFFD.
+std::string reference_model_text(std::string_view s, bool finish = false) {
+    std::string out;
+    bool after_cr = false;
+    for (std::size_t pos = 0; pos < s.size();) {
+        std::uint32_t cp = 0;
+        const std::size_t len = sequence_length(s, pos, cp);
+        const bool was_cr = after_cr;
+        after_cr = false;
+        if (len == 0) {
+            out += fffd;
+            ++pos;
+            continue;
+        }
+        if (cp == '\r') {
+            out += '\n';
+            after_cr = true;
+        } else if (cp == '\n') {
+            if (!was_cr) out += '\n';
+        } else if (cp != '\t' && is_control_code_point(static_cast<char32_t>(cp))) {
+            out += fffd;
+        } else if (finish && (cp == 0xFFFE || cp == 0xFFFF)) {
+            out += fffd;
+        } else {
+            out.append(s.substr(pos, len));
+        }
+        pos += len;
+    }
+    return out;
+}
+
+std::string reference_finish(const std::string& s) { return reference_model_text(s, true); }
+
+// The catalog block as it was built before the fused pass.
+std::string reference_block(const std::vector<CatalogEntry>& entries) {
+    std::string out = "<available_skills>\n";
+    for (const auto& e : entries) {
+        const SkillManifest& m = *e.manifest;
+        out += "  <skill>\n    <name>" + xml_escape(m.name) + "</name>\n";
+        if (e.include_description && m.mode != SkillMode::name_only) {
+            out += "    <description>" + xml_escape(m.description) + "</description>\n";
+        }
+        out += "    <location>" + xml_escape(m.skill_file) + "</location>\n  </skill>\n";
+    }
+    out += "</available_skills>";
+    return reference_finish(out);
+}
+
+// The activation text as it was built before the fused pass.
+std::string reference_activation(const LoadedSkill& skill, bool include_directory) {
+    const SkillManifest& m = skill.manifest;
+    const std::string root = model_text(m.root);
+    std::string out = "<skill_content name=\"" + xml_escape(model_text(m.name)) + "\">\n";
+    if (!skill.instructions.empty()) out += neutralize_wrapper_tags(model_text(skill.instructions)) + "\n\n";
+    if (include_directory) {
+        out += "Skill directory: " + xml_escape(root) + "\n" + std::string(SKILL_DIRECTORY_NOTE) + "\n\n";
+    }
+    if (std::string_view(m.library).substr(0, 4) == "mcp:") {
+        out += "Source: the MCP server \"" + xml_escape(model_text(m.library.substr(4))) + "\".\n\n";
+    }
+    out += "<skill_resources>\n";
+    for (const auto& r : skill.resources) {
+        const std::string path = model_text(r.path);
+        if (include_directory) {
+            out += "  <file path=\"" + xml_escape(path) + "\" read_path=\"" + xml_escape(join_path(root, path)) +
+                   "\" />\n";
+        } else {
+            out += "  <file path=\"" + xml_escape(path) + "\" />\n";
+        }
+    }
+    if (skill.omitted_resources == 1) {
+        out += "  and 1 more file is not listed.\n";
+    } else if (skill.omitted_resources > 1) {
+        out += "  and " + std::to_string(skill.omitted_resources) + " more files are not listed.\n";
+    }
+    out += "</skill_resources>\n</skill_content>";
+    return reference_finish(out);
+}
+
+// Random text from pieces that exercise every branch: CR/LF pairs split or not, controls,
+// C1, ill-formed and truncated sequences, U+FFFE/U+FFFF, XML specials, wrapper tags (with
+// spaces and controls after `<`) and clean runs longer than a 16-byte step.
+class Pieces {
+public:
+    explicit Pieces(std::uint32_t seed) : rng_(seed) {}
+
+    std::string text(std::size_t max_pieces) {
+        static const std::vector<std::string> pieces = {
+            "a",
+            "plain words here",
+            std::string(23, 'x'),
+            std::string(40, 'y'),
+            "\n",
+            "\r",
+            "\r\n",
+            "\t",
+            std::string(1, '\0'),
+            "\x01",
+            "\x0b",
+            "\x0c",
+            "\x1b[2J",
+            "\x7f",
+            "\xC2\x85",
+            "\xC2\x9F",
+            "\xC2\xA0",
+            "\xC3\xA9",
+            "\xE2\x82\xAC",
+            "\xF0\x9F\x98\x80",
+            "\xEF\xBF\xBE",
+            "\xEF\xBF\xBF",
+            "\xEF\xBF\xBD",
+            "\xEF\xBF",
+            "\xC3",
+            "\xE2\x82",
+            "\xF0\x9F\x98",
+            "\xFF",
+            "\x80",
+            "\xED\xA0\x80",
+            "\xC0\xAF",
+            "&",
+            "<",
+            ">",
+            "\"",
+            "'",
+            "&amp;",
+            "<skill_content name=\"x\">",
+            "</skill_content>",
+            "< /SKILL-RESOURCES",
+            "<\x0cskill_content",
+            "<\rskill_content",
+            "<\x01skill_resources",
+            "<",
+            "skill_content",
+        };
+        std::string out;
+        const std::size_t count = std::uniform_int_distribution<std::size_t>(0, max_pieces)(rng_);
+        for (std::size_t i = 0; i < count; ++i) {
+            out += pieces[std::uniform_int_distribution<std::size_t>(0, pieces.size() - 1)(rng_)];
+        }
+        return out;
+    }
+
+    bool coin() { return std::uniform_int_distribution<int>(0, 1)(rng_) == 1; }
+
+    std::size_t below(std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng_); }
+
+private:
+    std::mt19937 rng_;
+};
+
+}  // namespace
+
+TEST_CASE("model_text and is_model_text agree with the code point definition", "[text][model-output]") {
+    Pieces pieces(1234);
+    for (int i = 0; i < 4000; ++i) {
+        const std::string s = pieces.text(30);
+        const std::string expected = reference_model_text(s);
+        CAPTURE(s);
+        REQUIRE(model_text(s) == expected);
+        REQUIRE(is_model_text(s) == (expected == s));
+    }
+    // Each byte value at each offset of a 16-byte step, between clean ASCII.
+    for (unsigned value = 0; value < 256; ++value) {
+        for (std::size_t at = 0; at < 40; ++at) {
+            std::string s(40, 'k');
+            s[at] = static_cast<char>(value);
+            CAPTURE(value, at);
+            REQUIRE(model_text(s) == reference_model_text(s));
+        }
+    }
+    const std::string crlf_at_step = std::string(15, 'a') + "\r\n" + std::string(15, 'b') + "\r" + std::string(16, 'c');
+    CHECK(model_text(crlf_at_step) == std::string(15, 'a') + "\n" + std::string(15, 'b') + "\n" + std::string(16, 'c'));
+}
+
+TEST_CASE("render_available_skills: the same bytes as escaping each value and finishing the block",
+          "[prompt][model-output]") {
+    Pieces pieces(99);
+    for (int round = 0; round < 300; ++round) {
+        std::vector<SkillManifest> manifests(1 + pieces.below(6));
+        std::vector<CatalogEntry> entries;
+        for (auto& m : manifests) {
+            m.name = pieces.text(6);
+            m.description = pieces.text(20);
+            m.skill_file = pieces.text(5) + "/SKILL.md";
+            if (pieces.below(5) == 0) m.mode = SkillMode::name_only;
+        }
+        for (const auto& m : manifests) entries.push_back({.manifest = &m, .include_description = pieces.coin()});
+        const std::string block = render_available_skills(entries);
+        REQUIRE(block == reference_block(entries));
+        REQUIRE(is_model_text(block));
+    }
+}
+
+TEST_CASE("render_activation_text: the same bytes as cleaning each value and finishing the text",
+          "[activation][model-output]") {
+    Pieces pieces(7);
+    for (int round = 0; round < 600; ++round) {
+        LoadedSkill skill;
+        skill.manifest.name = pieces.text(5);
+        skill.manifest.root = pieces.coin() ? pieces.text(4) : std::string(".");
+        skill.manifest.library = pieces.coin() ? "mcp:" + pieces.text(4) : pieces.text(3);
+        skill.instructions = pieces.text(60);
+        const std::size_t files = pieces.below(4);
+        for (std::size_t i = 0; i < files; ++i) skill.resources.push_back({.path = pieces.text(4)});
+        skill.omitted_resources = pieces.below(3);
+        const bool include_directory = pieces.coin();
+        const std::string text = render_activation_text(skill, {.include_directory = include_directory});
+        CAPTURE(skill.instructions);
+        REQUIRE(text == reference_activation(skill, include_directory));
+        REQUIRE(is_model_text(text));
+    }
+}
