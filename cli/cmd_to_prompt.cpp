@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -65,8 +66,8 @@ int run(const ToPromptArgs& args) {
     for (const SkillManifest* m : found) {
         if (m->model_invocable()) visible.push_back(m);
     }
-    const std::string block = render_available_skills(visible);
-    std::fwrite(block.data(), 1, block.size(), stdout);
+    // Written in pieces: a 10,000-skill block is megabytes that need not be held at once.
+    write_available_skills(visible, [](std::string_view piece) { std::fwrite(piece.data(), 1, piece.size(), stdout); });
     std::fputc('\n', stdout);
     keep_until_exit(std::move(singles));
     return status;

@@ -42,6 +42,28 @@ std::string xml_escape(std::string_view text) {
     return out;
 }
 
+namespace {
+
+void append_skill_entry(std::string& out, const CatalogEntry& e) {
+    const SkillManifest& m = *e.manifest;
+    out += "  <skill>\n    <name>";
+    detail::append_finished_xml(out, m.name);
+    out += "</name>\n";
+    if (e.include_description && m.mode != SkillMode::name_only) {
+        out += "    <description>";
+        detail::append_finished_xml(out, m.description);
+        out += "</description>\n";
+    }
+    out += "    <location>";
+    detail::append_finished_xml(out, m.skill_file);
+    out += "</location>\n  </skill>\n";
+}
+
+constexpr std::string_view catalog_open = "<available_skills>\n";
+constexpr std::string_view catalog_close = "</available_skills>";
+
+}  // namespace
+
 std::string render_available_skills(const std::vector<CatalogEntry>& entries) {
     // Sized once (escaping may still grow it): a 10,000-skill block is megabytes, and growing it
     // by doubling would hold two copies at the peak of a to-prompt run.
@@ -53,26 +75,32 @@ std::string render_available_skills(const std::vector<CatalogEntry>& entries) {
     }
     std::string out;
     out.reserve(size);
-    out += "<available_skills>\n";
+    out += catalog_open;
     for (const auto& e : entries) {
-        if (e.manifest == nullptr) continue;
-        const SkillManifest& m = *e.manifest;
-        out += "  <skill>\n    <name>";
-        detail::append_finished_xml(out, m.name);
-        out += "</name>\n";
-        if (e.include_description && m.mode != SkillMode::name_only) {
-            out += "    <description>";
-            detail::append_finished_xml(out, m.description);
-            out += "</description>\n";
-        }
-        out += "    <location>";
-        detail::append_finished_xml(out, m.skill_file);
-        out += "</location>\n  </skill>\n";
+        if (e.manifest != nullptr) append_skill_entry(out, e);
     }
-    out += "</available_skills>";
+    out += catalog_close;
     // Each value went in as finished model text and the markup is plain ASCII, so the block is
     // finished model text as a whole (model_output.hpp) without a pass over it.
     return out;
+}
+
+void write_available_skills(const std::vector<const SkillManifest*>& skills,
+                            const std::function<void(std::string_view)>& sink) {
+    constexpr std::size_t piece = 64 * 1024;
+    std::string out;
+    out.reserve(piece + 4096);
+    out += catalog_open;
+    for (const SkillManifest* m : skills) {
+        if (m == nullptr) continue;
+        append_skill_entry(out, CatalogEntry{.manifest = m, .include_description = true});
+        if (out.size() >= piece) {
+            sink(out);
+            out.clear();
+        }
+    }
+    out += catalog_close;
+    sink(out);
 }
 
 std::string render_available_skills(const std::vector<const SkillManifest*>& skills) {

@@ -52,6 +52,31 @@ TEST_CASE("render_available_skills can leave descriptions out and handles no ent
     CHECK(render_available_skills(std::vector<CatalogEntry>{}) == "<available_skills>\n</available_skills>");
 }
 
+TEST_CASE("write_available_skills hands over the bytes of render_available_skills in pieces", "[prompt]") {
+    std::vector<SkillManifest> skills;
+    for (int i = 0; i < 2000; ++i) {
+        const std::string n = std::to_string(i);
+        skills.push_back(manifest("skill-" + n, "Does \"" + n + "\" & <more> \x01 \xff'.", "/lib/skill-" + n));
+    }
+    skills[7].mode = SkillMode::name_only;
+    std::vector<const SkillManifest*> pointers;
+    for (const auto& m : skills) pointers.push_back(&m);
+    pointers.insert(pointers.begin() + 3, nullptr);  // left out, as by render_available_skills
+    std::string joined;
+    std::size_t pieces = 0;
+    write_available_skills(pointers, [&](std::string_view piece) {
+        joined.append(piece);
+        ++pieces;
+    });
+    const std::string whole = render_available_skills(pointers);
+    CHECK(whole.size() > 3 * 64 * 1024);
+    CHECK(joined == whole);
+    CHECK(pieces >= 3);
+    std::string empty;
+    write_available_skills({}, [&](std::string_view piece) { empty.append(piece); });
+    CHECK(empty == "<available_skills>\n</available_skills>");
+}
+
 TEST_CASE("render_skill_content: instructions, directory, note and resources", "[prompt]") {
     LoadedSkill s;
     s.manifest = manifest("refunds", "Refund policy.", "skills/refunds");

@@ -1,6 +1,7 @@
 // agentskills-cpp — the texts the model sees: the catalog block and activation content.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,12 @@ struct CatalogEntry {
 /// and LF — each other one, each byte that is not UTF-8, and U+FFFE / U+FFFF become U+FFFD (CR LF
 /// and CR become LF) — so it is well-formed XML 1.0 and holds no NUL.
 [[nodiscard]] std::string render_available_skills(const std::vector<CatalogEntry>& entries);
+
+/// The same bytes as render_available_skills(skills), handed to `sink` in pieces of about
+/// 64 KB (each a run of whole lines) instead of built as one string: for a caller that writes
+/// a large block out, such as the CLI's `to-prompt`, which then never holds the whole block.
+void write_available_skills(const std::vector<const SkillManifest*>& skills,
+                            const std::function<void(std::string_view)>& sink);
 
 /// The note after the `Skill directory:` line of an activation result.
 inline constexpr std::string_view SKILL_DIRECTORY_NOTE =
