@@ -1,6 +1,7 @@
 // agentskills-cpp — private: the last step of every text the model sees (text.cpp).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -20,5 +21,11 @@ namespace agentskills::detail {
 /// renderers skip a last pass over the whole block: no CR is left to merge with a following LF,
 /// and a piece that is valid UTF-8 stays so next to ASCII.
 void append_finished_xml(std::string& out, std::string_view text);
+
+/// A position from `pos` on such that every byte of `text` in between is printable ASCII, TAB
+/// or LF: the scan stops at the first byte that is not (a control, DEL, a byte from 0x80 on),
+/// or a few bytes before the end. Clean stretches go 16 bytes (SSE2) or 8 bytes a step; a
+/// caller looks at the bytes from the result on itself.
+[[nodiscard]] std::size_t skip_plain_text(std::string_view text, std::size_t pos) noexcept;
 
 }  // namespace agentskills::detail

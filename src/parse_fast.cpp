@@ -7,8 +7,11 @@
 #include "parse_fast.hpp"
 
 #include <cstddef>
+#include <cstring>
 #include <string>
 #include <utility>
+
+#include "model_output.hpp"
 
 namespace agentskills::detail {
 namespace {
@@ -26,7 +29,8 @@ constexpr std::size_t max_key_bytes = 256;
 // U+2029, and U+FEFF (a byte-order mark). The text is valid UTF-8 (checked before parsing).
 bool plain_bytes(std::string_view s) noexcept {
     const std::size_t n = s.size();
-    for (std::size_t i = 0; i < n; ++i) {
+    if (std::memchr(s.data(), '\t', n) != nullptr) return false;  // TAB: the scan below passes over it
+    for (std::size_t i = skip_plain_text(s, 0); i < n; i = skip_plain_text(s, i + 1)) {
         const auto c = static_cast<unsigned char>(s[i]);
         if (c >= 0x20 && c < 0x7F) continue;
         if (c == '\n') continue;

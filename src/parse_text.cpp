@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "agentskills/names.hpp"
+#include "model_output.hpp"
 #include "parse_detail.hpp"
 
 namespace agentskills::detail {
@@ -150,7 +151,7 @@ std::string shown(std::string_view value) {
 
 // True when `s` holds a C0 control other than TAB and LF, DEL, or a C1 control (U+0080..U+009F).
 bool has_control_character(std::string_view s) noexcept {
-    for (std::size_t i = 0; i < s.size(); ++i) {
+    for (std::size_t i = skip_plain_text(s, 0); i < s.size(); i = skip_plain_text(s, i + 1)) {
         const auto c = static_cast<unsigned char>(s[i]);
         if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7F) return true;
         if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) <= 0x9F) return true;

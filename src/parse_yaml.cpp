@@ -1,5 +1,8 @@
 // SKILL.md parsing: the frontmatter's YAML through yaml-cpp's event API, as a small tree, within
 // bounds on tokens, nodes, copied text, depth and the size of its JSON copy.
+#include <array>
+#include <cstdint>
+#include <cstring>
 #include <exception>
 #include <istream>
 #include <streambuf>
@@ -220,12 +223,31 @@ private:
 
 // Bytes of `text` as a JSON string: quotes, escapes (six bytes for a control character).
 std::size_t json_string_size(std::string_view text) noexcept {
+    // Eight bytes a step: the high bit of each byte below 0x20, and of each '"' or '\\', is set
+    // in a mask (no carry crosses a byte: the sums are of 7-bit values), and the masks are
+    // counted; the tail is counted byte by byte.
+    constexpr std::uint64_t ones = 0x0101010101010101ULL;
+    constexpr std::uint64_t low7 = 0x7F7F7F7F7F7F7F7FULL;
+    constexpr std::uint64_t highs = ~low7;
+    const auto equal_to = [&](std::uint64_t w, unsigned char c) {
+        const std::uint64_t x = w ^ (ones * c);
+        return ~(((x & low7) + low7) | x) & highs;
+    };
     std::size_t n = 2 + text.size();
-    for (char c : text) {
-        const auto u = static_cast<unsigned char>(c);
+    std::size_t i = 0;
+    for (; i + 8 <= text.size(); i += 8) {
+        std::uint64_t w = 0;
+        std::memcpy(&w, text.data() + i, sizeof w);
+        const std::uint64_t controls = ~(((w & low7) + ones * 0x60) | w) & highs;
+        const std::uint64_t quotes = equal_to(w, '"') | equal_to(w, '\\');
+        n += 5 * static_cast<std::size_t>(__builtin_popcountll(controls)) +
+             static_cast<std::size_t>(__builtin_popcountll(quotes));
+    }
+    for (; i < text.size(); ++i) {
+        const auto u = static_cast<unsigned char>(text[i]);
         if (u < 0x20)
             n += 5;
-        else if (c == '"' || c == '\\')
+        else if (u == '"' || u == '\\')
             n += 1;
     }
     return n;
@@ -286,6 +308,18 @@ nlohmann::json to_json(const YNode& n) {
 // no spelling hides a flood. A line starting with `---` or `...` (a YAML document marker, which
 // may not appear inside any scalar) would begin a second document whose keys yaml-cpp drops
 // silently: that is a syntax error here.
+namespace {
+
+// The bytes prescan_frontmatter looks at (line breaks and the indicators); it passes over the
+// others with one table lookup.
+constexpr std::array<bool, 256> prescan_bytes = [] {
+    std::array<bool, 256> t{};
+    for (const char c : std::string_view("\n[{]},&*!-?:")) t[static_cast<unsigned char>(c)] = true;
+    return t;
+}();
+
+}  // namespace
+
 std::optional<YamlProblem> prescan_frontmatter(std::string_view fm) {
     std::size_t line = 0;
     std::size_t indicators = 0;
@@ -293,20 +327,29 @@ std::optional<YamlProblem> prescan_frontmatter(std::string_view fm) {
     const auto blank_or_end = [&](std::size_t i) {
         return i >= fm.size() || fm[i] == ' ' || fm[i] == '\t' || fm[i] == '\n';
     };
+    // A document marker at the start of the line that starts at `i`.
+    const auto marker_at = [&](std::size_t i) -> std::optional<YamlProblem> {
+        const std::string_view start = fm.substr(i, 3);
+        if ((start == "---" || start == "...") && blank_or_end(i + 3)) {
+            return YamlProblem{codes::yaml_syntax, line,
+                               fmt::format("the frontmatter has the YAML document marker '{}' on line {}; it "
+                                           "must be one YAML document (keys after the marker would be lost)",
+                                           start, line + 1)};
+        }
+        return std::nullopt;
+    };
+    if (!fm.empty()) {
+        if (auto problem = marker_at(0)) return problem;
+    }
     for (std::size_t i = 0; i < fm.size(); ++i) {
         const char c = fm[i];
-        if (i == 0 || fm[i - 1] == '\n') {
-            const std::string_view start = fm.substr(i, 3);
-            if ((start == "---" || start == "...") && blank_or_end(i + 3)) {
-                return YamlProblem{codes::yaml_syntax, line,
-                                   fmt::format("the frontmatter has the YAML document marker '{}' on line {}; it "
-                                               "must be one YAML document (keys after the marker would be lost)",
-                                               start, line + 1)};
-            }
-        }
+        if (!prescan_bytes[static_cast<unsigned char>(c)]) continue;
         switch (c) {
             case '\n':
                 ++line;
+                if (i + 1 < fm.size()) {
+                    if (auto problem = marker_at(i + 1)) return problem;
+                }
                 continue;
             case '[':
             case '{':
@@ -320,18 +363,13 @@ std::optional<YamlProblem> prescan_frontmatter(std::string_view fm) {
             case '}':
                 if (flow_depth > 0) --flow_depth;
                 break;
-            case ',':
-            case '&':
-            case '*':
-            case '!':
-                break;
             case '-':
             case '?':
             case ':':
                 if (!blank_or_end(i + 1)) continue;
                 break;
-            default:
-                continue;
+            default:  // , & * !
+                break;
         }
         if (++indicators > SKILL_MAX_YAML_INDICATORS) {
             return YamlProblem{codes::yaml_too_complex, line,

@@ -261,6 +261,10 @@ std::string finished_model_text(std::string_view text) {
 
 void append_finished_xml(std::string& out, std::string_view text) { append_model<true, true>(out, text); }
 
+std::size_t skip_plain_text(std::string_view text, std::size_t pos) noexcept {
+    return pos >= text.size() ? text.size() : skip_plain<false>(text.data(), text.size(), pos);
+}
+
 }  // namespace detail
 
 std::string terminal_text(std::string_view text) {
