@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdio>
-#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,12 +33,11 @@ inline SkillCatalogPtr discover_sources(const SourceArgs& sources, const char* c
     SkillCatalogPtr catalog = discover_skill_catalog(make_source_loader(sources, {.lazy_bodies = lazy_bodies}));
     std::string lines;  // one write to the unbuffered stderr, not one per line
     for (const auto& s : catalog->skipped()) {
-        fmt::format_to(std::back_inserter(lines), "agentskills {}: skipped ({}): {}\n", command, to_string(s.reason),
-                       terminal_text(s.message));
+        lines +=
+            fmt::format("agentskills {}: skipped ({}): {}\n", command, to_string(s.reason), terminal_text(s.message));
     }
     if (auto w = ignored_behavioral_fields_warning(catalog->skills())) {
-        fmt::format_to(std::back_inserter(lines), "agentskills {}: warning: {} [{}]\n", command,
-                       terminal_text(w->message), w->code);
+        lines += fmt::format("agentskills {}: warning: {} [{}]\n", command, terminal_text(w->message), w->code);
     }
     std::fwrite(lines.data(), 1, lines.size(), stderr);
     return catalog;
