@@ -74,7 +74,7 @@ void Parse::interpret(const YNode& root) {
     collect_fields(root);
     SkillManifest m;
     m.skill_file = std::string(opt_.path);
-    m.frontmatter = to_json(root);
+    if (opt_.frontmatter_json) m.frontmatter = to_json(root);
     if (reference()) check_reference_keys();
     read_name(m);
     read_description(m);

@@ -126,6 +126,43 @@ TEST_CASE("fast path: every SKILL.md of the shared corpus parses as through yaml
     CHECK(fast * 5 > files * 2);
 }
 
+TEST_CASE("frontmatter_json = false changes nothing but the frontmatter JSON", "[parser]") {
+    const fs::path corpus = corpus_dir();
+    std::error_code ec;
+    if (!fs::is_directory(corpus, ec)) {
+        WARN("no shared corpus at " << corpus.string() << "; set AGENTSKILLS_CORPUS_DIR");
+        return;
+    }
+    std::size_t kept = 0;
+    for (const auto& e : fs::recursive_directory_iterator(corpus, fs::directory_options::skip_permission_denied)) {
+        if (!e.is_regular_file() || e.path().filename() != "SKILL.md") continue;
+        std::ifstream in(e.path(), std::ios::binary);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        INFO(e.path().string());
+        for (const bool fast : {true, false}) {
+            ParseOptions opt;
+            opt.path = "lib/demo/SKILL.md";
+            const ParseResult with = parse_with(ss.str(), opt, fast);
+            opt.frontmatter_json = false;
+            const ParseResult without = parse_with(ss.str(), opt, fast);
+            nlohmann::json a = seen(with);
+            nlohmann::json b = seen(without);
+            if (without.manifest() != nullptr) {
+                ++kept;
+                CHECK(without.manifest()->frontmatter->dump() == "{}");
+                CHECK(with.manifest()->frontmatter->is_object());
+                a.erase("frontmatter");
+                b.erase("frontmatter");
+                a["manifest"].erase("frontmatter");
+                b["manifest"].erase("frontmatter");
+            }
+            CHECK(a == b);
+        }
+    }
+    CHECK(kept > 1000);
+}
+
 TEST_CASE("fast path: constructs it reads give the yaml-cpp tree", "[parser][fast-path]") {
     const std::vector<std::string> read = {
         "name: demo\ndescription: Does things.\n",
