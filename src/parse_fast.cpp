@@ -244,6 +244,7 @@ private:
         std::size_t empty = 0;        // empty lines since the last line of text
         std::size_t last_end = pos_;  // where the line after the last line of text starts
         std::size_t last_number = next_number_;
+        bool last_broken = false;  // the last line of text ends with a line break
         std::string text;
         while (pos_ < text_.size()) {
             const std::size_t nl = text_.find('\n', pos_);
@@ -277,9 +278,10 @@ private:
             ++next_number_;
             last_end = pos_;
             last_number = next_number_;
+            last_broken = nl != std::string_view::npos;
         }
         if (indent == 0) return false;
-        if (!strip) text += '\n';
+        if (!strip && last_broken) text += '\n';  // clip keeps the last line break, if there is one
         out.text = std::move(text);
         // Trailing empty lines belong to no one: read on from the line after the last text line.
         pos_ = last_end;

@@ -210,6 +210,32 @@ TEST_CASE("fast path: constructs it reads give the yaml-cpp tree", "[parser][fas
     }
 }
 
+TEST_CASE("fast path: a frontmatter text without a final line break reads as through yaml-cpp", "[parser][fast-path]") {
+    // The parser hands over the lines before the closing `---`, so a real frontmatter ends with
+    // a line break; the reader must not rely on it (the differential fuzz target feeds any text).
+    const std::vector<std::string> texts = {
+        "on: >\n  folded line one\n  line two",
+        "on: |\n  literal\n  two",
+        "on: >-\n  stripped",
+        "on: |\n  a\n\n  b",
+        "on: [a, b]",
+        "on: x",
+    };
+    for (const std::string& fm : texts) {
+        INFO(fm);
+        detail::StrictFindings fast_strict;
+        const std::optional<detail::YNode> fast = detail::read_common_yaml(fm, &fast_strict);
+        REQUIRE(fast.has_value());
+        detail::StrictFindings strict;
+        detail::set_frontmatter_fast_path(false);
+        const detail::YamlRead slow = detail::read_yaml(fm, strict);
+        detail::set_frontmatter_fast_path(true);
+        REQUIRE(slow.root);
+        CHECK(strict.list == fast_strict.list);
+        CHECK(tree(*fast).dump() == tree(*slow.root).dump());
+    }
+}
+
 TEST_CASE("fast path: constructs it declines parse as through yaml-cpp", "[parser][fast-path]") {
     const std::vector<std::string> declined = {
         "",
