@@ -454,19 +454,76 @@ bool SkillActivator::reachable(const SkillManifest& manifest) const {
     return !catalog_->loader() || catalog_->loader()->in_run_workspace(manifest.name);
 }
 
+namespace {
+
+// What `activate` needs of its arguments, read by nlohmann's SAX parser so that no JSON tree is
+// built: whether the text is one JSON value (the same grammar as json::parse), whether that is
+// an object, and its `name` member (the last one when the key repeats, as json::parse keeps).
+class ArgumentsReader final : public nlohmann::json_sax<json> {
+public:
+    enum class Name { missing, text, other };
+    bool root_object = false;
+    Name name_kind = Name::missing;
+    std::string name;
+
+    bool null() override { return value(Name::other); }
+    bool boolean(bool /*v*/) override { return value(Name::other); }
+    bool number_integer(number_integer_t /*v*/) override { return value(Name::other); }
+    bool number_unsigned(number_unsigned_t /*v*/) override { return value(Name::other); }
+    bool number_float(number_float_t /*v*/, const string_t& /*s*/) override { return value(Name::other); }
+    bool string(string_t& v) override {
+        if (depth_ == 1 && at_name_) name = std::move(v);
+        return value(Name::text);
+    }
+    bool binary(binary_t& /*v*/) override { return value(Name::other); }
+    bool start_object(std::size_t /*n*/) override { return open(true); }
+    bool start_array(std::size_t /*n*/) override { return open(false); }
+    bool end_object() override { return close(); }
+    bool end_array() override { return close(); }
+    bool key(string_t& k) override {
+        if (depth_ == 1) at_name_ = k == "name";
+        return true;
+    }
+    bool parse_error(std::size_t /*position*/, const std::string& /*token*/,
+                     const nlohmann::detail::exception& /*e*/) override {
+        return false;
+    }
+
+private:
+    bool value(Name kind) {
+        if (depth_ == 1 && at_name_) name_kind = kind;
+        return true;
+    }
+    bool open(bool object) {
+        if (depth_ == 0) root_object = object;
+        value(Name::other);
+        ++depth_;
+        return true;
+    }
+    bool close() {
+        --depth_;
+        if (depth_ == 1) at_name_ = false;
+        return true;
+    }
+    std::size_t depth_ = 0;
+    bool at_name_ = false;  // the member being read is the root object's `name`
+};
+
+}  // namespace
+
 ActivationResult SkillActivator::activate(ActivationStore& store, std::string_view arguments_json) const {
-    const json args = json::parse(arguments_json, nullptr, /*allow_exceptions=*/false);
+    ArgumentsReader args;
     std::string problem;
-    if (args.is_discarded()) {
+    if (!json::sax_parse(arguments_json, &args)) {
         problem = texts::arguments_not_json();
-    } else if (!args.is_object()) {
+    } else if (!args.root_object) {
         problem = texts::arguments_not_object();
-    } else if (auto it = args.find("name"); it == args.end()) {
+    } else if (args.name_kind == ArgumentsReader::Name::missing) {
         problem = texts::argument_missing("name");
-    } else if (!it->is_string() || it->get_ref<const std::string&>().empty()) {
+    } else if (args.name_kind != ArgumentsReader::Name::text || args.name.empty()) {
         problem = texts::argument_not_text("name");
     } else {
-        return activate_name(store, it->get_ref<const std::string&>());
+        return activate_name(store, args.name);
     }
     ActivationResult r;
     r.status = ActivationStatus::invalid_arguments;

@@ -1,9 +1,9 @@
 // SKILL.md parsing: the frontmatter fast path. Most frontmatters are a few lines of `key: value`
-// with plain or quoted scalars, a block list or a small nested mapping; reading those by lines
-// is many times cheaper than yaml-cpp's scanner and event parser. The reader below accepts only
-// what it can read exactly as yaml-cpp does (the differential fuzz target
-// fuzz/fuzz_frontmatter_diff.cpp and tests/test_parse_fast.cpp hold it to that) and gives up on
-// everything else, which yaml-cpp then parses as before.
+// with plain or quoted scalars, a one-line `[a, b]` list, a `|` or `>` block scalar, a block list
+// or a small nested mapping; reading those by lines is many times cheaper than yaml-cpp's
+// scanner and event parser. The reader below accepts only what it can read exactly as yaml-cpp
+// does (the differential fuzz target fuzz/fuzz_frontmatter_diff.cpp and tests/test_parse_fast.cpp
+// hold it to that) and gives up on everything else, which yaml-cpp then parses as before.
 #include "parse_fast.hpp"
 
 #include <cstddef>

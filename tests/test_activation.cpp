@@ -253,6 +253,35 @@ TEST_CASE("activator: typed results and their texts", "[activation]") {
         CHECK(r.status == ActivationStatus::invalid_arguments);
         CHECK(r.text == problem + usage);
     }
+    // The arguments are read without building a JSON tree; what is read matches what the tree
+    // would give: the last of repeated `name` members, nested `name` keys ignored, escapes decoded.
+    const std::vector<std::pair<std::string, std::string>> more_calls = {
+        {"{\"name\": 3, \"name\": \"\"}", "The argument \"name\" must be a non-empty string."},
+        {"{\"name\": \"pdf-forms\", \"name\": null}", "The argument \"name\" must be a non-empty string."},
+        {"{\"name\": [\"pdf-forms\"]}", "The argument \"name\" must be a non-empty string."},
+        {"{\"name\": {\"name\": \"pdf-forms\"}}", "The argument \"name\" must be a non-empty string."},
+        {"{\"other\": {\"name\": \"pdf-forms\"}}", "The argument \"name\" is missing."},
+        {"[{\"name\": \"pdf-forms\"}]", "The arguments are not a JSON object."},
+        {"\"pdf-forms\"", "The arguments are not a JSON object."},
+        {"{\"name\": \"pdf-forms\"} x", "The arguments are not valid JSON."},
+        {"{\"name\": \"pdf-forms\",}", "The arguments are not valid JSON."},
+        {"{\"name\": \"pdf-forms\"", "The arguments are not valid JSON."},
+        {"{\"name\": \"pdf-forms\"} // c", "The arguments are not valid JSON."},
+    };
+    for (const auto& [bad, problem] : more_calls) {
+        INFO(bad);
+        ActivationResult r = core.activate(store, bad);
+        CHECK(r.status == ActivationStatus::invalid_arguments);
+        CHECK(r.text == problem + usage);
+    }
+    for (const std::string& good : {std::string("{\"name\": 3, \"name\": \"pdf-forms\"}"),
+                                    std::string(" {\"x\": [1, {\"name\": 2}], \"name\": \"\\u0070df-forms\"} "),
+                                    std::string("{\"name\": \"pdf-forms\", \"extra\": {\"deep\": [[[]]]}}")}) {
+        INFO(good);
+        ActivationResult r = core.activate(store, good);
+        CHECK(r.status == ActivationStatus::already_active);
+        CHECK(r.name == "pdf-forms");
+    }
     ActivationResult empty_name = core.activate_name(store, "");
     CHECK(empty_name.status == ActivationStatus::invalid_arguments);
     CHECK(empty_name.text == "The argument \"name\" must be a non-empty string." + usage);
