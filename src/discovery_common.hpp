@@ -80,21 +80,49 @@ struct Selection {
     }
 };
 
+/// A manifest held apart from its owner, copied with it: an entry without one (a skipped file, or
+/// one parsed into a slot) costs a pointer, not a whole SkillManifest. Used like an optional.
+class ManifestBox {
+public:
+    ManifestBox() noexcept = default;
+    ManifestBox(const ManifestBox& other) : m_(other.m_ ? std::make_unique<SkillManifest>(*other.m_) : nullptr) {}
+    ManifestBox(ManifestBox&&) noexcept = default;
+    ManifestBox& operator=(const ManifestBox& other) {
+        if (this != &other) m_ = other.m_ ? std::make_unique<SkillManifest>(*other.m_) : nullptr;
+        return *this;
+    }
+    ManifestBox& operator=(ManifestBox&&) noexcept = default;
+    ~ManifestBox() = default;
+    ManifestBox& operator=(SkillManifest&& m) {
+        m_ = std::make_unique<SkillManifest>(std::move(m));
+        return *this;
+    }
+
+    explicit operator bool() const noexcept { return m_ != nullptr; }
+    [[nodiscard]] SkillManifest& operator*() const noexcept { return *m_; }
+    [[nodiscard]] SkillManifest* operator->() const noexcept { return m_.get(); }
+    void reset() noexcept { m_.reset(); }
+
+private:
+    std::unique_ptr<SkillManifest> m_;
+};
+
 // One parsed SKILL.md, shared between discoveries while its stat does not change.
 struct CacheEntry {
     FileStat stat;
     bool verify = false;  // the stat cannot vouch for the bytes: compare them on the next hit
     bool truncated = false;
-    std::size_t text_size = 0;              // size and hash of the bytes read, for the
-    std::size_t text_hash = 0;              // byte-identical and re-verification checks; the
-    bool hashed = false;                    // hash only when `verify` (hashing costs a pass)
-    std::string name_key;                   // NFKC of the manifest's name
-    std::optional<SkillManifest> manifest;  // located where the candidate that was parsed is
-    std::string instructions;               // empty when `lazy` (read again by ParseCache::lazy_body)
-    bool lazy = false;                      // parsed under lazy_bodies: the body was not kept
-    std::string dir_name;                   // for parsing the file again (lazy entries only)
-    Diagnostics diagnostics;
+    bool hashed = false;  // hash only when `verify` (hashing costs a pass)
+    bool placed = false;  // parsed into the candidate's slot instead (Candidate::slot)
+    bool lazy = false;    // parsed under lazy_bodies: the body was not kept
     std::optional<SkipReason> skip_reason;
+    std::size_t text_size = 0;  // size and hash of the bytes read, for the
+    std::size_t text_hash = 0;  // byte-identical and re-verification checks
+    std::string name_key;       // NFKC of the manifest's name
+    ManifestBox manifest;       // located where the candidate that was parsed is
+    std::string instructions;   // empty when `lazy` (read again by ParseCache::lazy_body)
+    std::string dir_name;       // for parsing the file again (lazy entries only)
+    Diagnostics diagnostics;
     std::string skip_message;
 };
 using CacheEntryPtr = std::shared_ptr<const CacheEntry>;
@@ -102,8 +130,8 @@ using CacheEntryPtr = std::shared_ptr<const CacheEntry>;
 // What the worker found for one child directory of a root.
 struct Candidate {
     std::size_t root_index = 0;
-    std::string library;
-    std::string child_dir;  // as listed
+    std::string_view library;  // the Root's path (the roots outlive the candidates)
+    std::string child_dir;     // as listed; given to skill_dir when the candidate has a slot
     std::string dir_name;
     bool is_symlink = false;
     bool source_child = false;  // a file a ChildOpener accepts (an archive), not a directory
@@ -114,20 +142,63 @@ struct Candidate {
     std::string skill_file;
     CacheEntryPtr entry;  // parse result, or nullptr with `failure` set
     std::optional<SkipReason> failure;
-    std::string failure_message;
-    std::string failure_code;  // the diagnostic code of `failure`; empty = skill-unreadable
+    // keep_results off: the element of the result's manifest vector the parse moves the manifest
+    // into (the entry is then `placed` and holds none), so that no second array of manifests is
+    // ever alive. Valid until the discovery compacts that vector.
+    SkillManifest* slot = nullptr;
+
+    /// Sets `failure` with its message and diagnostic code (empty: skill-unreadable).
+    void fail(SkipReason reason, std::string message, std::string code = {}) {
+        failure = reason;
+        failure_text = std::make_unique<FailureText>(FailureText{std::move(message), std::move(code)});
+    }
+    [[nodiscard]] std::string_view failure_message() const noexcept {
+        return failure_text ? std::string_view(failure_text->message) : std::string_view();
+    }
+    [[nodiscard]] std::string_view failure_code() const noexcept {
+        return failure_text ? std::string_view(failure_text->code) : std::string_view();
+    }
 
     [[nodiscard]] SkillLocation location() const noexcept { return {skill_file, skill_dir, library}; }
-    [[nodiscard]] bool parsed() const noexcept { return has_skill_file && !failure && entry && entry->manifest; }
+    /// The parsed manifest (the entry's, or the slot's), or nullptr.
+    [[nodiscard]] const SkillManifest* manifest() const noexcept {
+        if (!entry) return nullptr;
+        if (entry->manifest) return &*entry->manifest;
+        return entry->placed ? slot : nullptr;
+    }
+    [[nodiscard]] bool parsed() const noexcept { return has_skill_file && !failure && manifest() != nullptr; }
+
+private:
+    struct FailureText {
+        std::string message;
+        std::string code;
+    };
+    std::unique_ptr<FailureText> failure_text;  // with `failure` (rare: not inline in every candidate)
 };
 
 // A kept skill of the current discovery (what load() serves).
 struct Kept {
     CacheEntryPtr entry;
     std::string skill_file;
-    std::string skill_dir;
-    std::string library;
-    [[nodiscard]] SkillLocation location() const noexcept { return {skill_file, skill_dir, library}; }
+    std::string skill_dir;     // unless `dir_of_file`
+    std::string_view library;  // a Root's path: the loader's roots outlive what it keeps
+    bool dir_of_file = false;  // the skill directory is the one of skill_file (`<dir>/SKILL.md`)
+
+    Kept() = default;
+    explicit Kept(const Candidate& c) : entry(c.entry), skill_file(c.skill_file), library(c.library) {
+        const std::string_view file(skill_file);
+        dir_of_file = file.size() == c.skill_dir.size() + tail.size() &&
+                      file.substr(0, c.skill_dir.size()) == c.skill_dir && file.substr(c.skill_dir.size()) == tail;
+        if (!dir_of_file) skill_dir = c.skill_dir;
+    }
+    [[nodiscard]] SkillLocation location() const noexcept {
+        const std::string_view file(skill_file);
+        return {skill_file, dir_of_file ? file.substr(0, file.size() - tail.size()) : std::string_view(skill_dir),
+                library};
+    }
+
+private:
+    static constexpr std::string_view tail = "/SKILL.md";
 };
 
 // One entry of a root's listing: a view of its name (into the Listed that owns the bytes).
@@ -216,6 +287,8 @@ public:
     void list_root(const std::string& root, Listed& out) const;
     /// The skill directory of a listed child: a local symlink resolved, else the child itself.
     [[nodiscard]] std::string skill_dir(const std::string& child_dir, bool is_symlink) const;
+    /// The same, taking the child's path (moved into the result unless a link is resolved).
+    [[nodiscard]] std::string skill_dir(std::string&& child_dir, bool is_symlink) const;
     /// Whether two skill directories are one (after resolving links, for local ones).
     [[nodiscard]] bool same_directory(const std::string& a, const std::string& b) const;
 
@@ -292,6 +365,8 @@ public:
     /// was given away: FilesystemLoaderOptions::keep_results).
     [[nodiscard]] std::string lazy_body(const CacheEntry& entry, const SkillLocation& where, SkillManifest& manifest,
                                         bool take_manifest = false) const;
+    /// Whether parsed files are kept for the next discovery (FilesystemLoaderOptions::keep_results).
+    [[nodiscard]] bool keeps() const noexcept { return settings_.keep; }
     /// Forgets the files that are not in `live` (paths of SKILL.md files still there).
     void keep_only(const std::unordered_set<std::string_view>& live);
 
@@ -309,9 +384,9 @@ private:
 // 4. Merge
 
 struct Merged {
-    std::unordered_map<std::string, Kept> kept;               // key: NFKC name
+    std::unordered_map<std::string_view, Kept> kept;          // key: NFKC name (the entry's name_key)
     std::vector<std::shared_ptr<const SkillManifest>> order;  // the kept manifests, in catalog order
-    std::unordered_set<std::string_view> live_files;          // every SKILL.md seen
+    std::unordered_set<std::string_view> live_files;          // every SKILL.md seen (when the cache keeps)
 };
 
 /// Merges the parsed candidates in order into `out` (diagnostics and skipped entries) and

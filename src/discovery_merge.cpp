@@ -23,7 +23,7 @@ const Diagnostic* first_error(const Diagnostics& ds) {
     return nullptr;
 }
 
-bool canonical(const Candidate& c) { return is_canonical_name(c.entry->manifest->name, c.entry->name_key, c.dir_name); }
+bool canonical(const Candidate& c) { return is_canonical_name(c.manifest()->name, c.entry->name_key, c.dir_name); }
 
 class Merger {
 public:
@@ -84,9 +84,9 @@ void Merger::add_failed(const Candidate& c) {
     }
     skipped_dir_names_.insert(std::move(dir_key));
     if (c.failure) {
-        note(c.failure_code.empty() ? codes::skill_unreadable : std::string_view(c.failure_code), Severity::error,
-             c.skill_file, c.failure_message);
-        out_.skipped.push_back(SkippedSkill{c.skill_file, *c.failure, c.failure_message});
+        note(c.failure_code().empty() ? codes::skill_unreadable : c.failure_code(), Severity::error, c.skill_file,
+             std::string(c.failure_message()));
+        out_.skipped.push_back(SkippedSkill{c.skill_file, *c.failure, std::string(c.failure_message())});
         return;
     }
     const CacheEntry& e = *c.entry;
@@ -105,7 +105,7 @@ void Merger::add_duplicate(const Candidate& c, std::size_t index, std::size_t wi
                          same_dir ? "same directory" : "byte-identical SKILL.md"));
         return;
     }
-    const std::string& name = c.entry->manifest->name;
+    const std::string& name = c.manifest()->name;
     std::string message =
         winner < index ? fmt::format("skill name '{}' of {} is already used by {}", name, c.skill_file, kept.skill_file)
                        : fmt::format(
@@ -120,6 +120,12 @@ void Merger::add_duplicate(const Candidate& c, std::size_t index, std::size_t wi
 void Merger::add_kept(const Candidate& c) {
     const CacheEntry& e = *c.entry;
     out_.diagnostics.insert(out_.diagnostics.end(), e.diagnostics.begin(), e.diagnostics.end());
+    if (e.placed) {
+        // In the result's vector already, with this candidate's location (no cache: parsed here).
+        merged_.order.emplace_back(std::shared_ptr<const SkillManifest>(), c.slot);
+        merged_.kept.emplace(e.name_key, Kept(c));
+        return;
+    }
     // The cached manifest has this candidate's location, unless the same file was cached under
     // another root (a symlinked library): then a copy gets the right one.
     std::shared_ptr<const SkillManifest> manifest(c.entry, &*e.manifest);
@@ -129,7 +135,7 @@ void Merger::add_kept(const Candidate& c) {
         manifest = std::move(placed);
     }
     merged_.order.push_back(std::move(manifest));
-    merged_.kept.emplace(e.name_key, Kept{c.entry, c.skill_file, c.skill_dir, c.library});
+    merged_.kept.emplace(e.name_key, Kept(c));
 }
 
 void Merger::check_include(const std::vector<std::string>& names) const {
@@ -161,11 +167,12 @@ Merged Merger::run(const std::optional<std::vector<std::string>>& include_names,
     choose_winners();
     merged_.order.reserve(candidates_.size());
     merged_.kept.reserve(candidates_.size());
-    merged_.live_files.reserve(candidates_.size());
+    const bool track_files = cache_.keeps();  // for the cache's next discovery only
+    if (track_files) merged_.live_files.reserve(candidates_.size());
     for (std::size_t i = 0; i < candidates_.size(); ++i) {
         const Candidate& c = candidates_[i];
         if (!c.has_skill_file) continue;
-        merged_.live_files.insert(c.skill_file);
+        if (track_files) merged_.live_files.insert(c.skill_file);
         if (!c.parsed()) {
             add_failed(c);
             continue;
