@@ -185,20 +185,44 @@ struct Kept {
     bool dir_of_file = false;  // the skill directory is the one of skill_file (`<dir>/SKILL.md`)
 
     Kept() = default;
-    explicit Kept(const Candidate& c) : entry(c.entry), skill_file(c.skill_file), library(c.library) {
+    /// The candidate's; with `take`, its paths are moved out (nothing reads them again).
+    Kept(Candidate& c, bool take) : entry(c.entry), library(c.library) {
+        skill_file = take ? std::move(c.skill_file) : c.skill_file;
         const std::string_view file(skill_file);
         dir_of_file = file.size() == c.skill_dir.size() + tail.size() &&
                       file.substr(0, c.skill_dir.size()) == c.skill_dir && file.substr(c.skill_dir.size()) == tail;
-        if (!dir_of_file) skill_dir = c.skill_dir;
+        if (!dir_of_file) skill_dir = take ? std::move(c.skill_dir) : c.skill_dir;
     }
     [[nodiscard]] SkillLocation location() const noexcept {
         const std::string_view file(skill_file);
         return {skill_file, dir_of_file ? file.substr(0, file.size() - tail.size()) : std::string_view(skill_dir),
                 library};
     }
+    [[nodiscard]] const std::string& key() const noexcept { return entry->name_key; }
 
 private:
     static constexpr std::string_view tail = "/SKILL.md";
+};
+
+/// The kept skills of a discovery by NFKC name: one sorted array (no node or key copy a skill).
+class KeptSkills {
+public:
+    KeptSkills() = default;
+    /// The candidates `kept` (indices, each name once); with `take`, their paths are moved out.
+    KeptSkills(std::vector<Candidate>& candidates, const std::vector<std::size_t>& kept, bool take) {
+        skills_.reserve(kept.size());
+        for (std::size_t i : kept) skills_.emplace_back(candidates[i], take);
+        std::sort(skills_.begin(), skills_.end(), [](const Kept& a, const Kept& b) { return a.key() < b.key(); });
+    }
+    /// The skill whose NFKC name is `key`, or nullptr.
+    [[nodiscard]] const Kept* find(std::string_view key) const noexcept {
+        auto it = std::lower_bound(skills_.begin(), skills_.end(), key,
+                                   [](const Kept& k, std::string_view name) { return k.key() < name; });
+        return it != skills_.end() && it->key() == key ? &*it : nullptr;
+    }
+
+private:
+    std::vector<Kept> skills_;
 };
 
 // One entry of a root's listing: a view of its name (into the Listed that owns the bytes).
@@ -384,8 +408,8 @@ private:
 // 4. Merge
 
 struct Merged {
-    std::unordered_map<std::string_view, Kept> kept;          // key: NFKC name (the entry's name_key)
-    std::vector<std::shared_ptr<const SkillManifest>> order;  // the kept manifests, in catalog order
+    std::vector<std::size_t> kept;                            // the kept candidates, in catalog order
+    std::vector<std::shared_ptr<const SkillManifest>> order;  // their manifests
     std::unordered_set<std::string_view> live_files;          // every SKILL.md seen (when the cache keeps)
 };
 

@@ -46,7 +46,7 @@ private:
     void choose_winners();
     void add_failed(const Candidate& c);
     void add_duplicate(const Candidate& c, std::size_t index, std::size_t winner);
-    void add_kept(const Candidate& c);
+    void add_kept(const Candidate& c, std::size_t index);
     void check_include(const std::vector<std::string>& names) const;
     void check_exclude(const std::vector<std::string>& names);
 
@@ -117,13 +117,13 @@ void Merger::add_duplicate(const Candidate& c, std::size_t index, std::size_t wi
     out_.skipped.push_back(SkippedSkill{c.skill_file, SkipReason::duplicate_name, std::move(message)});
 }
 
-void Merger::add_kept(const Candidate& c) {
+void Merger::add_kept(const Candidate& c, std::size_t index) {
     const CacheEntry& e = *c.entry;
     out_.diagnostics.insert(out_.diagnostics.end(), e.diagnostics.begin(), e.diagnostics.end());
     if (e.placed) {
         // In the result's vector already, with this candidate's location (no cache: parsed here).
         merged_.order.emplace_back(std::shared_ptr<const SkillManifest>(), c.slot);
-        merged_.kept.emplace(e.name_key, Kept(c));
+        merged_.kept.push_back(index);
         return;
     }
     // The cached manifest has this candidate's location, unless the same file was cached under
@@ -135,7 +135,7 @@ void Merger::add_kept(const Candidate& c) {
         manifest = std::move(placed);
     }
     merged_.order.push_back(std::move(manifest));
-    merged_.kept.emplace(e.name_key, Kept(c));
+    merged_.kept.push_back(index);
 }
 
 void Merger::check_include(const std::vector<std::string>& names) const {
@@ -185,7 +185,7 @@ Merged Merger::run(const std::optional<std::vector<std::string>>& include_names,
         if (winner != i) {
             add_duplicate(c, i, winner);
         } else {
-            add_kept(c);
+            add_kept(c, i);
         }
     }
     note_confusable_names(merged_.order, out_.diagnostics);

@@ -37,7 +37,7 @@ struct FilesystemSkillLoader::Impl {
     SnapshotStore snapshots;
 
     mutable std::shared_mutex kept_mutex;
-    std::unordered_map<std::string_view, Kept> kept;  // key: NFKC name (each Kept's entry's name_key)
+    KeptSkills kept;
     bool discovered = false;
     std::atomic<std::uint64_t> next_ticket{0};            // order of the discoveries' starts
     std::uint64_t published_ticket = 0;                   // the discovery load() serves (guarded by kept_mutex)
@@ -58,7 +58,7 @@ struct FilesystemSkillLoader::Impl {
             options.threads != 0 ? options.threads : std::max(1U, std::thread::hardware_concurrency());
         return std::min(asked, SKILL_MAX_DISCOVERY_THREADS);
     }
-    void publish(std::uint64_t ticket, std::unordered_map<std::string_view, Kept> kept_now);
+    void publish(std::uint64_t ticket, KeptSkills kept_now);
     Discovery report(Discovery out) const;
     Discovery discover();
 };
@@ -138,7 +138,7 @@ void FilesystemSkillLoader::Impl::resolve_roots() {
 }
 
 // Of two overlapping discoveries, the one that started later wins, whichever ends last.
-void FilesystemSkillLoader::Impl::publish(std::uint64_t ticket, std::unordered_map<std::string_view, Kept> kept_now) {
+void FilesystemSkillLoader::Impl::publish(std::uint64_t ticket, KeptSkills kept_now) {
     std::unique_lock lock(kept_mutex);
     if (ticket > published_ticket) {
         kept = std::move(kept_now);
@@ -238,7 +238,8 @@ Discovery FilesystemSkillLoader::Impl::discover() {
         merged.order.clear();
         parse_cache.keep_only({});
     }
-    publish(ticket, std::move(merged.kept));
+    // Without keep_results nothing reads the candidates' paths again: the kept ones move.
+    publish(ticket, KeptSkills(candidates, merged.kept, !options.keep_results));
     if (ticket == next_ticket.load()) storage.retire_children(candidates);  // no discovery started since
     if (snapshot) snapshots.capture(listing, candidates, merged, out, std::move(stamps));
     return finish(ticket, std::move(out));
@@ -263,11 +264,11 @@ LoadedSkill FilesystemSkillLoader::load(std::string_view name) {
     {
         std::shared_lock lock(impl_->kept_mutex);
         const std::string key = nfkc(name);
-        auto it = impl_->kept.find(key);
-        if (it == impl_->kept.end() || impl_->admitted.refused.count(key) != 0) {
+        const Kept* found = impl_->kept.find(key);
+        if (found == nullptr || impl_->admitted.refused.count(key) != 0) {
             throw NotFoundError(fmt::format("no discovered skill named '{}'", name));
         }
-        const Kept& k = it->second;
+        const Kept& k = *found;
         const bool reparse = !impl_->options.keep_results;  // the manifest moved into the Discovery
         if (!reparse) {
             out.manifest = *k.entry->manifest;
@@ -302,8 +303,8 @@ const SkillReaderPtr& FilesystemSkillLoader::reader() const noexcept { return im
 
 SkillReaderPtr FilesystemSkillLoader::reader_for(std::string_view name) const {
     std::shared_lock lock(impl_->kept_mutex);
-    auto it = impl_->kept.find(nfkc(name));
-    return it == impl_->kept.end() ? reader() : impl_->storage.reader_for_path(it->second.location().root);
+    const Kept* found = impl_->kept.find(nfkc(name));
+    return found == nullptr ? reader() : impl_->storage.reader_for_path(found->location().root);
 }
 
 }  // namespace agentskills
