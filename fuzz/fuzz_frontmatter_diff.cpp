@@ -6,7 +6,7 @@
 //   1. the text as a whole SKILL.md: parse_skill_md with the fast path and without it gives the
 //      same result (kept or skipped, skip reason, body, every diagnostic, the manifest as JSON);
 //   2. the text as a frontmatter: when the fast path reads it, yaml-cpp reads the same tree
-//      (kinds, texts, 0-based lines) with no strict-YAML findings.
+//      (kinds, texts, 0-based lines) with the same strict-YAML findings (flow collections).
 #include <agentskills/names.hpp>
 #include <agentskills/parser.hpp>
 
@@ -76,14 +76,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // The text as a frontmatter (the parser hands the fast path valid UTF-8 without CRLF).
     if (!is_valid_utf8(text) || text.find('\0') != std::string_view::npos) return 0;
     if (detail::prescan_frontmatter(text)) return 0;
-    if (std::optional<detail::YNode> fast = detail::read_common_yaml(text)) {
+    detail::StrictFindings fast_strict;
+    if (std::optional<detail::YNode> fast = detail::read_common_yaml(text, &fast_strict)) {
         detail::StrictFindings strict;
         detail::set_frontmatter_fast_path(false);
         const detail::YamlRead slow = detail::read_yaml(text, strict);
         detail::set_frontmatter_fast_path(true);
         FUZZ_CHECK(!slow.problem);
         FUZZ_CHECK(slow.root.has_value());
-        FUZZ_CHECK(strict.list.empty());
+        FUZZ_CHECK(strict.list == fast_strict.list);
         FUZZ_CHECK(same_tree(*fast, *slow.root));
     }
     return 0;

@@ -29,6 +29,9 @@ struct YNode {
 };
 
 // Findings that only the reference profile rejects: line (0-based), what.
+// What a strict-YAML finding of a flow collection says (both YAML readers use it).
+inline constexpr std::string_view flow_collection_finding = "a flow collection ([...] or {...})";
+
 struct StrictFindings {
     std::vector<std::pair<std::size_t, std::string>> list;
     void add(std::size_t line, std::string what) { list.emplace_back(line, std::move(what)); }
@@ -62,8 +65,7 @@ struct YamlRead {
 
 [[nodiscard]] bool is_blank(std::string_view s) noexcept;          // only ASCII white space
 [[nodiscard]] std::string_view trim(std::string_view s) noexcept;  // ASCII white space off both ends
-[[nodiscard]] std::size_t count_newlines(std::string_view s) noexcept;
-[[nodiscard]] bool is_delimiter(std::string_view line) noexcept;  // `---` and blanks
+[[nodiscard]] bool is_delimiter(std::string_view line) noexcept;   // `---` and blanks
 // `s` with CRLF turned into LF; `storage` holds the text when a copy was needed.
 [[nodiscard]] std::string_view without_cr(std::string_view s, std::string& storage);
 // The body: without leading and trailing blank lines.

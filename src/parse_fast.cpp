@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "model_output.hpp"
 
@@ -67,6 +68,9 @@ public:
         if (!mapping(0, 1, root) || failed_ || have_) return std::nullopt;
         return root;
     }
+
+    // The 0-based line of each flow collection read, in the order yaml-cpp reports them.
+    [[nodiscard]] const std::vector<std::size_t>& flow_lines() const noexcept { return flow_lines_; }
 
 private:
     struct Line {
@@ -142,6 +146,12 @@ private:
                 } else {
                     return false;  // an empty value
                 }
+            } else if (after[v] == '[') {
+                if (!flow_sequence(after.substr(v), line_.number, value)) return false;
+                advance();
+            } else if (after[v] == '|' || after[v] == '>') {
+                if (!block_scalar(after.substr(v), indent, value)) return false;
+                advance();
             } else {
                 if (after[v] == '#') return false;  // an empty value with a comment
                 if (!scalar(after.substr(v), line_.number, value)) return false;
@@ -171,6 +181,110 @@ private:
             if (have_ && line_.indent > indent) return false;
         }
         return !failed_;
+    }
+
+    // A flow sequence that ends on its line, of plain words: `[]`, `[a]`, `[Read, Grep, web-search]`.
+    // Each item is letters, digits and `_ - . / ( )` with single spaces inside; anything else
+    // (quotes, `:`, `*`, nesting, an empty item, a trailing comma, a null word, a line break) is
+    // left to yaml-cpp. yaml-cpp reports a flow collection to the strict profile; so does this.
+    bool flow_sequence(std::string_view s, std::size_t line, YNode& out) {
+        out.kind = YNode::Kind::sequence;
+        out.line = line;
+        const auto starts_item = [](char c) { return is_key_start(c) || c == '.' || c == '/' || c == '('; };
+        const auto in_item = [](char c) { return is_key_char(c) || c == '(' || c == ')'; };
+        std::size_t i = 1;
+        while (i < s.size() && s[i] == ' ') ++i;
+        if (i < s.size() && s[i] == ']') {
+            ++i;
+        } else {
+            for (;;) {
+                if (i >= s.size() || !starts_item(s[i])) return false;
+                const std::size_t start = i;
+                std::size_t end = i;
+                while (i < s.size() && (in_item(s[i]) || (s[i] == ' ' && i + 1 < s.size() && in_item(s[i + 1])))) {
+                    ++i;
+                    end = i;
+                }
+                while (i < s.size() && s[i] == ' ') ++i;
+                if (i >= s.size()) return false;  // continues on the next line
+                const std::string_view word = s.substr(start, end - start);
+                if (is_null_word(word) || !count()) return false;
+                YNode item;
+                item.kind = YNode::Kind::scalar;
+                item.text = std::string(word);
+                item.line = line;
+                out.items.push_back(std::move(item));
+                if (s[i] == ']') {
+                    ++i;
+                    break;
+                }
+                if (s[i] != ',') return false;
+                ++i;
+                while (i < s.size() && s[i] == ' ') ++i;
+            }
+        }
+        if (!only_comment_after(s.substr(i))) return false;
+        flow_lines_.push_back(line);
+        return true;
+    }
+
+    // A literal (`|`) or folded (`>`) block scalar, clipped or stripped (`-`), whose header `s`
+    // ends the current line and whose lines are below it. Only the plain form is read: every
+    // line of it either empty (no spaces) or indented exactly as its first line, more than the
+    // key (`parent`), with no trailing space; no empty line before the first line. Anything else
+    // (an indentation or keep indicator, a comment after the header, lines indented more, lines
+    // of spaces) is left to yaml-cpp. Leaves the reader at the first line after the scalar.
+    bool block_scalar(std::string_view s, std::size_t parent, YNode& out) {
+        const bool folded = s[0] == '>';
+        const bool strip = s.size() == 2 && s[1] == '-';
+        if (s.size() != 1 && !strip) return false;
+        out.kind = YNode::Kind::scalar;
+        out.line = line_.number;
+        std::size_t indent = 0;       // of the scalar's lines; 0 until the first one
+        std::size_t empty = 0;        // empty lines since the last line of text
+        std::size_t last_end = pos_;  // where the line after the last line of text starts
+        std::size_t last_number = next_number_;
+        std::string text;
+        while (pos_ < text_.size()) {
+            const std::size_t nl = text_.find('\n', pos_);
+            const std::size_t end = nl == std::string_view::npos ? text_.size() : nl;
+            const std::string_view line = text_.substr(pos_, end - pos_);
+            const std::size_t next = nl == std::string_view::npos ? text_.size() : nl + 1;
+            if (line.empty()) {
+                if (indent == 0) return false;  // an empty line before the first one
+                ++empty;
+                pos_ = next;
+                ++next_number_;
+                continue;
+            }
+            const std::size_t ind = line.find_first_not_of(' ');
+            if (ind == std::string_view::npos || line.back() == ' ') return false;  // spaces only, or trailing
+            if (indent == 0) {
+                if (ind <= parent) return false;  // an empty scalar
+                indent = ind;
+            } else if (ind < indent) {
+                break;  // the scalar ends before this line
+            } else if (ind > indent) {
+                return false;  // a line indented more (kept as it is under folding)
+            } else if (empty == 0) {
+                text += folded ? ' ' : '\n';
+            } else {
+                text.append(folded ? empty : empty + 1, '\n');
+            }
+            text.append(line.substr(indent));
+            empty = 0;
+            pos_ = next;
+            ++next_number_;
+            last_end = pos_;
+            last_number = next_number_;
+        }
+        if (indent == 0) return false;
+        if (!strip) text += '\n';
+        out.text = std::move(text);
+        // Trailing empty lines belong to no one: read on from the line after the last text line.
+        pos_ = last_end;
+        next_number_ = last_number;
+        return count();
     }
 
     // One scalar that ends on its line: `s` starts at its first character, runs to the line end.
@@ -246,6 +360,7 @@ private:
         return false;  // continues on the next line
     }
 
+    std::vector<std::size_t> flow_lines_;  // the line of each flow collection read, in order
     std::string_view text_;
     std::size_t pos_ = 0;
     std::size_t next_number_ = 0;
@@ -257,9 +372,14 @@ private:
 
 }  // namespace
 
-std::optional<YNode> read_common_yaml(std::string_view frontmatter) {
+std::optional<YNode> read_common_yaml(std::string_view frontmatter, StrictFindings* strict) {
     if (!plain_bytes(frontmatter)) return std::nullopt;
-    return Reader(frontmatter).run();
+    Reader reader(frontmatter);
+    std::optional<YNode> tree = reader.run();
+    if (tree && strict != nullptr) {
+        for (const std::size_t line : reader.flow_lines()) strict->add(line, std::string(flow_collection_finding));
+    }
+    return tree;
 }
 
 bool frontmatter_fast_path_enabled() noexcept { return fast_path_enabled; }

@@ -74,7 +74,7 @@ void Parse::interpret(const YNode& root) {
     collect_fields(root);
     SkillManifest m;
     m.skill_file = std::string(opt_.path);
-    m.frontmatter = to_json(root);
+    if (opt_.frontmatter_json) m.frontmatter = to_json(root);
     if (reference()) check_reference_keys();
     read_name(m);
     read_description(m);
@@ -93,33 +93,51 @@ void Parse::interpret(const YNode& root) {
 void Parse::collect_fields(const YNode& root) {
     for (std::size_t i = 0; i + 1 < root.items.size(); i += 2) {
         std::string key = key_text(root.items[i]);
-        field_line_[key] = file_line(root.items[i].line);
-        auto [it, inserted] = field_index_.emplace(key, fields_.size());
-        if (inserted) {
-            fields_.emplace_back(std::move(key), &root.items[i + 1]);
-        } else {
-            add(codes::duplicate_key, Level::warning, Level::error, file_line(root.items[i].line),
+        const std::size_t line = file_line(root.items[i].line);
+        if (const Field* seen = field(key)) {
+            add(codes::duplicate_key, Level::warning, Level::error, line,
                 fmt::format("the key '{}' appears more than once; the last value is used", key));
-            fields_[it->second].second = &root.items[i + 1];
+            Field& f = fields_[static_cast<std::size_t>(seen - fields_.data())];
+            f.value = &root.items[i + 1];
+            f.line = line;
+            continue;
         }
+        if (!field_index_.empty()) {
+            field_index_.emplace(key, fields_.size());
+        } else if (fields_.size() == indexed_fields) {
+            for (std::size_t k = 0; k < fields_.size(); ++k) field_index_.emplace(fields_[k].key, k);
+            field_index_.emplace(key, fields_.size());
+        }
+        fields_.push_back({std::move(key), &root.items[i + 1], line});
     }
 }
 
+const Parse::Field* Parse::field(std::string_view key) const {
+    if (!field_index_.empty()) {
+        auto it = field_index_.find(std::string(key));
+        return it == field_index_.end() ? nullptr : &fields_[it->second];
+    }
+    for (const Field& f : fields_) {
+        if (f.key == key) return &f;
+    }
+    return nullptr;
+}
+
 const YNode* Parse::find(std::string_view key) const {
-    auto it = field_index_.find(std::string(key));
-    return it == field_index_.end() ? nullptr : fields_[it->second].second;
+    const Field* f = field(key);
+    return f == nullptr ? nullptr : f->value;
 }
 
 std::size_t Parse::line_of(std::string_view key) const {
-    auto it = field_line_.find(std::string(key));
-    return it == field_line_.end() ? 2 : it->second;
+    const Field* f = field(key);
+    return f == nullptr ? 2 : f->line;
 }
 
 void Parse::check_reference_keys() {
     std::vector<std::string> unknown;
-    for (const auto& [key, node] : fields_) {
-        if (std::find(std::begin(reference_fields), std::end(reference_fields), key) == std::end(reference_fields)) {
-            unknown.push_back(key);
+    for (const Field& f : fields_) {
+        if (std::find(std::begin(reference_fields), std::end(reference_fields), f.key) == std::end(reference_fields)) {
+            unknown.push_back(f.key);
         }
     }
     if (unknown.empty()) return;
@@ -317,9 +335,10 @@ void Parse::read_tags_and_aliases(SkillManifest& m) {
 }
 
 void Parse::note_behavioral_fields(SkillManifest& m) const {
-    for (const auto& [key, node] : fields_) {
-        if (std::find(std::begin(behavioral_fields), std::end(behavioral_fields), key) != std::end(behavioral_fields)) {
-            m.ignored_behavioral_fields.push_back(key);
+    for (const Field& f : fields_) {
+        if (std::find(std::begin(behavioral_fields), std::end(behavioral_fields), f.key) !=
+            std::end(behavioral_fields)) {
+            m.ignored_behavioral_fields.push_back(f.key);
         }
     }
 }

@@ -79,10 +79,18 @@ private:
     std::size_t fm_first_line_ = 2;
     bool failed_ = false;
     bool keep_instructions_ = true;
-    // Top-level keys in order with their (last) values; key -> index; key -> file line.
-    std::vector<std::pair<std::string, const YNode*>> fields_;
-    std::unordered_map<std::string, std::size_t> field_index_;
-    std::unordered_map<std::string, std::size_t> field_line_;
+    // Top-level keys in the order they first appear, each with its last value and that value's
+    // key line. A frontmatter has a handful of keys, found by a scan; past `indexed_fields` keys
+    // (a hostile file can have tens of thousands) a hash index is kept as well.
+    struct Field {
+        std::string key;
+        const YNode* value = nullptr;
+        std::size_t line = 0;
+    };
+    static constexpr std::size_t indexed_fields = 16;
+    [[nodiscard]] const Field* field(std::string_view key) const;
+    std::vector<Field> fields_;
+    std::unordered_map<std::string, std::size_t> field_index_;  // empty up to indexed_fields keys
 };
 
 }  // namespace agentskills::detail

@@ -23,26 +23,6 @@ std::string_view trim(std::string_view s) noexcept {
     return s;
 }
 
-// Number of '\n' in `s`, eight bytes at a time (std::count goes one byte at a time here, and
-// this runs over every byte of every SKILL.md).
-std::size_t count_newlines(std::string_view s) noexcept {
-    constexpr std::uint64_t ones = 0x0101010101010101ULL;
-    constexpr std::uint64_t low7 = 0x7F7F7F7F7F7F7F7FULL;
-    std::size_t n = 0;
-    std::size_t i = 0;
-    for (; i + 8 <= s.size(); i += 8) {
-        std::uint64_t word = 0;
-        std::memcpy(&word, s.data() + i, sizeof word);
-        const std::uint64_t x = word ^ (ones * '\n');     // bytes equal to '\n' become 0
-        const std::uint64_t t = ((x & low7) + low7) | x;  // high bit set exactly where x != 0
-        // One bit per newline at the top of its byte; shifted down and multiplied, the bytes
-        // add up in the top byte (no popcount instruction is needed).
-        n += static_cast<std::size_t>((((~t & ~low7) >> 7) * ones) >> 56);
-    }
-    for (; i < s.size(); ++i) n += s[i] == '\n' ? 1 : 0;
-    return n;
-}
-
 // A line that is `---` followed only by spaces, tabs or a CR.
 bool is_delimiter(std::string_view line) noexcept {
     if (line.substr(0, 3) != "---") return false;

@@ -16,6 +16,7 @@
 #include "agentskills/diagnostic_codes.hpp"
 #include "agentskills/names.hpp"
 #include "agentskills/parser.hpp"
+#include "byte_scans.hpp"
 #include "parse_detail.hpp"
 #include "parse_fast.hpp"
 #include "yaml_text.hpp"
@@ -180,7 +181,7 @@ private:
               YAML::EmitterStyle::value style) {
         note_tag(mark, tag);
         note_anchor(mark, anchor);
-        if (style == YAML::EmitterStyle::Flow) strict_.add(line_of(mark), "a flow collection ([...] or {...})");
+        if (style == YAML::EmitterStyle::Flow) strict_.add(line_of(mark), std::string(flow_collection_finding));
         if (stack_.size() >= SKILL_MAX_FRONTMATTER_DEPTH) {
             throw TooComplex(fmt::format("nests collections deeper than {} levels (line {})",
                                          SKILL_MAX_FRONTMATTER_DEPTH, line_of(mark) + 1));
@@ -221,38 +222,6 @@ private:
     std::size_t copied_bytes_ = 0;
 };
 
-// Bytes of `text` as a JSON string: quotes, escapes (six bytes for a control character).
-std::size_t json_string_size(std::string_view text) noexcept {
-    // Eight bytes a step: the high bit of each byte below 0x20, and of each '"' or '\\', is set
-    // in a mask (no carry crosses a byte: the sums are of 7-bit values), and the masks are
-    // counted; the tail is counted byte by byte.
-    constexpr std::uint64_t ones = 0x0101010101010101ULL;
-    constexpr std::uint64_t low7 = 0x7F7F7F7F7F7F7F7FULL;
-    constexpr std::uint64_t highs = ~low7;
-    const auto equal_to = [&](std::uint64_t w, unsigned char c) {
-        const std::uint64_t x = w ^ (ones * c);
-        return ~(((x & low7) + low7) | x) & highs;
-    };
-    std::size_t n = 2 + text.size();
-    std::size_t i = 0;
-    for (; i + 8 <= text.size(); i += 8) {
-        std::uint64_t w = 0;
-        std::memcpy(&w, text.data() + i, sizeof w);
-        const std::uint64_t controls = ~(((w & low7) + ones * 0x60) | w) & highs;
-        const std::uint64_t quotes = equal_to(w, '"') | equal_to(w, '\\');
-        n += 5 * static_cast<std::size_t>(__builtin_popcountll(controls)) +
-             static_cast<std::size_t>(__builtin_popcountll(quotes));
-    }
-    for (; i < text.size(); ++i) {
-        const auto u = static_cast<unsigned char>(text[i]);
-        if (u < 0x20)
-            n += 5;
-        else if (u == '"' || u == '\\')
-            n += 1;
-    }
-    return n;
-}
-
 // What the JSON copy of `n` costs against SKILL_MAX_FRONTMATTER_JSON_BYTES: an upper bound of
 // its size printed with an indent of 2 (`dump(2)`, as the CLI prints it): each value on a line
 // indented by two bytes per level, a collection closed on a line of its own, a key charged as a
@@ -265,7 +234,7 @@ void check_json_budget(const YNode& root) {
         const auto [n, depth] = todo.back();
         todo.pop_back();
         const std::size_t line = 2 * depth + 2;  // indentation, a comma or colon, the line feed
-        total += n->is_scalar() ? line + json_string_size(n->text) : 2 * line;
+        total += n->is_scalar() ? line + json_string_bound(n->text) : 2 * line;
         for (const auto& child : n->items) todo.emplace_back(&child, depth + 1);
         if (total > SKILL_MAX_FRONTMATTER_JSON_BYTES) {
             throw TooComplex(fmt::format("is larger than {} bytes as JSON (aliases count once per use)",
@@ -308,18 +277,6 @@ nlohmann::json to_json(const YNode& n) {
 // no spelling hides a flood. A line starting with `---` or `...` (a YAML document marker, which
 // may not appear inside any scalar) would begin a second document whose keys yaml-cpp drops
 // silently: that is a syntax error here.
-namespace {
-
-// The bytes prescan_frontmatter looks at (line breaks and the indicators); it passes over the
-// others with one table lookup.
-constexpr std::array<bool, 256> prescan_bytes = [] {
-    std::array<bool, 256> t{};
-    for (const char c : std::string_view("\n[{]},&*!-?:")) t[static_cast<unsigned char>(c)] = true;
-    return t;
-}();
-
-}  // namespace
-
 std::optional<YamlProblem> prescan_frontmatter(std::string_view fm) {
     std::size_t line = 0;
     std::size_t indicators = 0;
@@ -341,9 +298,8 @@ std::optional<YamlProblem> prescan_frontmatter(std::string_view fm) {
     if (!fm.empty()) {
         if (auto problem = marker_at(0)) return problem;
     }
-    for (std::size_t i = 0; i < fm.size(); ++i) {
+    for (std::size_t i = next_yaml_indicator(fm, 0); i < fm.size(); i = next_yaml_indicator(fm, i + 1)) {
         const char c = fm[i];
-        if (!prescan_bytes[static_cast<unsigned char>(c)]) continue;
         switch (c) {
             case '\n':
                 ++line;
@@ -389,7 +345,7 @@ YamlRead read_yaml(std::string_view frontmatter, StrictFindings& strict) {
     }
     // The common shape without yaml-cpp (parse_fast.cpp): the same tree, so the same result.
     if (frontmatter_fast_path_enabled()) {
-        if (std::optional<YNode> tree = read_common_yaml(frontmatter)) {
+        if (std::optional<YNode> tree = read_common_yaml(frontmatter, &strict)) {
             try {
                 check_json_budget(*tree);
             } catch (const TooComplex& e) {

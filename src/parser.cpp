@@ -15,6 +15,7 @@
 
 #include "agentskills/diagnostic_codes.hpp"
 #include "agentskills/names.hpp"
+#include "byte_scans.hpp"
 #include "parse_session.hpp"
 
 namespace agentskills {

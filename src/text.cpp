@@ -1,6 +1,7 @@
 // Text made safe for the model, JSON and terminals (see text.hpp).
 #include "agentskills/text.hpp"
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <utility>
@@ -16,6 +17,7 @@
 #include <utf8proc.h>
 
 #include "agentskills/names.hpp"
+#include "byte_scans.hpp"
 #include "model_output.hpp"
 
 namespace agentskills {
@@ -265,6 +267,73 @@ std::size_t skip_plain_text(std::string_view text, std::size_t pos) noexcept {
     return pos >= text.size() ? text.size() : skip_plain<false>(text.data(), text.size(), pos);
 }
 
+std::size_t count_newlines(std::string_view s) noexcept {
+    const char* p = s.data();
+    const std::size_t n = s.size();
+    std::size_t count = 0;
+    std::size_t pos = 0;
+#if defined(AGENTSKILLS_TEXT_SSE2)
+    const __m128i lf = _mm_set1_epi8('\n');
+    while (n - pos >= 16) {
+        // Each lane counts its newlines (a match is -1, subtracted) for at most 255 steps, so
+        // that no lane overflows; then the lanes are added up.
+        __m128i lanes = _mm_setzero_si128();
+        const std::size_t steps = std::min<std::size_t>((n - pos) / 16, 255);
+        for (std::size_t k = 0; k < steps; ++k, pos += 16) {
+            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + pos));
+            lanes = _mm_sub_epi8(lanes, _mm_cmpeq_epi8(v, lf));
+        }
+        const __m128i sums = _mm_sad_epu8(lanes, _mm_setzero_si128());
+        count +=
+            static_cast<std::size_t>(_mm_cvtsi128_si32(sums)) + static_cast<std::size_t>(_mm_extract_epi16(sums, 4));
+    }
+#endif
+    while (n - pos >= 8) {
+        const std::uint64_t x = load_word(p + pos) ^ (byte_ones * '\n');  // a newline is a zero byte
+        const std::uint64_t nonzero = ((x & byte_lows) + byte_lows) | x;  // high bit: the byte is not 0
+        // One bit per newline, moved to the bottom of its byte; the product adds the bytes up
+        // in the top byte.
+        count += static_cast<std::size_t>((((~nonzero & byte_highs) >> 7) * byte_ones) >> 56);
+        pos += 8;
+    }
+    for (; pos < n; ++pos) count += p[pos] == '\n' ? 1 : 0;
+    return count;
+}
+
+namespace {
+
+constexpr std::array<bool, 256> yaml_indicator_bytes = [] {
+    std::array<bool, 256> t{};
+    for (const char c : std::string_view("\n[{]},&*!-?:")) t[static_cast<unsigned char>(c)] = true;
+    return t;
+}();
+
+}  // namespace
+
+std::size_t next_yaml_indicator(std::string_view s, std::size_t pos) noexcept {
+    const char* p = s.data();
+    const std::size_t n = s.size();
+    if (pos >= n) return n;
+#if defined(AGENTSKILLS_TEXT_SSE2)
+    const auto eq = [](__m128i v, char c) { return _mm_cmpeq_epi8(v, _mm_set1_epi8(c)); };
+    while (n - pos >= 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + pos));
+        // `[ ] { }` are 0x5B 0x5D 0x7B 0x7D: with bit 5 set, two values.
+        const __m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
+        __m128i m = _mm_or_si128(_mm_or_si128(eq(v, '\n'), eq(folded, '{')), _mm_or_si128(eq(folded, '}'), eq(v, ',')));
+        m = _mm_or_si128(m, _mm_or_si128(_mm_or_si128(eq(v, '&'), eq(v, '*')), _mm_or_si128(eq(v, '!'), eq(v, '-'))));
+        m = _mm_or_si128(m, _mm_or_si128(eq(v, '?'), eq(v, ':')));
+        const int mask = _mm_movemask_epi8(m);
+        if (mask != 0) return pos + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+        pos += 16;
+    }
+#endif
+    for (; pos < n; ++pos) {
+        if (yaml_indicator_bytes[static_cast<unsigned char>(p[pos])]) return pos;
+    }
+    return n;
+}
+
 }  // namespace detail
 
 std::string terminal_text(std::string_view text) {
@@ -333,6 +402,46 @@ std::size_t next_json_special(const char* p, std::size_t n, std::size_t pos) noe
     }
     return n;
 }
+
+}  // namespace
+
+namespace detail {
+
+std::size_t json_string_bound(std::string_view s) noexcept {
+    std::size_t n = 2 + s.size();
+    for (std::size_t pos = next_json_special<false>(s.data(), s.size(), 0); pos < s.size();
+         pos = next_json_special<false>(s.data(), s.size(), pos + 1)) {
+        n += static_cast<unsigned char>(s[pos]) < 0x20 ? 5 : 1;
+    }
+    return n;
+}
+
+std::size_t skip_ascii(std::string_view s, std::size_t pos) noexcept {
+    const char* p = s.data();
+    const std::size_t n = s.size();
+    if (pos >= n) return n;
+#if defined(AGENTSKILLS_TEXT_SSE2)
+    const auto load = [p](std::size_t at) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + at)); };
+    while (n - pos >= 64) {  // the sign bits of four blocks at once
+        const __m128i any =
+            _mm_or_si128(_mm_or_si128(load(pos), load(pos + 16)), _mm_or_si128(load(pos + 32), load(pos + 48)));
+        if (_mm_movemask_epi8(any) != 0) break;
+        pos += 64;
+    }
+    while (n - pos >= 16) {
+        const int mask = _mm_movemask_epi8(load(pos));
+        if (mask != 0) return pos + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+        pos += 16;
+    }
+#endif
+    while (n - pos >= 8 && (load_word(p + pos) & byte_highs) == 0) pos += 8;
+    while (pos < n && static_cast<unsigned char>(p[pos]) < 0x80) ++pos;
+    return pos;
+}
+
+}  // namespace detail
+
+namespace {
 
 template <bool Ascii>
 void append_json(std::string& out, std::string_view text) {

@@ -83,7 +83,8 @@ bool same_both_ways(const std::string& text, const std::string& label) {
     // The parser hands the fast path valid UTF-8 without CR (a file that is not is refused or
     // converted first, and was compared above).
     if (!fm || !is_valid_utf8(*fm) || fm->find('\r') != std::string::npos) return false;
-    const std::optional<detail::YNode> fast = detail::read_common_yaml(*fm);
+    detail::StrictFindings fast_strict;
+    const std::optional<detail::YNode> fast = detail::read_common_yaml(*fm, &fast_strict);
     if (!fast) return false;
     detail::StrictFindings strict;
     detail::set_frontmatter_fast_path(false);
@@ -91,7 +92,7 @@ bool same_both_ways(const std::string& text, const std::string& label) {
     detail::set_frontmatter_fast_path(true);
     REQUIRE(slow.root);
     CHECK(!slow.problem);
-    CHECK(strict.list.empty());
+    CHECK(strict.list == fast_strict.list);
     CHECK(tree(*fast).dump() == tree(*slow.root).dump());
     return true;
 }
@@ -121,9 +122,47 @@ TEST_CASE("fast path: every SKILL.md of the shared corpus parses as through yaml
     }
     INFO(fast << " of " << files << " frontmatters read by the fast path");
     CHECK(files > 0);
-    // About half of the corpus has the common shape (flow lists such as `mcp: [x]` are left to
-    // yaml-cpp); the fast path must actually be taken.
-    CHECK(fast * 5 > files * 2);
+    // Nearly all of the corpus has the common shape (1,520 of 1,544 files when this was written;
+    // the rest have anchors, flow mappings, multi-line plain scalars and the like): the fast path
+    // must actually be taken.
+    CHECK(fast * 10 > files * 9);
+}
+
+TEST_CASE("frontmatter_json = false changes nothing but the frontmatter JSON", "[parser]") {
+    const fs::path corpus = corpus_dir();
+    std::error_code ec;
+    if (!fs::is_directory(corpus, ec)) {
+        WARN("no shared corpus at " << corpus.string() << "; set AGENTSKILLS_CORPUS_DIR");
+        return;
+    }
+    std::size_t kept = 0;
+    for (const auto& e : fs::recursive_directory_iterator(corpus, fs::directory_options::skip_permission_denied)) {
+        if (!e.is_regular_file() || e.path().filename() != "SKILL.md") continue;
+        std::ifstream in(e.path(), std::ios::binary);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        INFO(e.path().string());
+        for (const bool fast : {true, false}) {
+            ParseOptions opt;
+            opt.path = "lib/demo/SKILL.md";
+            const ParseResult with = parse_with(ss.str(), opt, fast);
+            opt.frontmatter_json = false;
+            const ParseResult without = parse_with(ss.str(), opt, fast);
+            nlohmann::json a = seen(with);
+            nlohmann::json b = seen(without);
+            if (without.manifest() != nullptr) {
+                ++kept;
+                CHECK(without.manifest()->frontmatter->dump() == "{}");
+                CHECK(with.manifest()->frontmatter->is_object());
+                a.erase("frontmatter");
+                b.erase("frontmatter");
+                a["manifest"].erase("frontmatter");
+                b["manifest"].erase("frontmatter");
+            }
+            CHECK(a == b);
+        }
+    }
+    CHECK(kept > 1000);
 }
 
 TEST_CASE("fast path: constructs it reads give the yaml-cpp tree", "[parser][fast-path]") {
@@ -147,8 +186,26 @@ TEST_CASE("fast path: constructs it reads give the yaml-cpp tree", "[parser][fas
         "name: demo\ndescription: ''\n",
         "name: demo\ndescription: \"\"\n",
         "name: demo\ndescription: x\ntools: Read, Write\n",
+        // One-line flow sequences of plain words (the strict profile's finding compared too).
+        "name: demo\ndescription: x\ntags: [a, b]\n",
+        "name: demo\ndescription: x\ntags: []\nmcp: [ ]\naliases: [one]\n",
+        "name: demo\ndescription: x\nallowed-tools: [Read, Grep,Glob , web-search, a/b.c, f(x), two words]  # c\n",
+        "name: demo\ndescription: x\nmetadata:\n  tags: [x, y]\n  k: v\n",
+        // Block scalars of the plain form: literal and folded, clipped and stripped.
+        "name: demo\ndescription: |\n  block\n",
+        "name: demo\ndescription: >-\n  folded\n",
+        "name: demo\ndescription: >\n  one\n  two\n\n  three\n\n\n  four\nlicense: MIT\n",
+        "name: demo\ndescription: |-\n  one\n  two\n\n  three\n\n\n  four\nlicense: MIT\n",
+        "name: demo\ndescription: |\n  one\n  two\n\n\nlicense: MIT\n",
+        "name: demo\ndescription: >-\n  one\n  two\n\n",
+        "name: demo\ndescription: >\n    deep: no key # no comment\n    - no item\nlicense: MIT\n",
+        "name: demo\ndescription: |\n  # not a comment\n  'not quoted' [x] {y} &z *w !v\n# a comment\nlicense: MIT\n",
+        "name: demo\nmetadata:\n  notes: >-\n    nested\n    folded\n  k: v\ndescription: x\n",
+        "name: demo\ndescription: >\n  caf\xC3\xA9 \xE2\x80\x94\n  null\n",
+        "name: demo\ndescription: |\n  null\n",
     };
     for (const std::string& fm : read) {
+        INFO(fm);
         CHECK(same_both_ways(skill(fm), fm));
     }
 }
@@ -158,11 +215,40 @@ TEST_CASE("fast path: constructs it declines parse as through yaml-cpp", "[parse
         "",
         "# only a comment\n",
         "name: demo\ndescription: first line\n  second line\n",
-        "name: demo\ndescription: |\n  block\n",
-        "name: demo\ndescription: >-\n  folded\n",
+        // Flow sequences past plain words.
+        "name: demo\ndescription: x\ntags: [a, b,]\n",
+        "name: demo\ndescription: x\ntags: [a,, b]\n",
+        "name: demo\ndescription: x\ntags: [a\n  , b]\n",
+        "name: demo\ndescription: x\ntags: ['a', \"b\"]\n",
+        "name: demo\ndescription: x\ntags: [a: b]\n",
+        "name: demo\ndescription: x\ntags: [Bash(git:*)]\n",
+        "name: demo\ndescription: x\ntags: [[a]]\n",
+        "name: demo\ndescription: x\ntags: [a, {b: c}]\n",
+        "name: demo\ndescription: x\ntags: [null, b]\n",
+        "name: demo\ndescription: x\ntags: [~]\n",
+        "name: demo\ndescription: x\ntags: [a  b]\n",
+        "name: demo\ndescription: x\ntags: [a] b\n",
+        "name: demo\ndescription: x\ntags: [a]#c\n",
+        "name: demo\ndescription: x\ntags: [-a]\n",
+        "name: demo\ndescription: x\ntags: [*a]\n",
+        "name: demo\ndescription: x\ntags:\n  - [a]\n",
+        // Block scalars past the plain form.
+        "name: demo\ndescription: |+\n  kept\n\n",
+        "name: demo\ndescription: >2\n   indented\n",
+        "name: demo\ndescription: |-2\n  x\n",
+        "name: demo\ndescription: | # comment\n  x\n",
+        "name: demo\ndescription: |  \n  x\n",
+        "name: demo\ndescription: >\n\n  after an empty line\n",
+        "name: demo\ndescription: >\n  one\n    more indented\n  two\n",
+        "name: demo\ndescription: >\n  one\n  \n  two\n",
+        "name: demo\ndescription: >\n  trailing space \n",
+        "name: demo\ndescription: >\n    four\n  two\n",
+        "name: demo\ndescription: >\nlicense: MIT\n",
+        "name: demo\ndescription: >\n",
+        "name: demo\ndescription: >x\n  y\n",
+        "name: demo\ntags:\n  - |\n    x\ndescription: x\n",
         "name: demo\ndescription: &a x\nlicense: *a\n",
         "name: demo\ndescription: !!str x\n",
-        "name: demo\ndescription: x\ntags: [a, b]\n",
         "name: demo\ndescription: x\nmetadata: {a: b}\n",
         "name: demo\ndescription: 'open\n  quote'\n",
         "name: demo\ndescription: \"open\n  quote\"\n",

@@ -1,11 +1,16 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include <agentskills/text.hpp>
+
+#include "../src/byte_scans.hpp"
 
 using namespace agentskills;
 
@@ -147,4 +152,74 @@ TEST_CASE("append_json_string: long runs, clean and escaped, as nlohmann dumps t
     check_like_dump(std::string(1000, '"'));
     check_like_dump(std::string(1000, '\0'));
     check_like_dump(std::string(1000, '\x7f'));
+}
+
+TEST_CASE("byte scans: count_newlines and next_yaml_indicator agree with a byte-by-byte look", "[text]") {
+    // Every byte value at every position of blocks of several lengths, and long runs (the
+    // 16-byte lanes add up for 255 steps at a time).
+    const std::string_view indicators("\n[{]},&*!-?:");
+    const auto naive_next = [&](std::string_view s, std::size_t pos) {
+        for (; pos < s.size(); ++pos) {
+            if (indicators.find(s[pos]) != std::string_view::npos) return pos;
+        }
+        return s.size();
+    };
+    std::uint32_t seed = 12345;
+    const auto random_byte = [&] {
+        seed = seed * 1103515245U + 12345U;
+        return static_cast<char>((seed >> 16) & 0xFF);
+    };
+    for (std::size_t len : {0U, 1U, 7U, 8U, 15U, 16U, 17U, 31U, 33U, 64U, 100U}) {
+        for (int c = 0; c < 256; ++c) {
+            for (std::size_t at = 0; at < len; ++at) {
+                std::string s(len, 'a');
+                s[at] = static_cast<char>(c);
+                INFO("len " << len << " byte " << c << " at " << at);
+                CHECK(detail::count_newlines(s) == static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')));
+                CHECK(detail::next_yaml_indicator(s, 0) == naive_next(s, 0));
+                CHECK(detail::next_yaml_indicator(s, at) == naive_next(s, at));
+            }
+        }
+    }
+    for (std::size_t len : {4095U, 4096U, 4097U, 70000U}) {
+        std::string lines(len, '\n');
+        CHECK(detail::count_newlines(lines) == len);
+        std::string mixed;
+        for (std::size_t i = 0; i < len; ++i) mixed += random_byte();
+        CHECK(detail::count_newlines(mixed) == static_cast<std::size_t>(std::count(mixed.begin(), mixed.end(), '\n')));
+        for (std::size_t pos = 0; pos < 300; ++pos)
+            CHECK(detail::next_yaml_indicator(mixed, pos) == naive_next(mixed, pos));
+        CHECK(detail::next_yaml_indicator(std::string(len, 'x'), 0) == len);
+    }
+    CHECK(detail::next_yaml_indicator("abc", 5) == 3);
+}
+
+TEST_CASE("byte scans: skip_ascii and json_string_bound agree with a byte-by-byte look", "[text]") {
+    const auto naive_ascii = [](std::string_view s, std::size_t pos) {
+        while (pos < s.size() && static_cast<unsigned char>(s[pos]) < 0x80) ++pos;
+        return std::min(pos, s.size());
+    };
+    const auto naive_bound = [](std::string_view s) {
+        std::size_t n = 2;
+        for (char ch : s) {
+            const auto u = static_cast<unsigned char>(ch);
+            n += u < 0x20 ? 6 : (u == '"' || u == '\\') ? 2 : 1;
+        }
+        return n;
+    };
+    for (std::size_t len : {0U, 1U, 7U, 8U, 15U, 16U, 17U, 63U, 64U, 65U, 130U}) {
+        for (int c = 0; c < 256; ++c) {
+            for (std::size_t at = 0; at < len; ++at) {
+                std::string s(len, 'a');
+                s[at] = static_cast<char>(c);
+                INFO("len " << len << " byte " << c << " at " << at);
+                CHECK(detail::skip_ascii(s, 0) == naive_ascii(s, 0));
+                CHECK(detail::skip_ascii(s, at) == naive_ascii(s, at));
+                CHECK(detail::json_string_bound(s) == naive_bound(s));
+            }
+        }
+    }
+    CHECK(detail::skip_ascii("abc", 9) == 3);
+    CHECK(detail::json_string_bound(std::string(100, '"')) == 202);
+    CHECK(detail::json_string_bound(std::string(100, '\x01')) == 602);
 }

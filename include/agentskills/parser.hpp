@@ -47,6 +47,11 @@ struct ParseOptions {
     std::string_view directory_name = {};          ///< for the name/directory match; empty = unknown
     /// The caller stopped reading at `max_bytes` (more followed): the skill is skipped (`too-large`).
     bool truncated = false;
+    /// False: `SkillManifest::frontmatter` is left empty (reads as `{}`) instead of holding the
+    /// whole frontmatter as JSON. For callers that never read it (a catalog block needs only the
+    /// typed fields); it saves the tree's memory and the time to build it. Nothing else changes:
+    /// the same fields, diagnostics and skip reasons.
+    bool frontmatter_json = true;
 };
 
 /// What `parse_skill_md` found: either a skill that is kept (`manifest()` is set) or a skill

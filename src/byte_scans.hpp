@@ -1,0 +1,25 @@
+// agentskills-cpp — private: byte scans of the parser that go 16 bytes a step (SSE2) where the
+// machine has it, with a portable fallback (both in text.cpp; the portable_text_scans test runs
+// the fallback).
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace agentskills::detail {
+
+/// Number of '\n' bytes in `s`.
+[[nodiscard]] std::size_t count_newlines(std::string_view s) noexcept;
+
+/// The first position from `pos` on of a byte that the frontmatter pre-scan looks at: a line
+/// feed or one of `[ { ] } , & * ! - ? :`; `s.size()` when there is none.
+[[nodiscard]] std::size_t next_yaml_indicator(std::string_view s, std::size_t pos) noexcept;
+
+/// The first position from `pos` on of a byte from 0x80 on; `s.size()` when there is none.
+[[nodiscard]] std::size_t skip_ascii(std::string_view s, std::size_t pos) noexcept;
+
+/// An upper bound of the bytes of `s` as a JSON string literal: two quotes, each byte, one more
+/// for each `"` and `\\`, five more for each byte below 0x20 (as `\\u00XX`).
+[[nodiscard]] std::size_t json_string_bound(std::string_view s) noexcept;
+
+}  // namespace agentskills::detail
