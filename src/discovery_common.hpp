@@ -122,6 +122,7 @@ struct CacheEntry {
     ManifestBox manifest;       // located where the candidate that was parsed is
     std::string instructions;   // empty when `lazy` (read again by ParseCache::lazy_body)
     std::string dir_name;       // for parsing the file again (lazy entries only)
+    std::string name_prefix;    // a nested skill's groups (`team:`), before the name the file gives
     Diagnostics diagnostics;
     std::string skip_message;
 };
@@ -373,6 +374,7 @@ struct ParseSettings {
     std::size_t max_bytes = SKILL_MAX_FILE_BYTES;
     bool lazy_bodies = false;
     bool keep = true;  // FilesystemLoaderOptions::keep_results: cache the parsed files
+    bool frontmatter_json = true;
 };
 
 class ParseCache {

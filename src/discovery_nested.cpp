@@ -196,6 +196,7 @@ void rename(Candidate& c, const std::string& prefix) {
     c.dir_name = prefix + c.dir_name;
     if (!c.entry || !c.entry->manifest) return;
     auto renamed = std::make_shared<CacheEntry>(*c.entry);
+    renamed->name_prefix = prefix;
     renamed->manifest->name = prefix + renamed->manifest->name;
     renamed->name_key = nfkc(renamed->manifest->name);
     c.entry = std::move(renamed);

@@ -130,6 +130,7 @@ void ParseCache::store(Candidate& c, const FileStat& st, std::string_view data, 
     popts.name_policy = settings_.name_policy;
     popts.max_lines = settings_.max_lines;
     popts.max_bytes = settings_.max_bytes;
+    popts.frontmatter_json = settings_.frontmatter_json;
     popts.path = c.skill_file;  // for the diagnostics; the location is set below
     popts.directory_name = c.dir_name;
     popts.truncated = truncated;
@@ -199,6 +200,7 @@ std::string ParseCache::lazy_body(const CacheEntry& entry, const SkillLocation& 
     popts.name_policy = settings_.name_policy;
     popts.max_lines = settings_.max_lines;
     popts.max_bytes = settings_.max_bytes;
+    popts.frontmatter_json = settings_.frontmatter_json;
     popts.path = path;
     popts.directory_name = entry.dir_name;
     popts.truncated = read.truncated;
@@ -209,9 +211,12 @@ std::string ParseCache::lazy_body(const CacheEntry& entry, const SkillLocation& 
         throw IoError(fmt::format("{} changed since discovery and no longer parses: {}", path,
                                   first_error_message(parsed.diagnostics)));
     }
+    now->name.insert(0, entry.name_prefix);  // a nested skill's name, as discovery gave it
     if (nfkc(now->name) != entry.name_key) {
-        throw IoError(fmt::format("{} changed since discovery and now names the skill '{}', not '{}'", path, now->name,
-                                  entry.manifest ? entry.manifest->name : entry.name_key));
+        throw IoError(
+            fmt::format("{} changed since discovery and now names the skill '{}', not '{}'", path, now->name,
+                        // (a manifest given to the Discovery was moved from)
+                        entry.manifest && !entry.manifest->name.empty() ? entry.manifest->name : entry.name_key));
     }
     set_location(*now, where);
     manifest = std::move(*now);
