@@ -112,17 +112,20 @@ struct CacheEntry {
     FileStat stat;
     bool verify = false;  // the stat cannot vouch for the bytes: compare them on the next hit
     bool truncated = false;
-    bool hashed = false;  // hash only when `verify` (hashing costs a pass)
-    bool placed = false;  // parsed into the candidate's slot instead (Candidate::slot)
-    bool lazy = false;    // parsed under lazy_bodies: the body was not kept
+    bool hashed = false;                 // hash only when `verify` (hashing costs a pass)
+    bool placed = false;                 // parsed into the candidate's slot instead (Candidate::slot)
+    bool lazy = false;                   // parsed under lazy_bodies: the body was not kept
+    std::uint32_t name_prefix_size = 0;  // of dir_name (below)
     std::optional<SkipReason> skip_reason;
     std::size_t text_size = 0;  // size and hash of the bytes read, for the
     std::size_t text_hash = 0;  // byte-identical and re-verification checks
     std::string name_key;       // NFKC of the manifest's name
     ManifestBox manifest;       // located where the candidate that was parsed is
     std::string instructions;   // empty when `lazy` (read again by ParseCache::lazy_body)
-    std::string dir_name;       // for parsing the file again (lazy entries only)
-    std::string name_prefix;    // a nested skill's groups (`team:`), before the name the file gives
+    // For parsing the file again (lazy entries only): a nested skill's group prefix (`team:`, the
+    // first name_prefix_size bytes, which come before the name the file gives), then the name of
+    // its directory.
+    std::string dir_name;
     Diagnostics diagnostics;
     std::string skip_message;
 };
@@ -139,7 +142,8 @@ struct Candidate {
 
     // Filled in by the worker.
     bool has_skill_file = false;
-    std::string skill_dir;  // resolved (symlink target for local skills)
+    bool dir_name_in_entry = false;  // with a slot and lazy bodies, dir_name moved to entry->dir_name
+    std::string skill_dir;           // resolved (symlink target for local skills)
     std::string skill_file;
     CacheEntryPtr entry;  // parse result, or nullptr with `failure` set
     std::optional<SkipReason> failure;
@@ -161,6 +165,10 @@ struct Candidate {
     }
 
     [[nodiscard]] SkillLocation location() const noexcept { return {skill_file, skill_dir, library}; }
+    /// The name of the skill directory (as the name of a skill is checked against).
+    [[nodiscard]] const std::string& directory_name() const noexcept {
+        return dir_name_in_entry ? entry->dir_name : dir_name;
+    }
     /// The parsed manifest (the entry's, or the slot's), or nullptr.
     [[nodiscard]] const SkillManifest* manifest() const noexcept {
         if (!entry) return nullptr;

@@ -23,7 +23,9 @@ const Diagnostic* first_error(const Diagnostics& ds) {
     return nullptr;
 }
 
-bool canonical(const Candidate& c) { return is_canonical_name(c.manifest()->name, c.entry->name_key, c.dir_name); }
+bool canonical(const Candidate& c) {
+    return is_canonical_name(c.manifest()->name, c.entry->name_key, c.directory_name());
+}
 
 class Merger {
 public:
@@ -77,7 +79,7 @@ void Merger::choose_winners() {
 
 void Merger::add_failed(const Candidate& c) {
     // Without a name, selection goes by the directory name.
-    std::string dir_key = nfkc(c.dir_name);
+    std::string dir_key = nfkc(c.directory_name());
     if (!selection_.selected(dir_key)) {
         if (!selection_.exclude.empty()) excluded_seen_.insert(std::move(dir_key));
         return;

@@ -141,9 +141,10 @@ void ParseCache::store(Candidate& c, const FileStat& st, std::string_view data, 
         parse.run(data);
     }
     SkillManifest* manifest = parsed.manifest();
+    const bool move_dir_name = settings_.lazy_bodies && c.slot != nullptr;  // not read again from `c`
     if (settings_.lazy_bodies) {
         entry->lazy = true;
-        entry->dir_name = c.dir_name;
+        entry->dir_name = move_dir_name ? std::move(c.dir_name) : c.dir_name;
     } else {
         entry->instructions = std::move(parsed.instructions);
     }
@@ -180,6 +181,7 @@ void ParseCache::store(Candidate& c, const FileStat& st, std::string_view data, 
         entries_[c.skill_file] = shared;
     }
     c.entry = std::move(shared);
+    c.dir_name_in_entry = move_dir_name;
 }
 
 std::string ParseCache::lazy_body(const CacheEntry& entry, const SkillLocation& where, SkillManifest& manifest,
@@ -202,7 +204,8 @@ std::string ParseCache::lazy_body(const CacheEntry& entry, const SkillLocation& 
     popts.max_bytes = settings_.max_bytes;
     popts.frontmatter_json = settings_.frontmatter_json;
     popts.path = path;
-    popts.directory_name = entry.dir_name;
+    const std::string_view name_prefix = std::string_view(entry.dir_name).substr(0, entry.name_prefix_size);
+    popts.directory_name = std::string_view(entry.dir_name).substr(entry.name_prefix_size);
     popts.truncated = read.truncated;
     ParseResult parsed = parse_skill_md(read.data, popts);
     if (same && !take_manifest) return std::move(parsed.instructions);
@@ -211,7 +214,7 @@ std::string ParseCache::lazy_body(const CacheEntry& entry, const SkillLocation& 
         throw IoError(fmt::format("{} changed since discovery and no longer parses: {}", path,
                                   first_error_message(parsed.diagnostics)));
     }
-    now->name.insert(0, entry.name_prefix);  // a nested skill's name, as discovery gave it
+    now->name.insert(0, name_prefix);  // a nested skill's name, as discovery gave it
     if (nfkc(now->name) != entry.name_key) {
         throw IoError(
             fmt::format("{} changed since discovery and now names the skill '{}', not '{}'", path, now->name,
