@@ -1,4 +1,5 @@
 // agentskills-cpp — discovery, stage 4: merge the parsed candidates in precedence order.
+#include <iterator>
 #include <string>
 #include <unordered_map>
 
@@ -45,6 +46,8 @@ private:
     void note(std::string_view code, Severity severity, std::string path, std::string message) {
         out_.diagnostics.push_back(Diagnostic{std::string(code), severity, std::move(path), 0, std::move(message)});
     }
+    void take_diagnostics(const CacheEntry& e);
+    [[nodiscard]] std::string take_skip_message(const CacheEntry& e) const;
     void choose_winners();
     void add_failed(const Candidate& c);
     void add_duplicate(const Candidate& c, std::size_t index, std::size_t winner);
@@ -77,6 +80,25 @@ void Merger::choose_winners() {
     }
 }
 
+// Without a cache (keep_results off) each entry is this discovery's alone, made mutable, and
+// nothing reads its diagnostics or skip message after the merge: they move into the result
+// instead of being copied (so the const_casts are sound).
+void Merger::take_diagnostics(const CacheEntry& e) {
+    if (cache_.keeps()) {
+        out_.diagnostics.insert(out_.diagnostics.end(), e.diagnostics.begin(), e.diagnostics.end());
+        return;
+    }
+    auto& ds = const_cast<Diagnostics&>(e.diagnostics);  // NOLINT
+    out_.diagnostics.insert(out_.diagnostics.end(), std::make_move_iterator(ds.begin()),
+                            std::make_move_iterator(ds.end()));
+    Diagnostics().swap(ds);
+}
+
+std::string Merger::take_skip_message(const CacheEntry& e) const {
+    if (cache_.keeps()) return e.skip_message;
+    return std::move(const_cast<std::string&>(e.skip_message));  // NOLINT
+}
+
 void Merger::add_failed(const Candidate& c) {
     // Without a name, selection goes by the directory name.
     std::string dir_key = nfkc(c.directory_name());
@@ -92,10 +114,11 @@ void Merger::add_failed(const Candidate& c) {
         return;
     }
     const CacheEntry& e = *c.entry;
-    out_.diagnostics.insert(out_.diagnostics.end(), e.diagnostics.begin(), e.diagnostics.end());
-    if (first_error(e.diagnostics) == nullptr)
-        note(codes::skill_skipped, Severity::error, c.skill_file, e.skip_message);
-    out_.skipped.push_back(SkippedSkill{c.skill_file, e.skip_reason.value_or(SkipReason::invalid), e.skip_message});
+    const bool has_error = first_error(e.diagnostics) != nullptr;
+    take_diagnostics(e);
+    if (!has_error) note(codes::skill_skipped, Severity::error, c.skill_file, e.skip_message);
+    out_.skipped.push_back(
+        SkippedSkill{c.skill_file, e.skip_reason.value_or(SkipReason::invalid), take_skip_message(e)});
 }
 
 void Merger::add_duplicate(const Candidate& c, std::size_t index, std::size_t winner) {
@@ -121,7 +144,7 @@ void Merger::add_duplicate(const Candidate& c, std::size_t index, std::size_t wi
 
 void Merger::add_kept(const Candidate& c, std::size_t index) {
     const CacheEntry& e = *c.entry;
-    out_.diagnostics.insert(out_.diagnostics.end(), e.diagnostics.begin(), e.diagnostics.end());
+    take_diagnostics(e);
     if (e.placed) {
         // In the result's vector already, with this candidate's location (no cache: parsed here).
         merged_.order.emplace_back(std::shared_ptr<const SkillManifest>(), c.slot);
