@@ -23,7 +23,7 @@ struct PromptArgs {
 };
 
 int run(const PromptArgs& args) {
-    SkillCatalogPtr catalog = discover_sources(args.sources, "prompt", /*lazy_bodies=*/true);
+    SkillCatalogPtr catalog = discover_sources(args.sources, "prompt", catalog_block_defaults);
     SkillsShim shim({.catalog = catalog, .tool_name = args.tool_name, .budget = {.limit = args.budget}});
     SkillsPrompt prompt = shim.render_prompt(*catalog);
     if (!prompt.text.empty()) fmt::print("{}\n", prompt.text);

@@ -34,7 +34,7 @@ int run(const ToPromptArgs& args) {
     // up front so that its elements do not move.
     std::vector<const SkillManifest*> found;
     if (!args.roots.empty()) {
-        SkillCatalogPtr catalog = discover_roots(args.roots, "to-prompt", /*lazy_bodies=*/true);
+        SkillCatalogPtr catalog = discover_roots(args.roots, "to-prompt", catalog_block_defaults);
         found.reserve(catalog->size() + args.skill_dirs.size());
         for (const auto& m : *catalog) found.push_back(&m);
         keep_until_exit(catalog);

@@ -28,9 +28,11 @@ namespace agentskills::cli {
 /// terminal_text, so it is one line whatever the file is called), then, once, the aggregated
 /// warning about Claude Code fields the skills use that the library does not implement:
 /// `agentskills COMMAND: warning: MESSAGE [ignored-behavioral-fields]`.
-/// A command that never prints a body passes `lazy_bodies` (FilesystemLoaderOptions::lazy_bodies).
-inline SkillCatalogPtr discover_sources(const SourceArgs& sources, const char* command, bool lazy_bodies = false) {
-    SkillCatalogPtr catalog = discover_skill_catalog(make_source_loader(sources, {.lazy_bodies = lazy_bodies}));
+/// A command that never prints a body passes `lazy_bodies` (FilesystemLoaderOptions::lazy_bodies);
+/// one that prints a catalog block only (no manifest's frontmatter) passes catalog_block_defaults.
+inline SkillCatalogPtr discover_sources(const SourceArgs& sources, const char* command,
+                                        const SourceDefaults& defaults = {}) {
+    SkillCatalogPtr catalog = discover_skill_catalog(make_source_loader(sources, defaults));
     std::string lines;  // one write to the unbuffered stderr, not one per line
     for (const auto& s : catalog->skipped()) {
         lines +=
@@ -45,11 +47,15 @@ inline SkillCatalogPtr discover_sources(const SourceArgs& sources, const char* c
 
 /// discover_sources over the local roots `roots`.
 inline SkillCatalogPtr discover_roots(const std::vector<std::string>& roots, const char* command,
-                                      bool lazy_bodies = false) {
+                                      const SourceDefaults& defaults = {}) {
     SourceArgs sources;
     sources.roots = roots;
-    return discover_sources(sources, command, lazy_bodies);
+    return discover_sources(sources, command, defaults);
 }
+
+/// What `to-prompt` and `prompt` discover with: they print the typed fields of a catalog block,
+/// never a body or the frontmatter JSON.
+inline constexpr SourceDefaults catalog_block_defaults{.lazy_bodies = true, .frontmatter_json = false};
 
 /// One scripted run of an agent with `shim`: the model's first response calls the activation
 /// tool `tool_name` once per name, in order (ids `call_1`, `call_2`, ...; none without names),

@@ -76,6 +76,9 @@ struct SourceDefaults {
     /// FilesystemLoaderOptions::lazy_bodies: for commands that discover once and never print a
     /// body (they also turn keep_results off).
     bool lazy_bodies = false;
+    /// FilesystemLoaderOptions::frontmatter_json: false for commands that never print a
+    /// manifest's `frontmatter` (a catalog block).
+    bool frontmatter_json = true;
 };
 
 /// Declares the flags of `flags` on `cmd`, storing into `args` (which must outlive parsing).

@@ -80,21 +80,53 @@ struct Selection {
     }
 };
 
+/// A manifest held apart from its owner, copied with it: an entry without one (a skipped file, or
+/// one parsed into a slot) costs a pointer, not a whole SkillManifest. Used like an optional.
+class ManifestBox {
+public:
+    ManifestBox() noexcept = default;
+    ManifestBox(const ManifestBox& other) : m_(other.m_ ? std::make_unique<SkillManifest>(*other.m_) : nullptr) {}
+    ManifestBox(ManifestBox&&) noexcept = default;
+    ManifestBox& operator=(const ManifestBox& other) {
+        if (this != &other) m_ = other.m_ ? std::make_unique<SkillManifest>(*other.m_) : nullptr;
+        return *this;
+    }
+    ManifestBox& operator=(ManifestBox&&) noexcept = default;
+    ~ManifestBox() = default;
+    ManifestBox& operator=(SkillManifest&& m) {
+        m_ = std::make_unique<SkillManifest>(std::move(m));
+        return *this;
+    }
+
+    explicit operator bool() const noexcept { return m_ != nullptr; }
+    [[nodiscard]] SkillManifest& operator*() const noexcept { return *m_; }
+    [[nodiscard]] SkillManifest* operator->() const noexcept { return m_.get(); }
+    void reset() noexcept { m_.reset(); }
+
+private:
+    std::unique_ptr<SkillManifest> m_;
+};
+
 // One parsed SKILL.md, shared between discoveries while its stat does not change.
 struct CacheEntry {
     FileStat stat;
     bool verify = false;  // the stat cannot vouch for the bytes: compare them on the next hit
     bool truncated = false;
-    std::size_t text_size = 0;              // size and hash of the bytes read, for the
-    std::size_t text_hash = 0;              // byte-identical and re-verification checks; the
-    bool hashed = false;                    // hash only when `verify` (hashing costs a pass)
-    std::string name_key;                   // NFKC of the manifest's name
-    std::optional<SkillManifest> manifest;  // located where the candidate that was parsed is
-    std::string instructions;               // empty when `lazy` (read again by ParseCache::lazy_body)
-    bool lazy = false;                      // parsed under lazy_bodies: the body was not kept
-    std::string dir_name;                   // for parsing the file again (lazy entries only)
-    Diagnostics diagnostics;
+    bool hashed = false;                 // hash only when `verify` (hashing costs a pass)
+    bool placed = false;                 // parsed into the candidate's slot instead (Candidate::slot)
+    bool lazy = false;                   // parsed under lazy_bodies: the body was not kept
+    std::uint32_t name_prefix_size = 0;  // of dir_name (below)
     std::optional<SkipReason> skip_reason;
+    std::size_t text_size = 0;  // size and hash of the bytes read, for the
+    std::size_t text_hash = 0;  // byte-identical and re-verification checks
+    std::string name_key;       // NFKC of the manifest's name
+    ManifestBox manifest;       // located where the candidate that was parsed is
+    std::string instructions;   // empty when `lazy` (read again by ParseCache::lazy_body)
+    // For parsing the file again (lazy entries only): a nested skill's group prefix (`team:`, the
+    // first name_prefix_size bytes, which come before the name the file gives), then the name of
+    // its directory.
+    std::string dir_name;
+    Diagnostics diagnostics;
     std::string skip_message;
 };
 using CacheEntryPtr = std::shared_ptr<const CacheEntry>;
@@ -102,32 +134,104 @@ using CacheEntryPtr = std::shared_ptr<const CacheEntry>;
 // What the worker found for one child directory of a root.
 struct Candidate {
     std::size_t root_index = 0;
-    std::string library;
-    std::string child_dir;  // as listed
+    std::string_view library;  // the Root's path (the roots outlive the candidates)
+    std::string child_dir;     // as listed; given to skill_dir when the candidate has a slot
     std::string dir_name;
     bool is_symlink = false;
     bool source_child = false;  // a file a ChildOpener accepts (an archive), not a directory
 
     // Filled in by the worker.
     bool has_skill_file = false;
-    std::string skill_dir;  // resolved (symlink target for local skills)
+    bool dir_name_in_entry = false;  // with a slot and lazy bodies, dir_name moved to entry->dir_name
+    std::string skill_dir;           // resolved (symlink target for local skills)
     std::string skill_file;
     CacheEntryPtr entry;  // parse result, or nullptr with `failure` set
     std::optional<SkipReason> failure;
-    std::string failure_message;
-    std::string failure_code;  // the diagnostic code of `failure`; empty = skill-unreadable
+    // keep_results off: the element of the result's manifest vector the parse moves the manifest
+    // into (the entry is then `placed` and holds none), so that no second array of manifests is
+    // ever alive. Valid until the discovery compacts that vector.
+    SkillManifest* slot = nullptr;
+
+    /// Sets `failure` with its message and diagnostic code (empty: skill-unreadable).
+    void fail(SkipReason reason, std::string message, std::string code = {}) {
+        failure = reason;
+        failure_text = std::make_unique<FailureText>(FailureText{std::move(message), std::move(code)});
+    }
+    [[nodiscard]] std::string_view failure_message() const noexcept {
+        return failure_text ? std::string_view(failure_text->message) : std::string_view();
+    }
+    [[nodiscard]] std::string_view failure_code() const noexcept {
+        return failure_text ? std::string_view(failure_text->code) : std::string_view();
+    }
 
     [[nodiscard]] SkillLocation location() const noexcept { return {skill_file, skill_dir, library}; }
-    [[nodiscard]] bool parsed() const noexcept { return has_skill_file && !failure && entry && entry->manifest; }
+    /// The name of the skill directory (as the name of a skill is checked against).
+    [[nodiscard]] const std::string& directory_name() const noexcept {
+        return dir_name_in_entry ? entry->dir_name : dir_name;
+    }
+    /// The parsed manifest (the entry's, or the slot's), or nullptr.
+    [[nodiscard]] const SkillManifest* manifest() const noexcept {
+        if (!entry) return nullptr;
+        if (entry->manifest) return &*entry->manifest;
+        return entry->placed ? slot : nullptr;
+    }
+    [[nodiscard]] bool parsed() const noexcept { return has_skill_file && !failure && manifest() != nullptr; }
+
+private:
+    struct FailureText {
+        std::string message;
+        std::string code;
+    };
+    std::unique_ptr<FailureText> failure_text;  // with `failure` (rare: not inline in every candidate)
 };
 
 // A kept skill of the current discovery (what load() serves).
 struct Kept {
     CacheEntryPtr entry;
     std::string skill_file;
-    std::string skill_dir;
-    std::string library;
-    [[nodiscard]] SkillLocation location() const noexcept { return {skill_file, skill_dir, library}; }
+    std::string skill_dir;     // unless `dir_of_file`
+    std::string_view library;  // a Root's path: the loader's roots outlive what it keeps
+    bool dir_of_file = false;  // the skill directory is the one of skill_file (`<dir>/SKILL.md`)
+
+    Kept() = default;
+    /// The candidate's; with `take`, its paths are moved out (nothing reads them again).
+    Kept(Candidate& c, bool take) : entry(c.entry), library(c.library) {
+        skill_file = take ? std::move(c.skill_file) : c.skill_file;
+        const std::string_view file(skill_file);
+        dir_of_file = file.size() == c.skill_dir.size() + tail.size() &&
+                      file.substr(0, c.skill_dir.size()) == c.skill_dir && file.substr(c.skill_dir.size()) == tail;
+        if (!dir_of_file) skill_dir = take ? std::move(c.skill_dir) : c.skill_dir;
+    }
+    [[nodiscard]] SkillLocation location() const noexcept {
+        const std::string_view file(skill_file);
+        return {skill_file, dir_of_file ? file.substr(0, file.size() - tail.size()) : std::string_view(skill_dir),
+                library};
+    }
+    [[nodiscard]] const std::string& key() const noexcept { return entry->name_key; }
+
+private:
+    static constexpr std::string_view tail = "/SKILL.md";
+};
+
+/// The kept skills of a discovery by NFKC name: one sorted array (no node or key copy a skill).
+class KeptSkills {
+public:
+    KeptSkills() = default;
+    /// The candidates `kept` (indices, each name once); with `take`, their paths are moved out.
+    KeptSkills(std::vector<Candidate>& candidates, const std::vector<std::size_t>& kept, bool take) {
+        skills_.reserve(kept.size());
+        for (std::size_t i : kept) skills_.emplace_back(candidates[i], take);
+        std::sort(skills_.begin(), skills_.end(), [](const Kept& a, const Kept& b) { return a.key() < b.key(); });
+    }
+    /// The skill whose NFKC name is `key`, or nullptr.
+    [[nodiscard]] const Kept* find(std::string_view key) const noexcept {
+        auto it = std::lower_bound(skills_.begin(), skills_.end(), key,
+                                   [](const Kept& k, std::string_view name) { return k.key() < name; });
+        return it != skills_.end() && it->key() == key ? &*it : nullptr;
+    }
+
+private:
+    std::vector<Kept> skills_;
 };
 
 // One entry of a root's listing: a view of its name (into the Listed that owns the bytes).
@@ -216,6 +320,8 @@ public:
     void list_root(const std::string& root, Listed& out) const;
     /// The skill directory of a listed child: a local symlink resolved, else the child itself.
     [[nodiscard]] std::string skill_dir(const std::string& child_dir, bool is_symlink) const;
+    /// The same, taking the child's path (moved into the result unless a link is resolved).
+    [[nodiscard]] std::string skill_dir(std::string&& child_dir, bool is_symlink) const;
     /// Whether two skill directories are one (after resolving links, for local ones).
     [[nodiscard]] bool same_directory(const std::string& a, const std::string& b) const;
 
@@ -276,6 +382,7 @@ struct ParseSettings {
     std::size_t max_bytes = SKILL_MAX_FILE_BYTES;
     bool lazy_bodies = false;
     bool keep = true;  // FilesystemLoaderOptions::keep_results: cache the parsed files
+    bool frontmatter_json = true;
 };
 
 class ParseCache {
@@ -292,6 +399,8 @@ public:
     /// was given away: FilesystemLoaderOptions::keep_results).
     [[nodiscard]] std::string lazy_body(const CacheEntry& entry, const SkillLocation& where, SkillManifest& manifest,
                                         bool take_manifest = false) const;
+    /// Whether parsed files are kept for the next discovery (FilesystemLoaderOptions::keep_results).
+    [[nodiscard]] bool keeps() const noexcept { return settings_.keep; }
     /// Forgets the files that are not in `live` (paths of SKILL.md files still there).
     void keep_only(const std::unordered_set<std::string_view>& live);
 
@@ -309,9 +418,9 @@ private:
 // 4. Merge
 
 struct Merged {
-    std::unordered_map<std::string, Kept> kept;               // key: NFKC name
-    std::vector<std::shared_ptr<const SkillManifest>> order;  // the kept manifests, in catalog order
-    std::unordered_set<std::string_view> live_files;          // every SKILL.md seen
+    std::vector<std::size_t> kept;                            // the kept candidates, in catalog order
+    std::vector<std::shared_ptr<const SkillManifest>> order;  // their manifests
+    std::unordered_set<std::string_view> live_files;          // every SKILL.md seen (when the cache keeps)
 };
 
 /// Merges the parsed candidates in order into `out` (diagnostics and skipped entries) and

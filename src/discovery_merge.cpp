@@ -1,4 +1,5 @@
 // agentskills-cpp — discovery, stage 4: merge the parsed candidates in precedence order.
+#include <iterator>
 #include <string>
 #include <unordered_map>
 
@@ -23,7 +24,9 @@ const Diagnostic* first_error(const Diagnostics& ds) {
     return nullptr;
 }
 
-bool canonical(const Candidate& c) { return is_canonical_name(c.entry->manifest->name, c.entry->name_key, c.dir_name); }
+bool canonical(const Candidate& c) {
+    return is_canonical_name(c.manifest()->name, c.entry->name_key, c.directory_name());
+}
 
 class Merger {
 public:
@@ -43,10 +46,12 @@ private:
     void note(std::string_view code, Severity severity, std::string path, std::string message) {
         out_.diagnostics.push_back(Diagnostic{std::string(code), severity, std::move(path), 0, std::move(message)});
     }
+    void take_diagnostics(const CacheEntry& e);
+    [[nodiscard]] std::string take_skip_message(const CacheEntry& e) const;
     void choose_winners();
     void add_failed(const Candidate& c);
     void add_duplicate(const Candidate& c, std::size_t index, std::size_t winner);
-    void add_kept(const Candidate& c);
+    void add_kept(const Candidate& c, std::size_t index);
     void check_include(const std::vector<std::string>& names) const;
     void check_exclude(const std::vector<std::string>& names);
 
@@ -75,25 +80,45 @@ void Merger::choose_winners() {
     }
 }
 
+// Without a cache (keep_results off) each entry is this discovery's alone, made mutable, and
+// nothing reads its diagnostics or skip message after the merge: they move into the result
+// instead of being copied (so the const_casts are sound).
+void Merger::take_diagnostics(const CacheEntry& e) {
+    if (cache_.keeps()) {
+        out_.diagnostics.insert(out_.diagnostics.end(), e.diagnostics.begin(), e.diagnostics.end());
+        return;
+    }
+    auto& ds = const_cast<Diagnostics&>(e.diagnostics);  // NOLINT
+    out_.diagnostics.insert(out_.diagnostics.end(), std::make_move_iterator(ds.begin()),
+                            std::make_move_iterator(ds.end()));
+    Diagnostics().swap(ds);
+}
+
+std::string Merger::take_skip_message(const CacheEntry& e) const {
+    if (cache_.keeps()) return e.skip_message;
+    return std::move(const_cast<std::string&>(e.skip_message));  // NOLINT
+}
+
 void Merger::add_failed(const Candidate& c) {
     // Without a name, selection goes by the directory name.
-    std::string dir_key = nfkc(c.dir_name);
+    std::string dir_key = nfkc(c.directory_name());
     if (!selection_.selected(dir_key)) {
         if (!selection_.exclude.empty()) excluded_seen_.insert(std::move(dir_key));
         return;
     }
     skipped_dir_names_.insert(std::move(dir_key));
     if (c.failure) {
-        note(c.failure_code.empty() ? codes::skill_unreadable : std::string_view(c.failure_code), Severity::error,
-             c.skill_file, c.failure_message);
-        out_.skipped.push_back(SkippedSkill{c.skill_file, *c.failure, c.failure_message});
+        note(c.failure_code().empty() ? codes::skill_unreadable : c.failure_code(), Severity::error, c.skill_file,
+             std::string(c.failure_message()));
+        out_.skipped.push_back(SkippedSkill{c.skill_file, *c.failure, std::string(c.failure_message())});
         return;
     }
     const CacheEntry& e = *c.entry;
-    out_.diagnostics.insert(out_.diagnostics.end(), e.diagnostics.begin(), e.diagnostics.end());
-    if (first_error(e.diagnostics) == nullptr)
-        note(codes::skill_skipped, Severity::error, c.skill_file, e.skip_message);
-    out_.skipped.push_back(SkippedSkill{c.skill_file, e.skip_reason.value_or(SkipReason::invalid), e.skip_message});
+    const bool has_error = first_error(e.diagnostics) != nullptr;
+    take_diagnostics(e);
+    if (!has_error) note(codes::skill_skipped, Severity::error, c.skill_file, e.skip_message);
+    out_.skipped.push_back(
+        SkippedSkill{c.skill_file, e.skip_reason.value_or(SkipReason::invalid), take_skip_message(e)});
 }
 
 void Merger::add_duplicate(const Candidate& c, std::size_t index, std::size_t winner) {
@@ -105,7 +130,7 @@ void Merger::add_duplicate(const Candidate& c, std::size_t index, std::size_t wi
                          same_dir ? "same directory" : "byte-identical SKILL.md"));
         return;
     }
-    const std::string& name = c.entry->manifest->name;
+    const std::string& name = c.manifest()->name;
     std::string message =
         winner < index ? fmt::format("skill name '{}' of {} is already used by {}", name, c.skill_file, kept.skill_file)
                        : fmt::format(
@@ -117,9 +142,15 @@ void Merger::add_duplicate(const Candidate& c, std::size_t index, std::size_t wi
     out_.skipped.push_back(SkippedSkill{c.skill_file, SkipReason::duplicate_name, std::move(message)});
 }
 
-void Merger::add_kept(const Candidate& c) {
+void Merger::add_kept(const Candidate& c, std::size_t index) {
     const CacheEntry& e = *c.entry;
-    out_.diagnostics.insert(out_.diagnostics.end(), e.diagnostics.begin(), e.diagnostics.end());
+    take_diagnostics(e);
+    if (e.placed) {
+        // In the result's vector already, with this candidate's location (no cache: parsed here).
+        merged_.order.emplace_back(std::shared_ptr<const SkillManifest>(), c.slot);
+        merged_.kept.push_back(index);
+        return;
+    }
     // The cached manifest has this candidate's location, unless the same file was cached under
     // another root (a symlinked library): then a copy gets the right one.
     std::shared_ptr<const SkillManifest> manifest(c.entry, &*e.manifest);
@@ -129,7 +160,7 @@ void Merger::add_kept(const Candidate& c) {
         manifest = std::move(placed);
     }
     merged_.order.push_back(std::move(manifest));
-    merged_.kept.emplace(e.name_key, Kept{c.entry, c.skill_file, c.skill_dir, c.library});
+    merged_.kept.push_back(index);
 }
 
 void Merger::check_include(const std::vector<std::string>& names) const {
@@ -161,11 +192,12 @@ Merged Merger::run(const std::optional<std::vector<std::string>>& include_names,
     choose_winners();
     merged_.order.reserve(candidates_.size());
     merged_.kept.reserve(candidates_.size());
-    merged_.live_files.reserve(candidates_.size());
+    const bool track_files = cache_.keeps();  // for the cache's next discovery only
+    if (track_files) merged_.live_files.reserve(candidates_.size());
     for (std::size_t i = 0; i < candidates_.size(); ++i) {
         const Candidate& c = candidates_[i];
         if (!c.has_skill_file) continue;
-        merged_.live_files.insert(c.skill_file);
+        if (track_files) merged_.live_files.insert(c.skill_file);
         if (!c.parsed()) {
             add_failed(c);
             continue;
@@ -178,7 +210,7 @@ Merged Merger::run(const std::optional<std::vector<std::string>>& include_names,
         if (winner != i) {
             add_duplicate(c, i, winner);
         } else {
-            add_kept(c);
+            add_kept(c, i);
         }
     }
     note_confusable_names(merged_.order, out_.diagnostics);

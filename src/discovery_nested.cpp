@@ -196,6 +196,10 @@ void rename(Candidate& c, const std::string& prefix) {
     c.dir_name = prefix + c.dir_name;
     if (!c.entry || !c.entry->manifest) return;
     auto renamed = std::make_shared<CacheEntry>(*c.entry);
+    if (renamed->lazy) {
+        renamed->dir_name.insert(0, prefix);
+        renamed->name_prefix_size = static_cast<std::uint32_t>(prefix.size());
+    }
     renamed->manifest->name = prefix + renamed->manifest->name;
     renamed->name_key = nfkc(renamed->manifest->name);
     c.entry = std::move(renamed);

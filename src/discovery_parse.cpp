@@ -48,7 +48,9 @@ void ParseCache::process(Candidate& c) {
         if (c.source_child) {
             storage_.open_child(c);  // an archive: its skill's paths are `<archive>!/...`
         } else {
-            c.skill_dir = storage_.skill_dir(c.child_dir, c.is_symlink);
+            // With a slot (keep_results off, no nested walk) nothing reads child_dir again.
+            c.skill_dir = c.slot != nullptr ? storage_.skill_dir(std::move(c.child_dir), c.is_symlink)
+                                            : storage_.skill_dir(c.child_dir, c.is_symlink);
             c.skill_file = join_path(c.skill_dir, skill_file_name);
         }
         if (storage_.local() && !cached(c.skill_file)) {
@@ -76,8 +78,7 @@ void ParseCache::process(Candidate& c) {
         }
         c.has_skill_file = true;
         if (st.kind != EntryKind::file) {
-            c.failure = SkipReason::unreadable;
-            c.failure_message = fmt::format("{} is not a regular file", c.skill_file);
+            c.fail(SkipReason::unreadable, fmt::format("{} is not a regular file", c.skill_file));
             return;
         }
         CacheEntryPtr hit;
@@ -109,14 +110,13 @@ void ParseCache::process(Candidate& c) {
         store(c, st, read.data, read.truncated);
     } catch (const SourceRefusedError& e) {
         c.has_skill_file = true;
-        c.failure = SkipReason::unreadable;
-        c.failure_code = e.code();
-        c.failure_message = e.what();
+        c.fail(SkipReason::unreadable, e.what(), std::string(e.code()));
     } catch (const std::exception& e) {
         c.has_skill_file = true;
-        c.failure = SkipReason::unreadable;
-        c.failure_message =
-            fmt::format("cannot read {}: {}", c.skill_file.empty() ? c.child_dir : c.skill_file, e.what());
+        c.fail(SkipReason::unreadable,
+               fmt::format("cannot read {}: {}",
+                           !c.skill_file.empty() ? c.skill_file : (!c.child_dir.empty() ? c.child_dir : c.skill_dir),
+                           e.what()));
     }
 }
 
@@ -130,6 +130,7 @@ void ParseCache::store(Candidate& c, const FileStat& st, std::string_view data, 
     popts.name_policy = settings_.name_policy;
     popts.max_lines = settings_.max_lines;
     popts.max_bytes = settings_.max_bytes;
+    popts.frontmatter_json = settings_.frontmatter_json;
     popts.path = c.skill_file;  // for the diagnostics; the location is set below
     popts.directory_name = c.dir_name;
     popts.truncated = truncated;
@@ -139,18 +140,19 @@ void ParseCache::store(Candidate& c, const FileStat& st, std::string_view data, 
         if (settings_.lazy_bodies) parse.drop_instructions();
         parse.run(data);
     }
-    if (SkillManifest* m = parsed.manifest()) entry->manifest = std::move(*m);
+    SkillManifest* manifest = parsed.manifest();
+    const bool move_dir_name = settings_.lazy_bodies && c.slot != nullptr;  // not read again from `c`
     if (settings_.lazy_bodies) {
         entry->lazy = true;
-        entry->dir_name = c.dir_name;
+        entry->dir_name = move_dir_name ? std::move(c.dir_name) : c.dir_name;
     } else {
         entry->instructions = std::move(parsed.instructions);
     }
     entry->diagnostics = std::move(parsed.diagnostics);
     entry->skip_reason = parsed.skip_reason();
     if (truncated) entry->skip_reason = SkipReason::too_large;
-    if (entry->skip_reason && entry->manifest) entry->manifest.reset();
-    if (!entry->manifest && !entry->skip_reason) entry->skip_reason = SkipReason::invalid;
+    if (entry->skip_reason) manifest = nullptr;
+    if (manifest == nullptr && !entry->skip_reason) entry->skip_reason = SkipReason::invalid;
     if (entry->skip_reason) {
         entry->skip_message = fmt::format("{}: {}", c.skill_file, first_error_message(entry->diagnostics));
         if (*entry->skip_reason == SkipReason::too_large && truncated && entry->diagnostics.empty()) {
@@ -163,9 +165,15 @@ void ParseCache::store(Candidate& c, const FileStat& st, std::string_view data, 
         entry->text_hash = std::hash<std::string_view>{}(data);
         entry->hashed = true;
     }
-    if (entry->manifest) {
-        entry->name_key = nfkc(entry->manifest->name);
-        set_location(*entry->manifest, c.location());
+    if (manifest != nullptr) {
+        entry->name_key = nfkc(manifest->name);
+        set_location(*manifest, c.location());
+        if (c.slot != nullptr) {  // keep_results off: straight into the result's vector
+            *c.slot = std::move(*manifest);
+            entry->placed = true;
+        } else {
+            entry->manifest = std::move(*manifest);
+        }
     }
     CacheEntryPtr shared = std::move(entry);
     if (settings_.keep) {
@@ -173,6 +181,7 @@ void ParseCache::store(Candidate& c, const FileStat& st, std::string_view data, 
         entries_[c.skill_file] = shared;
     }
     c.entry = std::move(shared);
+    c.dir_name_in_entry = move_dir_name;
 }
 
 std::string ParseCache::lazy_body(const CacheEntry& entry, const SkillLocation& where, SkillManifest& manifest,
@@ -193,8 +202,10 @@ std::string ParseCache::lazy_body(const CacheEntry& entry, const SkillLocation& 
     popts.name_policy = settings_.name_policy;
     popts.max_lines = settings_.max_lines;
     popts.max_bytes = settings_.max_bytes;
+    popts.frontmatter_json = settings_.frontmatter_json;
     popts.path = path;
-    popts.directory_name = entry.dir_name;
+    const std::string_view name_prefix = std::string_view(entry.dir_name).substr(0, entry.name_prefix_size);
+    popts.directory_name = std::string_view(entry.dir_name).substr(entry.name_prefix_size);
     popts.truncated = read.truncated;
     ParseResult parsed = parse_skill_md(read.data, popts);
     if (same && !take_manifest) return std::move(parsed.instructions);
@@ -203,9 +214,12 @@ std::string ParseCache::lazy_body(const CacheEntry& entry, const SkillLocation& 
         throw IoError(fmt::format("{} changed since discovery and no longer parses: {}", path,
                                   first_error_message(parsed.diagnostics)));
     }
+    now->name.insert(0, name_prefix);  // a nested skill's name, as discovery gave it
     if (nfkc(now->name) != entry.name_key) {
-        throw IoError(fmt::format("{} changed since discovery and now names the skill '{}', not '{}'", path, now->name,
-                                  entry.manifest ? entry.manifest->name : entry.name_key));
+        throw IoError(
+            fmt::format("{} changed since discovery and now names the skill '{}', not '{}'", path, now->name,
+                        // (a manifest given to the Discovery was moved from)
+                        entry.manifest && !entry.manifest->name.empty() ? entry.manifest->name : entry.name_key));
     }
     set_location(*now, where);
     manifest = std::move(*now);

@@ -75,6 +75,11 @@ std::string Storage::skill_dir(const std::string& child_dir, bool is_symlink) co
     return child_dir;
 }
 
+std::string Storage::skill_dir(std::string&& child_dir, bool is_symlink) const {
+    if (local_ && is_symlink && !routed(child_dir)) return local::canonical(child_dir).value_or(child_dir);
+    return std::move(child_dir);
+}
+
 bool Storage::same_directory(const std::string& a, const std::string& b) const {
     if (a == b) return true;
     if (!local_ || routed(a) || routed(b)) return false;

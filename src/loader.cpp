@@ -37,7 +37,7 @@ struct FilesystemSkillLoader::Impl {
     SnapshotStore snapshots;
 
     mutable std::shared_mutex kept_mutex;
-    std::unordered_map<std::string, Kept> kept;  // key: NFKC name
+    KeptSkills kept;
     bool discovered = false;
     std::atomic<std::uint64_t> next_ticket{0};            // order of the discoveries' starts
     std::uint64_t published_ticket = 0;                   // the discovery load() serves (guarded by kept_mutex)
@@ -58,7 +58,7 @@ struct FilesystemSkillLoader::Impl {
             options.threads != 0 ? options.threads : std::max(1U, std::thread::hardware_concurrency());
         return std::min(asked, SKILL_MAX_DISCOVERY_THREADS);
     }
-    void publish(std::uint64_t ticket, std::unordered_map<std::string, Kept> kept_now);
+    void publish(std::uint64_t ticket, KeptSkills kept_now);
     Discovery report(Discovery out) const;
     Discovery discover();
 };
@@ -67,7 +67,7 @@ FilesystemSkillLoader::Impl::Impl(FilesystemLoaderOptions opts)
     : options(std::move(opts)),
       storage(options.reader, options.sources),
       parse_cache(storage, ParseSettings{options.name_policy, options.max_lines, options.max_bytes, options.lazy_bodies,
-                                         options.keep_results}) {
+                                         options.keep_results, options.frontmatter_json}) {
     if (options.include.has_value() && !options.exclude.empty()) {
         throw ConfigurationError("include and exclude cannot be used together");
     }
@@ -138,7 +138,7 @@ void FilesystemSkillLoader::Impl::resolve_roots() {
 }
 
 // Of two overlapping discoveries, the one that started later wins, whichever ends last.
-void FilesystemSkillLoader::Impl::publish(std::uint64_t ticket, std::unordered_map<std::string, Kept> kept_now) {
+void FilesystemSkillLoader::Impl::publish(std::uint64_t ticket, KeptSkills kept_now) {
     std::unique_lock lock(kept_mutex);
     if (ticket > published_ticket) {
         kept = std::move(kept_now);
@@ -190,8 +190,19 @@ Discovery FilesystemSkillLoader::Impl::discover() {
         }
     }
     std::vector<Candidate> candidates = make_candidates(roots, listing);
-    parallel_for(candidates.size(), thread_count(), [&](std::size_t i) { parse_cache.process(candidates[i]); });
     Discovery out{{}, listing.skipped, listing.diagnostics};
+    // Without keep_results, each manifest is parsed into the element of the result's vector of
+    // its candidate, which is compacted after the merge: one array of manifests, never two.
+    // (A nested walk adds candidates as it goes; it takes the general path.)
+    const bool slots = !options.keep_results && !nested;
+    if (slots) {
+        // Nothing reads the listing again (no snapshot): the candidates hold what they need.
+        listing.listed.clear();
+        listing.listed.shrink_to_fit();
+        out.skills.resize(candidates.size());
+        for (std::size_t i = 0; i < candidates.size(); ++i) candidates[i].slot = &out.skills[i];
+    }
+    parallel_for(candidates.size(), thread_count(), [&](std::size_t i) { parse_cache.process(candidates[i]); });
     if (nested) {
         expand_groups(candidates, roots, storage, parse_cache,
                       NestedSettings{options.nested_depth, options.nested_max_directories}, thread_count(),
@@ -199,12 +210,25 @@ Discovery FilesystemSkillLoader::Impl::discover() {
     }
     Merged merged = merge_candidates(candidates, selection, options.include, options.exclude, options.duplicate_names,
                                      storage, parse_cache, out);
-    out.skills.resize(merged.order.size());
-    if (options.keep_results) {
+    if (slots) {
+        // The kept manifests to the front; the rest (duplicates, excluded) are dropped. A kept manifest is its
+        // candidate's slot's (no cache to hit, so none is an entry's), and the merge keeps them in candidate order:
+        // each one's slot is at or after its place, and not yet written to. The const_cast is sound for the reason
+        // given below.
+        for (std::size_t k = 0; k < merged.order.size(); ++k) {
+            const SkillManifest* from = merged.order[k].get();
+            if (from != &out.skills[k]) out.skills[k] = std::move(const_cast<SkillManifest&>(*from));  // NOLINT
+        }
+        out.skills.resize(merged.order.size());
+        merged.order.clear();
+        parse_cache.keep_only({});
+    } else if (options.keep_results) {
+        out.skills.resize(merged.order.size());
         // The caller's copies of the kept manifests, made on the worker threads.
         parallel_for(merged.order.size(), thread_count(), [&](std::size_t i) { out.skills[i] = *merged.order[i]; });
         parse_cache.keep_only(merged.live_files);
     } else {
+        out.skills.resize(merged.order.size());
         // Nothing reads the parsed manifests after this (load() parses the file again): they move
         // into the result. Each was made mutable (a cache entry's, or a placed copy) and each
         // kept skill has its own, so the const_cast is sound.
@@ -214,7 +238,8 @@ Discovery FilesystemSkillLoader::Impl::discover() {
         merged.order.clear();
         parse_cache.keep_only({});
     }
-    publish(ticket, std::move(merged.kept));
+    // Without keep_results nothing reads the candidates' paths again: the kept ones move.
+    publish(ticket, KeptSkills(candidates, merged.kept, !options.keep_results));
     if (ticket == next_ticket.load()) storage.retire_children(candidates);  // no discovery started since
     if (snapshot) snapshots.capture(listing, candidates, merged, out, std::move(stamps));
     return finish(ticket, std::move(out));
@@ -239,11 +264,11 @@ LoadedSkill FilesystemSkillLoader::load(std::string_view name) {
     {
         std::shared_lock lock(impl_->kept_mutex);
         const std::string key = nfkc(name);
-        auto it = impl_->kept.find(key);
-        if (it == impl_->kept.end() || impl_->admitted.refused.count(key) != 0) {
+        const Kept* found = impl_->kept.find(key);
+        if (found == nullptr || impl_->admitted.refused.count(key) != 0) {
             throw NotFoundError(fmt::format("no discovered skill named '{}'", name));
         }
-        const Kept& k = it->second;
+        const Kept& k = *found;
         const bool reparse = !impl_->options.keep_results;  // the manifest moved into the Discovery
         if (!reparse) {
             out.manifest = *k.entry->manifest;
@@ -278,8 +303,8 @@ const SkillReaderPtr& FilesystemSkillLoader::reader() const noexcept { return im
 
 SkillReaderPtr FilesystemSkillLoader::reader_for(std::string_view name) const {
     std::shared_lock lock(impl_->kept_mutex);
-    auto it = impl_->kept.find(nfkc(name));
-    return it == impl_->kept.end() ? reader() : impl_->storage.reader_for_path(it->second.skill_dir);
+    const Kept* found = impl_->kept.find(nfkc(name));
+    return found == nullptr ? reader() : impl_->storage.reader_for_path(found->location().root);
 }
 
 }  // namespace agentskills

@@ -199,3 +199,107 @@ TEST_CASE("keep_results off: every library of the shared corpus discovers and lo
     }
     CHECK(count >= 10);
 }
+
+TEST_CASE("keep_results off: selection, look-alikes, skipped files and nested groups as with it on",
+          "[loader][keep-results]") {
+    TempDir dir;
+    // Candidates whose manifests are dropped between kept ones (in name order: b, c, d, f): a
+    // skipped file, an excluded name, a directory without a SKILL.md, a look-alike of `last`
+    // that sorts first (the canonical one wins), and a shadowed duplicate in the second root.
+    dir.write("one/first/SKILL.md", skill_md("first", "Kept.", "A."));
+    dir.write("one/b-broken/SKILL.md", "---\nname: b-broken\n---\nNo description.\n");
+    dir.write("one/c-dropped/SKILL.md", skill_md("dropped", "Excluded.", "C."));
+    dir.write("one/d-plain/notes.md", "not a skill\n");
+    dir.write("one/e-middle/SKILL.md", skill_md("middle", "Kept.", "E."));
+    dir.write("one/f-alias/SKILL.md", skill_md("last", "A look-alike directory.", "F."));
+    dir.write("one/last/SKILL.md", skill_md("last", "The canonical one.", "L."));
+    dir.write("two/first/SKILL.md", skill_md("first", "Shadowed.", "Other."));
+    dir.write("two/zeta/SKILL.md", skill_md("zeta", "Kept.", "Z."));
+    FilesystemLoaderOptions base{.roots = {dir.path("one"), dir.path("two")}, .include_default_roots = false};
+    base.exclude = {"dropped"};
+    SECTION("flat") {
+        check_same_loaders(base);
+        base.keep_results = false;
+        FilesystemSkillLoader loader(base);
+        const Discovery d = loader.discover();
+        std::vector<std::string> names;
+        for (const SkillManifest& m : d.skills) names.push_back(m.name + "=" + m.description);
+        CHECK(names ==
+              std::vector<std::string>{"middle=Kept.", "first=Kept.", "last=The canonical one.", "zeta=Kept."});
+        CHECK(d.skills[2].root == dir.path("one/last"));
+        CHECK(loader.load("last").instructions == "L.");
+        CHECK(loader.reader_for("zeta") == loader.reader());
+        CHECK_THROWS_AS(loader.load("dropped"), NotFoundError);
+        CHECK_THROWS_AS(loader.load("b-broken"), NotFoundError);
+    }
+    SECTION("lazy bodies") {
+        base.lazy_bodies = true;
+        check_same_loaders(base);
+    }
+    SECTION("nested groups (candidates added after the parse)") {
+        dir.write("one/group/inner/SKILL.md", skill_md("inner", "Nested.", "I."));
+        base.nested_depth = 1;
+        base.lazy_bodies = true;
+        check_same_loaders(base);
+        base.keep_results = false;
+        FilesystemSkillLoader loader(base);
+        CHECK(loader.discover().skills.size() == 5);
+        CHECK(loader.load("group:inner").instructions == "I.");
+    }
+    SECTION("a nested skill edited after discovery keeps its group name") {
+        base.nested_depth = 1;
+        base.lazy_bodies = true;
+        for (const bool keep : {true, false}) {
+            dir.write("one/group/inner/SKILL.md", skill_md("inner", "Nested.", "I."));
+            base.keep_results = keep;
+            FilesystemSkillLoader loader(base);
+            REQUIRE(loader.discover().skills.size() == 5);
+            dir.write("one/group/inner/SKILL.md", skill_md("inner", "Edited.", keep ? "New body." : "Newer body."));
+            const LoadedSkill s = loader.load("group:inner");
+            CHECK(s.manifest.name == "group:inner");
+            CHECK(s.manifest.description == "Edited.");
+            CHECK(s.instructions == (keep ? "New body." : "Newer body."));
+            dir.write("one/group/inner/SKILL.md", skill_md("other", "Renamed.", "B."));
+            CHECK(error_of(loader, "group:inner").find("now names the skill 'group:other', not 'group:inner'") !=
+                  std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("frontmatter_json off: empty frontmatter, everything else as with it on", "[loader][keep-results]") {
+    TempDir dir;
+    dir.write("lib/alpha/SKILL.md", skill_md("alpha", "First skill.", "Alpha body."));
+    dir.write("lib/beta/SKILL.md",
+              "---\nname: beta\ndescription: Second skill.\nmetadata:\n  k: v\nx-extra: [1, 2]\n---\nBeta body.\n");
+    dir.write("lib/broken/SKILL.md", "---\nname: broken\n---\nNo description.\n");
+    for (const bool keep : {true, false}) {
+        for (const bool lazy : {true, false}) {
+            FilesystemLoaderOptions with{
+                .roots = {dir.path("lib")}, .include_default_roots = false, .lazy_bodies = lazy, .keep_results = keep};
+            FilesystemLoaderOptions without = with;
+            without.frontmatter_json = false;
+            FilesystemSkillLoader a(with);
+            FilesystemSkillLoader b(without);
+            const Discovery da = a.discover();
+            const Discovery db = b.discover();
+            REQUIRE(da.skills.size() == 2);
+            REQUIRE(db.skills.size() == 2);
+            CHECK(da.skills[1].frontmatter->at("x-extra") == nlohmann::json::array({"1", "2"}));
+            CHECK(nlohmann::json(da.skipped) == nlohmann::json(db.skipped));
+            CHECK(nlohmann::json(da.diagnostics) == nlohmann::json(db.diagnostics));
+            for (std::size_t i = 0; i < da.skills.size(); ++i) {
+                nlohmann::json ja = da.skills[i];
+                nlohmann::json jb = db.skills[i];
+                CHECK(jb.at("frontmatter") == nlohmann::json::object());
+                ja.erase("frontmatter");
+                jb.erase("frontmatter");
+                CHECK(ja == jb);
+                const LoadedSkill la = a.load(da.skills[i].name);
+                const LoadedSkill lb = b.load(da.skills[i].name);
+                CHECK(lb.manifest.frontmatter.get() == nlohmann::json::object());
+                CHECK(la.instructions == lb.instructions);
+                CHECK(la.manifest.metadata == lb.manifest.metadata);
+            }
+        }
+    }
+}

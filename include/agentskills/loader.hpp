@@ -164,6 +164,10 @@ struct FilesystemLoaderOptions {
     /// keeps no parse cache and no snapshot, and load() reads and parses the SKILL.md again (as
     /// under lazy_bodies, with the same checks). A second discover() reads everything again.
     bool keep_results = true;
+    /// Build each manifest's `frontmatter` JSON (ParseOptions::frontmatter_json). A caller that
+    /// never reads it (a catalog block: the CLI's `to-prompt` and `prompt`) sets it false: the
+    /// manifests it discovers and loads then hold an empty frontmatter (`{}`); nothing else changes.
+    bool frontmatter_json = true;
     /// Worker threads for discovery; 0 = the machine's cores; at most SKILL_MAX_DISCOVERY_THREADS.
     std::size_t threads = 0;
     /// Called once for each diagnostic of each discovery (from the calling thread).
