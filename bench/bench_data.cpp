@@ -59,6 +59,8 @@ std::string build_sample(std::string_view name) {
 
 }  // namespace
 
+std::string_view sample_frontmatter_tail() { return frontmatter_tail; }
+
 std::string_view sample_skill_md() {
     static const std::string text = build_sample("migration-review");
     return text;

@@ -14,6 +14,9 @@ namespace agentskills::bench {
 /// metadata and a Markdown body of about 6 KB. Written for these benchmarks.
 std::string_view sample_skill_md();
 
+/// The frontmatter of `sample_skill_md()` after its `name:` line, with the closing `---` line.
+std::string_view sample_frontmatter_tail();
+
 /// `sample_skill_md()` with `name:` set to `name`.
 std::string sample_skill_md_named(std::string_view name);
 
