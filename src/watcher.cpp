@@ -221,10 +221,12 @@ struct DirectoryWatcher::Impl {
 
     void run() {
         using clock = std::chrono::steady_clock;
-        // One refresh at once: whatever changed between the catalog's last discovery and arming.
+        // One refresh for whatever changed between the catalog's last discovery and arming. It is
+        // a burst like any other: it waits for `throttle` of quiet, so that edits made right after
+        // arming (a file being written) join it instead of being read half-written.
         bool pending = true;
-        clock::time_point deadline = clock::now();
-        clock::time_point first = deadline;  // the first event of the current burst
+        clock::time_point first = clock::now();  // the first event of the current burst
+        clock::time_point deadline = first + options.throttle;
         while (true) {
             int timeout = -1;
             if (pending) {
