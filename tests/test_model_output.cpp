@@ -230,6 +230,46 @@ TEST_CASE("model_text and is_model_text agree with the code point definition", "
     CHECK(model_text(crlf_at_step) == std::string(15, 'a') + "\n" + std::string(15, 'b') + "\n" + std::string(16, 'c'));
 }
 
+TEST_CASE("model text of long text: each byte value at offsets of the 128- and 256-byte steps",
+          "[text][model-output]") {
+    // Long clean runs go by in blocks (256 bytes with AVX2, 128 with SSE2); one byte of each value
+    // at offsets across two blocks of each, and a TAB or CR LF beside it, must come out as the
+    // byte-by-byte definition says.
+    const std::string base = [] {
+        std::string s;
+        while (s.size() < 700) s += "Read the change in order, `ALTER TABLE` | note {x} [y] ~z;\n";
+        return s.substr(0, 700);
+    }();
+    REQUIRE(is_model_text(base));
+    for (unsigned value = 0; value < 256; ++value) {
+        for (std::size_t at : {0UL,   1UL,   15UL,  16UL,  31UL,  32UL,  63UL,  64UL,  127UL, 128UL, 129UL,
+                               200UL, 255UL, 256UL, 257UL, 383UL, 384UL, 511UL, 512UL, 513UL, 640UL, 699UL}) {
+            std::string s = base;
+            s[at] = static_cast<char>(value);
+            CAPTURE(value, at);
+            const std::string expected = reference_model_text(s);
+            REQUIRE(model_text(s) == expected);
+            REQUIRE(is_model_text(s) == (expected == s));
+            LoadedSkill skill;  // the body of an activation: finished model text, wrapper tags neutralized
+            skill.manifest.name = "long";
+            skill.manifest.root = "skills/long";
+            skill.instructions = s;
+            REQUIRE(render_activation_text(skill, {.include_directory = true}) == reference_activation(skill, true));
+        }
+    }
+    for (std::size_t at = 0; at + 1 < base.size(); at += 37) {
+        std::string tab = base;
+        tab[at] = '\t';
+        CHECK(is_model_text(tab));
+        std::string crlf = base;
+        crlf[at] = '\r';
+        crlf[at + 1] = '\n';
+        CAPTURE(at);
+        CHECK_FALSE(is_model_text(crlf));
+        CHECK(model_text(crlf) == reference_model_text(crlf));
+    }
+}
+
 TEST_CASE("render_available_skills: the same bytes as escaping each value and finishing the block",
           "[prompt][model-output]") {
     Pieces pieces(99);
