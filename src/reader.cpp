@@ -280,7 +280,33 @@ void for_each_below(const Map& map, const std::string& prefix, F&& f) {
     }
 }
 
-std::string dir_prefix(const std::string& dir) { return dir == "." ? std::string() : dir + "/"; }
+std::string dir_prefix(std::string_view dir) { return dir == "." ? std::string() : std::string(dir) + "/"; }
+
+// Whether normalize_relative_path(path) is `path` itself (and does not throw): not empty, no
+// NUL or backslash, not rooted, and each component neither empty, `.`, `..`, `~...` nor drive-like.
+bool already_normal(std::string_view path) noexcept {
+    if (path.empty() || path.front() == '/') return false;
+    std::size_t pos = 0;
+    while (pos <= path.size()) {
+        std::size_t next = path.find('/', pos);
+        if (next == std::string_view::npos) next = path.size();
+        const std::string_view c = path.substr(pos, next - pos);
+        if (c.empty() || c == "." || c == ".." || c.front() == '~' || (c.size() >= 2 && c[1] == ':') ||
+            c.find('\\') != std::string_view::npos || c.find('\0') != std::string_view::npos) {
+            return false;
+        }
+        pos = next + 1;
+    }
+    return true;
+}
+
+// The key of `path` in the maps: `path` itself when it is already normal (no copy), else its
+// normal form, kept in `owned`. Throws PathError as normalize_relative_path does.
+std::string_view memory_key(std::string_view path, std::string& owned) {
+    if (already_normal(path)) return path;
+    owned = normalize_relative_path(path);
+    return owned;
+}
 
 }  // namespace
 
@@ -320,7 +346,8 @@ bool MemorySkillReader::remove(std::string_view path) {
 }
 
 ReadResult MemorySkillReader::read_file(std::string_view path, std::size_t max_bytes) const {
-    const std::string key = normalize_relative_path(path);
+    std::string owned;
+    const std::string_view key = memory_key(path, owned);
     std::lock_guard lock(mutex_);
     auto it = files_.find(key);
     if (it == files_.end()) {
@@ -343,19 +370,21 @@ ReadResult MemorySkillReader::read_file(std::string_view path, std::size_t max_b
 }
 
 std::vector<DirEntry> MemorySkillReader::list_dir(std::string_view path) const {
-    const std::string key = normalize_relative_path(path);
+    std::string owned;
+    const std::string_view key = memory_key(path, owned);
     const std::string prefix = dir_prefix(key);
     std::lock_guard lock(mutex_);
     if (files_.count(key) > 0) throw IoError(fmt::format("cannot list '{}': not a directory", path));
-    std::map<std::string, DirEntry, std::less<>> children;
+    // Each name once, sorted; a file and a directory of one name (a file `a` beside files under
+    // `a/`) list as the file.
+    std::vector<DirEntry> out;
     bool exists = key == "." || dirs_.count(key) > 0;
     auto add_dir = [&](std::string_view rest) {
         exists = true;
-        const std::size_t slash = rest.find('/');
-        std::string name(rest.substr(0, slash));
-        if (children.count(name) == 0) {
-            children.emplace(name, DirEntry{.name = name, .kind = EntryKind::directory});
-        }
+        const std::string_view name = rest.substr(0, rest.find('/'));
+        // The files below one directory are next to each other in the map: most repeats end here.
+        if (out.empty() || out.back().name != name)
+            out.push_back(DirEntry{.name = std::string(name), .kind = EntryKind::directory});
     };
     for_each_below(files_, prefix, [&](std::string_view rest, const File& file) {
         if (rest.find('/') != std::string_view::npos) {
@@ -363,22 +392,27 @@ std::vector<DirEntry> MemorySkillReader::list_dir(std::string_view path) const {
             return;
         }
         exists = true;
-        std::string name(rest);
-        children.insert_or_assign(name, DirEntry{.name = name,
-                                                 .kind = EntryKind::file,
-                                                 .size = static_cast<std::uint64_t>(file.content.size()),
-                                                 .mtime_ns = file.mtime_ns});
+        out.push_back(DirEntry{.name = std::string(rest),
+                               .kind = EntryKind::file,
+                               .size = static_cast<std::uint64_t>(file.content.size()),
+                               .mtime_ns = file.mtime_ns});
     });
     for_each_below(dirs_, prefix, [&](std::string_view rest, int) { add_dir(rest); });
     if (!exists) throw NotFoundError(fmt::format("cannot list '{}': no such directory", path));
-    std::vector<DirEntry> out;
-    out.reserve(children.size());
-    for (auto& [name, entry] : children) out.push_back(std::move(entry));
+    // By name, the file of a name before its directories; then one entry a name.
+    std::sort(out.begin(), out.end(), [](const DirEntry& a, const DirEntry& b) {
+        if (a.name != b.name) return a.name < b.name;
+        return a.kind == EntryKind::file && b.kind != EntryKind::file;
+    });
+    out.erase(
+        std::unique(out.begin(), out.end(), [](const DirEntry& a, const DirEntry& b) { return a.name == b.name; }),
+        out.end());
     return out;
 }
 
 FileStat MemorySkillReader::stat(std::string_view path) const {
-    const std::string key = normalize_relative_path(path);
+    std::string owned;
+    const std::string_view key = memory_key(path, owned);
     {
         std::lock_guard lock(mutex_);
         auto it = files_.find(key);

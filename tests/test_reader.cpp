@@ -116,6 +116,42 @@ TEST_CASE("MemorySkillReader reads, lists, stats and limits", "[reader][memory]"
     CHECK_FALSE(r.remove("skills/a"));
 }
 
+TEST_CASE("MemorySkillReader: one entry a name, in name order, whatever the path's spelling", "[reader][memory]") {
+    MemorySkillReader r;
+    r.add_file("lib/a", "file a");  // a file and a directory of one name: the file is listed
+    r.add_file("lib/a/x", "x");
+    r.add_file("lib/a/y/z", "z");
+    r.add_file("lib/a-b/x", "x");  // sorts between the files below lib/a and lib/a itself
+    r.add_file("lib/a.txt", "t");
+    r.add_directory("lib/a-b");
+    r.add_directory("lib/c");
+    r.add_directory("lib/a/empty");
+    const std::vector<DirEntry> expected{
+        DirEntry{.name = "a", .kind = EntryKind::file, .size = 6},
+        DirEntry{.name = "a-b", .kind = EntryKind::directory},
+        DirEntry{.name = "a.txt", .kind = EntryKind::file, .size = 1},
+        DirEntry{.name = "c", .kind = EntryKind::directory},
+    };
+    CHECK(r.list_dir("lib") == expected);
+    for (const char* spelling : {"./lib", "lib/", "lib//.", "lib/c/..", "./lib/./"}) {
+        CAPTURE(spelling);
+        CHECK(r.list_dir(spelling) == expected);
+    }
+    CHECK_THROWS_AS(r.list_dir("lib/a/"), IoError);  // the file's name: not listed as a directory
+    CHECK(r.list_dir("lib/a/y/") == std::vector<DirEntry>{DirEntry{.name = "z", .kind = EntryKind::file, .size = 1}});
+    CHECK(r.read_file("lib/./a-b//x", 0).data == "x");
+    CHECK(r.stat("lib/a/y/../x").size == 1);
+    CHECK(r.stat("./lib/a-b/").kind == EntryKind::directory);
+    // Spellings that are refused, whether or not a normal form would find something.
+    for (const char* bad : {"lib/~a", "lib/C:/x", "lib\\a", "/lib/a", "../lib", "lib/../../x", ""}) {
+        CAPTURE(bad);
+        CHECK_THROWS_AS(r.stat(bad), PathError);
+        CHECK_THROWS_AS(r.read_file(bad, 0), PathError);
+        CHECK_THROWS_AS(r.list_dir(bad), PathError);
+    }
+    CHECK_THROWS_AS(r.stat(std::string_view("lib/a\0b", 7)), PathError);
+}
+
 using agentskills_test::ListingOnlyReader;
 
 TEST_CASE("SkillReader::stat defaults to listing the parent", "[reader]") {
