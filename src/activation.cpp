@@ -541,8 +541,10 @@ ActivationResult SkillActivator::activate_name(ActivationStore& store, std::stri
     }
     // A name far longer than any valid one is unknown without being normalized (NFKC time grows
     // faster than linearly with hostile combining sequences).
+    // (A name of at most ACTIVATION_MAX_NAME_CODE_POINTS bytes has no more code points than that.)
     if (requested.size() > ACTIVATION_MAX_NAME_BYTES ||
-        (is_valid_utf8(requested) && code_point_count(requested) > ACTIVATION_MAX_NAME_CODE_POINTS)) {
+        (requested.size() > ACTIVATION_MAX_NAME_CODE_POINTS && is_valid_utf8(requested) &&
+         code_point_count(requested) > ACTIVATION_MAX_NAME_CODE_POINTS)) {
         return unknown(requested);
     }
     const SkillManifest* manifest = catalog_->get(requested);
@@ -582,7 +584,7 @@ ActivationResult SkillActivator::activate_name(ActivationStore& store, std::stri
         r.requested = texts::shown(requested);
         r.name = manifest->name;
         try {
-            auto skill = std::make_shared<const LoadedSkill>(catalog_->load(manifest->name));
+            auto skill = std::make_shared<const LoadedSkill>(catalog_->load(*manifest));
             if (before_confirm) before_confirm(*skill);
             store.confirm(manifest->name);
             r.status = ActivationStatus::content;

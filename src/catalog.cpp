@@ -6,6 +6,7 @@
 
 #include "agentskills/errors.hpp"
 #include "agentskills/names.hpp"
+#include "byte_scans.hpp"
 
 namespace agentskills {
 
@@ -18,7 +19,8 @@ SkillCatalog::SkillCatalog(SkillLoaderPtr loader, Discovery discovery)
 }
 
 const SkillManifest* SkillCatalog::get(std::string_view name) const {
-    auto it = index_.find(nfkc(name));
+    // NFKC leaves ASCII unchanged: such a name is looked up as it is.
+    auto it = detail::skip_ascii(name, 0) == name.size() ? index_.find(name) : index_.find(nfkc(name));
     return it == index_.end() ? nullptr : &discovery_.skills[it->second];
 }
 
@@ -32,8 +34,12 @@ std::vector<std::string> SkillCatalog::names() const {
 LoadedSkill SkillCatalog::load(std::string_view name) const {
     const SkillManifest* manifest = get(name);
     if (manifest == nullptr) throw NotFoundError(fmt::format("no skill named '{}' in the catalog", name));
+    return load(*manifest);
+}
+
+LoadedSkill SkillCatalog::load(const SkillManifest& skill) const {
     if (!loader_) throw ConfigurationError("the catalog has no loader");
-    return loader_->load(manifest->name);
+    return loader_->load(skill.name);
 }
 
 SkillCatalogPtr discover_skill_catalog(SkillLoaderPtr loader) {

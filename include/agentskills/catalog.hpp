@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -26,6 +27,9 @@ public:
     [[nodiscard]] std::vector<std::string> names() const;
     /// Loads a skill through the loader. Throws NotFoundError for a name not in the catalog.
     [[nodiscard]] LoadedSkill load(std::string_view name) const;
+    /// Loads `skill`, one of this catalog's manifests (what get() returned), without looking its
+    /// name up again.
+    [[nodiscard]] LoadedSkill load(const SkillManifest& skill) const;
 
     [[nodiscard]] auto begin() const noexcept { return discovery_.skills.begin(); }
     [[nodiscard]] auto end() const noexcept { return discovery_.skills.end(); }
@@ -39,7 +43,11 @@ public:
 private:
     SkillLoaderPtr loader_;
     Discovery discovery_;
-    std::unordered_map<std::string, std::size_t> index_;  // NFKC name -> position
+    struct NameHash {  // lookups by string_view, without a key copy
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+    };
+    std::unordered_map<std::string, std::size_t, NameHash, std::equal_to<>> index_;  // NFKC name -> position
 };
 
 using SkillCatalogPtr = std::shared_ptr<const SkillCatalog>;
