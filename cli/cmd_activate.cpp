@@ -26,7 +26,10 @@ struct ActivateArgs {
 
 int run(const ActivateArgs& args) {
     SkillCatalogPtr catalog = discover_sources(args.sources, "activate");
-    auto shim = std::make_shared<SkillsShim>(SkillsShimOptions{.catalog = catalog, .tool_name = args.tool_name});
+    SkillsShimOptions shim_options;  // (named, not a designated temporary: GCC 12 -O3 warns of its std::function)
+    shim_options.catalog = catalog;
+    shim_options.tool_name = args.tool_name;
+    auto shim = std::make_shared<SkillsShim>(std::move(shim_options));
     // One response that calls the activation tool once per name, in order; then an answer.
     const ScriptedActivations run = run_activations(shim, args.tool_name, args.names, {}, "activate");
     std::vector<Message> results;

@@ -40,7 +40,10 @@ std::vector<Tool> pool_tools(const std::vector<std::string>& pool) {
 
 int run(const ToolsArgs& args) {
     SkillCatalogPtr catalog = discover_sources(args.sources, "tools");
-    auto shim = std::make_shared<SkillsShim>(SkillsShimOptions{.catalog = catalog, .tool_name = args.tool_name});
+    SkillsShimOptions shim_options;  // (named, not a designated temporary: GCC 12 -O3 warns of its std::function)
+    shim_options.catalog = catalog;
+    shim_options.tool_name = args.tool_name;
+    auto shim = std::make_shared<SkillsShim>(std::move(shim_options));
     // The first response calls the activation tool once per name; the next request carries the
     // tools the model sees with those skills active. Without names, the first request does.
     const ScriptedActivations run = run_activations(shim, args.tool_name, args.names, pool_tools(args.pool), "tools");

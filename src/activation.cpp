@@ -423,7 +423,10 @@ SkillActivator::SkillActivator(SkillCatalogPtr catalog, SkillActivatorOptions op
     } else if (invocable_.empty()) {
         prompt_block_.clear();
     } else {
-        SkillsShim shim(SkillsShimOptions{.catalog = catalog_, .tool_name = options_.tool_name});
+        SkillsShimOptions shim_options;  // (named, not a designated temporary: GCC 12 -O3 warns of its std::function)
+        shim_options.catalog = catalog_;
+        shim_options.tool_name = options_.tool_name;
+        SkillsShim shim(std::move(shim_options));
         prompt_block_ = shim.render_prompt(*catalog_).text;
     }
 }

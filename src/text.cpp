@@ -143,7 +143,8 @@ const bool machine_has_avx2 = detect_avx2();
 #endif
 
 // The length of the leading run of `text` (from `pos`) that is plain to special_bytes<Xml>,
-// in steps of 16 bytes (SSE2) or 8; what is left is looked at byte by byte.
+// in steps of 16 bytes (SSE2) or 8, and for Xml = false first in blocks of 256 (AVX2) and 128
+// (SSE2) of printable ASCII and LF; what is left is looked at byte by byte.
 template <bool Xml>
 std::size_t skip_plain(const char* p, std::size_t n, std::size_t pos) noexcept {
 #if defined(AGENTSKILLS_TEXT_SSE2)
