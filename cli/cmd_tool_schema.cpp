@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/core.h>
@@ -52,8 +53,10 @@ void setup_tool_schema(CLI::App& app, int* status) {
     cmd->add_flag("--compact", args->compact, "One line instead of indented JSON");
     cmd->callback([args, status] {
         // A catalog is not needed for the schema: it is the same for every library.
-        SkillsShim shim(
-            {.catalog = std::make_shared<const SkillCatalog>(nullptr, Discovery{}), .tool_name = args->tool_name});
+        SkillsShimOptions shim_options;  // (named, not a designated temporary: GCC 12 -O3 warns of its std::function)
+        shim_options.catalog = std::make_shared<const SkillCatalog>(nullptr, Discovery{});
+        shim_options.tool_name = args->tool_name;
+        SkillsShim shim(std::move(shim_options));
         const ToolSpec spec = shim.tool_spec();
         const ToolFormat format = format_of(args->format);
         // Gemini's unit of a request's tools list is a Tool holding the declarations.

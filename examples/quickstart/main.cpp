@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <agentskills/agentskills.hpp>
@@ -74,7 +75,9 @@ int main(int argc, char** argv) {
         auto loader = std::make_shared<as::FilesystemSkillLoader>(
             as::FilesystemLoaderOptions{.roots = {skills_dir}, .include_default_roots = false});
         auto catalog = as::discover_skill_catalog(loader);
-        auto shim = std::make_shared<as::SkillsShim>(as::SkillsShimOptions{.catalog = catalog});
+        as::SkillsShimOptions shim_options;
+        shim_options.catalog = catalog;
+        auto shim = std::make_shared<as::SkillsShim>(std::move(shim_options));
 
         // 2. A scripted model stands in for a real one.
         auto model = std::make_shared<as::ScriptedModel>(std::vector<as::Message>{

@@ -134,8 +134,10 @@ SnapshotPtr Server::Impl::build(const SkillCatalogPtr& catalog, const Snapshot* 
     d.skills = std::move(served);
     auto loader = std::make_shared<detail::ServedLoader>(catalog, options.include_directory);
     snap->served = std::make_shared<const SkillCatalog>(loader, std::move(d));
-    snap->shim =
-        std::make_shared<SkillsShim>(SkillsShimOptions{.catalog = snap->served, .tool_name = options.tool_name});
+    SkillsShimOptions shim_options;  // (named, not a designated temporary: GCC 12 -O3 warns of its std::function)
+    shim_options.catalog = snap->served;
+    shim_options.tool_name = options.tool_name;
+    snap->shim = std::make_shared<SkillsShim>(std::move(shim_options));
     snap->bound = snap->shim->bind(AgentDescriptor{.name = "agentskills-mcp"});
     RunState scratch;
     PreparedTurn turn(scratch, {});
