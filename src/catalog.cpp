@@ -6,7 +6,6 @@
 
 #include "agentskills/errors.hpp"
 #include "agentskills/names.hpp"
-#include "byte_scans.hpp"
 
 namespace agentskills {
 
@@ -19,8 +18,7 @@ SkillCatalog::SkillCatalog(SkillLoaderPtr loader, Discovery discovery)
 }
 
 const SkillManifest* SkillCatalog::get(std::string_view name) const {
-    // NFKC leaves ASCII unchanged: such a name is looked up as it is.
-    auto it = detail::skip_ascii(name, 0) == name.size() ? index_.find(name) : index_.find(nfkc(name));
+    auto it = index_.find(nfkc(name));
     return it == index_.end() ? nullptr : &discovery_.skills[it->second];
 }
 

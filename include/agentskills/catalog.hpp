@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -43,11 +42,7 @@ public:
 private:
     SkillLoaderPtr loader_;
     Discovery discovery_;
-    struct NameHash {  // lookups by string_view, without a key copy
-        using is_transparent = void;
-        std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-    };
-    std::unordered_map<std::string, std::size_t, NameHash, std::equal_to<>> index_;  // NFKC name -> position
+    std::unordered_map<std::string, std::size_t> index_;  // NFKC name -> position
 };
 
 using SkillCatalogPtr = std::shared_ptr<const SkillCatalog>;
