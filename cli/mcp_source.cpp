@@ -18,7 +18,7 @@
 #include "source_options.hpp"
 
 #ifdef AGENTSKILLS_HAVE_MCP_CLIENT
-#include "agentskills/mcp_client.hpp"
+#include "extras.hpp"
 #endif
 
 namespace agentskills::cli {
@@ -178,23 +178,9 @@ private:
 }  // namespace
 
 SkillLoaderPtr make_mcp_source_loader(const SourceSpec& spec, std::string_view label, const SourceArgs& args) {
-    mcp::ServerSource source;
-    source.label = std::string(label);
-    if (spec.kind == SourceSpec::Kind::mcp_command) {
-        source.command = mcp::split_command_line(spec.value);
-    } else if (spec.kind == SourceSpec::Kind::mcp_url) {
-        source.url = spec.value;
-        (void)mcp::make_http_transport(source.url);  // a URL it cannot use is a usage error now
-    } else {
-        throw ConfigurationError("make_mcp_source_loader: not an MCP source");
-    }
-    mcp::McpLoaderOptions options;
-    if (args.max_lines) options.max_lines = *args.max_lines;
-    if (args.max_bytes) options.max_bytes = *args.max_bytes;
-    if (args.name_policy) options.name_policy = *args.name_policy;
-    if (args.mcp_era == "2026-07-28") options.era = mcp::ProtocolEra::v2026_07_28;
-    if (args.mcp_era == "2025-11-25") options.era = mcp::ProtocolEra::v2025_11_25;
-    return std::make_shared<mcp::McpSkillLoader>(std::vector<mcp::ServerSource>{std::move(source)}, options);
+    const Extras& e = extras(spec.kind == SourceSpec::Kind::mcp_url ? "--mcp-url" : "--mcp-command");
+    if (e.mcp_loader == nullptr) throw ConfigurationError("this agentskills was built without the MCP client");
+    return e.mcp_loader(spec, label, args);
 }
 
 SkillLoaderPtr combine_source_loaders(std::vector<SkillLoaderPtr> loaders, const SourceArgs& args) {

@@ -14,14 +14,8 @@
 #if defined(AGENTSKILLS_HAVE_ARCHIVES)
 #include "agentskills/archive_reader.hpp"
 #endif
-#if defined(AGENTSKILLS_HAVE_GIT)
-#include "agentskills/git_reader.hpp"
-#endif
+#include "extras.hpp"
 #include "numbers.hpp"
-
-#ifdef AGENTSKILLS_HAVE_LOCK
-#include "agentskills/lock.hpp"
-#endif
 
 namespace agentskills::cli {
 namespace {
@@ -139,13 +133,32 @@ std::size_t nested_depth(const SourceArgs& args) {
     return depth;
 }
 
+// The hooks decide by name or syntax here, without the libraries; the module (extras.hpp) is
+// opened only for a child or a root that is theirs.
 SkillSources builtin_sources() {
     SkillSources sources;
 #if defined(AGENTSKILLS_HAVE_ARCHIVES)
-    sources.child_openers.push_back(archive_child_source());
+    ChildOpener archives;
+    archives.accepts = [](std::string_view file_name) { return is_archive_skill_name(file_name); };
+    archives.open = [](const SkillReader& reader, const std::string& path) {
+        static const ChildOpener real = [] {
+            const Extras& e = extras(".skill and .zip library children");
+            if (e.archive_child_source == nullptr)
+                throw ConfigurationError("this agentskills was built without agentskills::archive");
+            return e.archive_child_source();
+        }();
+        return real.open(reader, path);
+    };
+    sources.child_openers.push_back(std::move(archives));
 #endif
 #if defined(AGENTSKILLS_HAVE_GIT)
-    sources.root_resolvers.push_back(git_root_source());
+    sources.root_resolvers.push_back([](const std::string& root) -> std::optional<RootSource> {
+        if (root.rfind("git:", 0) != 0) return std::nullopt;  // as parse_git_root decides
+        const Extras& e = extras("a git: root");
+        if (e.git_root_source == nullptr)
+            throw ConfigurationError("this agentskills was built without agentskills::git");
+        return e.git_root_source()(root);
+    });
 #endif
     return sources;
 }
@@ -173,7 +186,10 @@ FilesystemLoaderOptions filesystem_options(const SourceArgs& args, const SourceD
     if (args.lock_strict && args.lock.empty()) throw ConfigurationError("--lock-strict needs --lock FILE");
     if (!args.lock.empty()) {
 #ifdef AGENTSKILLS_HAVE_LOCK
-        options.lock = make_lock_verifier(load_skill_lock(args.lock));
+        const Extras& e = extras("--lock");
+        if (e.lock_verifier == nullptr)
+            throw ConfigurationError("this agentskills was built without agentskills::lock");
+        options.lock = e.lock_verifier(args.lock);
         options.lock_strict = args.lock_strict;
 #else
         throw ConfigurationError(

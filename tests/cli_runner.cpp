@@ -23,6 +23,10 @@ std::string drain(int fd) {
 }  // namespace
 
 CliRun run_cli(const std::vector<std::string>& args, const std::string& cwd) {
+    return run_program(AGENTSKILLS_CLI_PATH, args, cwd);
+}
+
+CliRun run_program(const std::string& path, const std::vector<std::string>& args, const std::string& cwd) {
     // stdout and stderr go to temporary files so that neither pipe can fill up and block.
     char out_name[] = "/tmp/agentskills-cli-out-XXXXXX";
     char err_name[] = "/tmp/agentskills-cli-err-XXXXXX";
@@ -36,7 +40,7 @@ CliRun run_cli(const std::vector<std::string>& args, const std::string& cwd) {
         ::dup2(err_fd, 2);
         if (::chdir(cwd.c_str()) != 0) ::_exit(127);
         std::vector<char*> argv;
-        std::string program = AGENTSKILLS_CLI_PATH;
+        std::string program = path;
         argv.push_back(program.data());
         std::vector<std::string> copy = args;
         for (auto& a : copy) argv.push_back(a.data());

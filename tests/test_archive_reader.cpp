@@ -778,4 +778,22 @@ TEST_CASE("agentskills list and render read a library holding a .skill", "[archi
     CHECK(render.status == 0);
     CHECK(render.out.find("<file path=\"references/guide.md\" read_path=\"" + lib +
                           "/demo.skill!/demo/references/guide.md\" />") != std::string::npos);
+
+    // A copy of the program without its optional components' module (cli/extras.hpp): the archive
+    // children are skipped, saying why, and the directory skill still loads.
+    const std::string program = tmp.path("bin/agentskills");
+    std::filesystem::create_directories(tmp.path("bin"));
+    std::filesystem::copy_file(AGENTSKILLS_CLI_PATH, program);
+    std::filesystem::permissions(program, std::filesystem::perms::owner_all);
+    const auto lone = agentskills::test::run_program(program, {"list", "--root", lib}, tmp.path());
+    CHECK(lone.status == 0);
+    const std::string why =
+        ".skill and .zip library children needs the module agentskills-extras.so, which this "
+        "program could not open: not found (looked for " +
+        tmp.path("bin") + "/agentskills-extras.so and ";
+    CHECK(lone.out.rfind("alpha\t" + lib + "/alpha/SKILL.md\nskipped\tunreadable\t" + lib + "/bad.zip\tcannot read " +
+                             lib + "/bad.zip: " + why,
+                         0) == 0);
+    CHECK(lone.out.find("skipped\tunreadable\t" + lib + "/demo.skill\tcannot read " + lib + "/demo.skill: " + why) !=
+          std::string::npos);
 }

@@ -129,8 +129,21 @@ struct ArchiveSkill {
 /// The same for an archive file (see ArchiveReader::from_file).
 [[nodiscard]] ArchiveSkill open_archive_skill_file(const std::string& path, ArchiveLimits limits = {});
 
-/// Whether a file name has an archive skill's extension (`.skill` or `.zip`, any case).
-[[nodiscard]] bool is_archive_skill_name(std::string_view file_name) noexcept;
+/// Whether a file name has an archive skill's extension (`.skill` or `.zip`, any case). Inline, so
+/// that a program can tell an archive child without linking libzip (the CLI opens the archive
+/// support only for such a child).
+[[nodiscard]] inline bool is_archive_skill_name(std::string_view file_name) noexcept {
+    const auto ends_with = [file_name](std::string_view suffix) {
+        if (file_name.size() <= suffix.size()) return false;
+        const std::string_view tail = file_name.substr(file_name.size() - suffix.size());
+        for (std::size_t i = 0; i < tail.size(); ++i) {
+            const char c = tail[i] >= 'A' && tail[i] <= 'Z' ? static_cast<char>(tail[i] - 'A' + 'a') : tail[i];
+            if (c != suffix[i]) return false;
+        }
+        return true;
+    };
+    return ends_with(".skill") || ends_with(".zip");
+}
 
 /// The loader hook that makes a library child `x.skill` / `x.zip` a skill
 /// (FilesystemLoaderOptions::sources.child_openers): the file is read through the loader's

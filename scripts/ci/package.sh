@@ -45,7 +45,8 @@ for f in ./usr/bin/agentskills ./usr/include/agentskills/agentskills.hpp ./usr/i
          "./usr/lib/$multiarch/libagentskills.a" "./usr/lib/$multiarch/pkgconfig/agentskills.pc" \
          "./usr/lib/$multiarch/cmake/agentskills/agentskillsConfig.cmake" \
          "./usr/lib/$multiarch/cmake/agentskills/agentskillsConfigVersion.cmake" \
-         ./usr/share/man/man1/agentskills.1 ./usr/share/doc/agentskills/copyright; do
+         ./usr/share/man/man1/agentskills.1 ./usr/share/doc/agentskills/copyright \
+         "./usr/lib/$multiarch/agentskills/agentskills-extras.so"; do
   grep -qxF "$f" <<<"$contents" || fail "the package lacks $f"
 done
 [ "$(dpkg-deb -f "$deb" Package)" = agentskills ] || fail "package name"
@@ -97,13 +98,15 @@ done
 echo "$out"
 # The CLI from the package gives the same names as the library.
 /usr/bin/agentskills list --root "$repo/tests/data/library" >/dev/null || fail "agentskills list"
+# A command that needs the optional components' module finds it in the installed layout.
+/usr/bin/agentskills lock --root "$repo/tests/data/library" | grep -q '"skills"' || fail "agentskills lock (the module)"
 
 step "apt-get remove agentskills"
 DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq agentskills >/dev/null
 removed=1
 for p in /usr/include/agentskills /usr/bin/agentskills "/usr/lib/$multiarch/libagentskills.a" \
          "/usr/lib/$multiarch/pkgconfig/agentskills.pc" "/usr/lib/$multiarch/cmake/agentskills" \
-         /usr/share/man/man1/agentskills.1 /usr/share/doc/agentskills; do
+         /usr/share/man/man1/agentskills.1 /usr/share/doc/agentskills "/usr/lib/$multiarch/agentskills"; do
   [ ! -e "$p" ] || fail "$p is left after apt-get remove"
 done
 echo "package.sh: OK (agentskills $version)"

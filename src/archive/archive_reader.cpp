@@ -517,19 +517,6 @@ ArchiveSkill open_archive_skill_file(const std::string& path, ArchiveLimits limi
     return find_skill(ArchiveReader::from_file(path, limits));
 }
 
-bool is_archive_skill_name(std::string_view file_name) noexcept {
-    auto ends_with = [&](std::string_view suffix) {
-        if (file_name.size() <= suffix.size()) return false;
-        const std::string_view tail = file_name.substr(file_name.size() - suffix.size());
-        for (std::size_t i = 0; i < tail.size(); ++i) {
-            const char c = tail[i] >= 'A' && tail[i] <= 'Z' ? static_cast<char>(tail[i] - 'A' + 'a') : tail[i];
-            if (c != suffix[i]) return false;
-        }
-        return true;
-    };
-    return ends_with(".skill") || ends_with(".zip");
-}
-
 ChildOpener archive_child_source(ArchiveLimits limits) {
     ChildOpener opener;
     opener.accepts = [](std::string_view file_name) { return is_archive_skill_name(file_name); };

@@ -1,0 +1,116 @@
+// Tests of the optional components' module (cli/extras.hpp): the program links none of the
+// optional libraries, the commands that need none work without the module, and those that need it
+// say so when it is missing.
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "../cli_runner.hpp"
+#include "../fs_fixtures.hpp"
+
+using agentskills::test::run_cli;
+using agentskills::test::run_program;
+using agentskills_test::skill_md;
+using agentskills_test::TempDir;
+
+namespace {
+
+// What `readelf -d` says the file needs (its NEEDED entries, one per line).
+std::string needed_libraries(const std::string& file) {
+    const std::string command = "readelf -d '" + file + "' 2>/dev/null";
+    std::FILE* pipe = ::popen(command.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    std::string out;
+    char buf[4096];
+    while (std::fgets(buf, sizeof buf, pipe) != nullptr) {
+        const std::string line = buf;
+        if (line.find("(NEEDED)") != std::string::npos) out += line;
+    }
+    REQUIRE(::pclose(pipe) == 0);
+    return out;
+}
+
+bool built_with_extras() {
+    return std::filesystem::exists(std::filesystem::path(AGENTSKILLS_CLI_PATH).parent_path() / "agentskills-extras.so");
+}
+
+// A copy of the program in a directory of its own, where no module is.
+std::string lone_program(const TempDir& dir) {
+    const std::string copy = dir.path("bin/agentskills");
+    std::filesystem::create_directories(dir.path("bin"));
+    std::filesystem::copy_file(AGENTSKILLS_CLI_PATH, copy);
+    ::chmod(copy.c_str(), 0755);
+    return copy;
+}
+
+}  // namespace
+
+TEST_CASE("extras: the program links only the core's libraries; the module the optional ones", "[cli][extras]") {
+    const std::string program = needed_libraries(AGENTSKILLS_CLI_PATH);
+    REQUIRE(program.find("libstdc++") != std::string::npos);  // readelf read it
+    for (const char* lib : {"libcpp-httplib", "libssl", "libcrypto", "libgit2", "libzip", "libsqlite3"}) {
+        CAPTURE(lib);
+        CHECK(program.find(lib) == std::string::npos);
+    }
+    if (!built_with_extras()) return;  // a build without any optional component has no module
+    const std::string module = needed_libraries(
+        (std::filesystem::path(AGENTSKILLS_CLI_PATH).parent_path() / "agentskills-extras.so").string());
+#ifdef AGENTSKILLS_HAVE_MCP
+    CHECK(module.find("libcpp-httplib") != std::string::npos);
+#endif
+#ifdef AGENTSKILLS_HAVE_GIT
+    CHECK(module.find("libgit2") != std::string::npos);
+#endif
+#ifdef AGENTSKILLS_HAVE_ARCHIVES
+    CHECK(module.find("libzip") != std::string::npos);
+#endif
+}
+
+TEST_CASE("extras: without the module, local commands work and the others name what is missing", "[cli][extras]") {
+    if (!built_with_extras()) return;
+    TempDir dir;
+    dir.write("lib/alpha/SKILL.md", skill_md("alpha", "First skill."));
+    dir.write("lib/beta/SKILL.md", skill_md("beta", "Second skill."));
+    const std::string program = lone_program(dir);
+    const std::string lib = dir.path("lib");
+
+    const auto with = run_cli({"list", "--json", "--root", lib});
+    const auto without = run_program(program, {"list", "--json", "--root", lib});
+    CHECK(without.status == 0);
+    CHECK(without.out == with.out);
+    CHECK(without.err == with.err);
+    const auto prompt = run_program(program, {"to-prompt", "--root", lib});
+    CHECK(prompt.status == 0);
+    CHECK(prompt.out == run_cli({"to-prompt", "--root", lib}).out);
+
+    const std::string missing =
+        "needs the module agentskills-extras.so, which this program could not open: not found "
+        "(looked for " +
+        dir.path("bin") + "/agentskills-extras.so and ";
+#ifdef AGENTSKILLS_HAVE_LOCK
+    const auto lock = run_program(program, {"lock", "--root", lib});
+    CHECK(lock.status == 2);
+    CHECK(lock.out.empty());
+    CHECK(lock.err.rfind("agentskills lock: the lock command " + missing, 0) == 0);
+    const auto locked = run_program(program, {"list", "--root", lib, "--lock", dir.path("skills-lock.json")});
+    CHECK(locked.status == 2);
+    CHECK(locked.err.find("--lock " + missing) != std::string::npos);
+#endif
+#ifdef AGENTSKILLS_HAVE_GIT
+    const auto git = run_program(program, {"list", "--root", "git:" + dir.path("repo") + "@main"});
+    CHECK(git.status == 2);
+    CHECK(git.err.find("a git: root " + missing) != std::string::npos);
+#endif
+#ifdef AGENTSKILLS_HAVE_MCP
+    const auto mcp = run_program(program, {"mcp", "--root", lib});
+    CHECK(mcp.status == 2);
+    CHECK(mcp.err.rfind("agentskills mcp: the mcp command " + missing, 0) == 0);
+    const auto source = run_program(program, {"list", "--mcp-command", "no-such-server"});
+    CHECK(source.status == 2);
+    CHECK(source.err.find("--mcp-command " + missing) != std::string::npos);
+#endif
+}
