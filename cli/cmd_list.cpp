@@ -1,10 +1,14 @@
 // `agentskills list`: discover the skills of one or more library roots and print them.
+#include <algorithm>
+#include <atomic>
+#include <exception>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include <fmt/core.h>
@@ -42,20 +46,65 @@ void print_json_array(std::ostream& out, std::string_view key, const std::vector
     out << (items.empty() ? "]" : "\n  ]") << (last ? "\n" : ",\n");
 }
 
-void print_discovery_json(std::ostream& out, const Discovery& d) {
-    out << "{\n";
-    print_json_array(out, "diagnostics", d.diagnostics, false);
-    print_json_array(out, "skills", d.skills, false);
-    print_json_array(out, "skipped", d.skipped, true);
-    out << "}\n";
+// The skills array. With `fs` (a file-system loader whose discovery built no frontmatter JSON),
+// each skill's frontmatter is read again just before it is printed, a batch at a time on a few
+// threads, so that only a batch of trees exists at once; a skill whose file changed since
+// discovery is printed with an empty frontmatter and named on stderr (`changed` counts them).
+void print_skills_json(std::ostream& out, std::vector<SkillManifest>& skills, FilesystemSkillLoader* fs,
+                       std::size_t& changed) {
+    constexpr std::size_t batch = 256;
+    const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 8);
+    std::vector<std::string> problems(fs != nullptr ? std::min(batch, skills.size()) : 0);
+    out << "  \"skills\": [";
+    for (std::size_t begin = 0; begin < skills.size(); begin += batch) {
+        const std::size_t end = std::min(skills.size(), begin + batch);
+        if (fs != nullptr) {
+            std::atomic<std::size_t> next{begin};
+            const auto work = [&] {
+                for (std::size_t i = next++; i < end; i = next++) {
+                    try {
+                        skills[i].frontmatter = fs->frontmatter(skills[i].name);
+                    } catch (const std::exception& e) {
+                        problems[i - begin] = e.what();
+                    }
+                }
+            };
+            std::vector<std::thread> helpers;
+            for (std::size_t t = 1; t < threads && t < end - begin; ++t) helpers.emplace_back(work);
+            work();
+            for (auto& h : helpers) h.join();
+        }
+        for (std::size_t i = begin; i < end; ++i) {
+            SkillManifest& m = skills[i];
+            if (fs != nullptr && !problems[i - begin].empty()) {
+                ++changed;
+                fmt::print(stderr, "agentskills list: {}: its frontmatter is left out: {}\n", terminal_text(m.name),
+                           terminal_text(problems[i - begin]));
+                problems[i - begin].clear();
+            }
+            const std::string text = dump_json(nlohmann::json(m));
+            if (fs != nullptr) m.frontmatter = SharedJson();
+            out << (i == 0 ? "\n    " : ",\n    ");
+            for (char ch : text) {
+                out << ch;
+                if (ch == '\n') out << "    ";
+            }
+        }
+    }
+    out << (skills.empty() ? "]" : "\n  ]") << ",\n";
 }
 
 int run_list(const ListArgs& args) {
     Discovery discovery;
+    SkillLoaderPtr loader;
     try {
-        const SkillLoaderPtr loader = make_source_loader(
-            args.sources,
-            {.standard_roots_when_none = true, .missing_directories = MissingDirectories::skip, .lazy_bodies = true});
+        // Nothing prints a frontmatter but --json, which reads each one again as it prints it
+        // (a file-system loader; an MCP source's come with its skills).
+        const bool frontmatter_json = args.json && args.sources.has_mcp_sources();
+        loader = make_source_loader(args.sources, {.standard_roots_when_none = true,
+                                                   .missing_directories = MissingDirectories::skip,
+                                                   .lazy_bodies = true,
+                                                   .frontmatter_json = frontmatter_json});
         discovery = loader->discover();
     } catch (const ConfigurationError& e) {
         fmt::print(stderr, "agentskills list: {}\n", terminal_text(e.what()));
@@ -66,9 +115,16 @@ int run_list(const ListArgs& args) {
     }
 
     if (args.json) {
+        auto* fs = dynamic_cast<FilesystemSkillLoader*>(loader.get());
+        if (fs != nullptr && fs->options().frontmatter_json) fs = nullptr;  // the trees are there
+        std::size_t changed = 0;
         // Indented by two spaces; invalid UTF-8 in a path or message is replaced, never fatal.
-        print_discovery_json(std::cout, discovery);
-        return exit_ok;
+        std::cout << "{\n";
+        print_json_array(std::cout, "diagnostics", discovery.diagnostics, false);
+        print_skills_json(std::cout, discovery.skills, fs, changed);
+        print_json_array(std::cout, "skipped", discovery.skipped, true);
+        std::cout << "}\n";
+        return changed == 0 ? exit_ok : exit_failure;
     }
     // One record per line, TAB between fields: every field is escaped (terminal_text), so a
     // TAB or newline in a name or path cannot forge a field or a record.

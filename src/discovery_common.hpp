@@ -396,9 +396,10 @@ public:
     /// since discovery, `manifest` becomes the manifest parsed now. Throws IoError when the file
     /// no longer parses or now names another skill, and what the reader throws.
     /// With `take_manifest`, `manifest` becomes the one parsed now in every case (the entry's
-    /// was given away: FilesystemLoaderOptions::keep_results).
+    /// was given away: FilesystemLoaderOptions::keep_results). With `frontmatter_json`, the
+    /// manifest parsed now has its frontmatter JSON whatever the loader's setting.
     [[nodiscard]] std::string lazy_body(const CacheEntry& entry, const SkillLocation& where, SkillManifest& manifest,
-                                        bool take_manifest = false) const;
+                                        bool take_manifest = false, bool frontmatter_json = false) const;
     /// Whether parsed files are kept for the next discovery (FilesystemLoaderOptions::keep_results).
     [[nodiscard]] bool keeps() const noexcept { return settings_.keep; }
     /// Forgets the files that are not in `live` (paths of SKILL.md files still there).

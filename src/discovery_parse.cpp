@@ -185,7 +185,7 @@ void ParseCache::store(Candidate& c, const FileStat& st, std::string_view data, 
 }
 
 std::string ParseCache::lazy_body(const CacheEntry& entry, const SkillLocation& where, SkillManifest& manifest,
-                                  bool take_manifest) const {
+                                  bool take_manifest, bool frontmatter_json) const {
     const SkillReader& reader = storage_.reader();
     const std::string path(where.skill_file);
     const FileStat before = reader.stat(path);
@@ -202,7 +202,7 @@ std::string ParseCache::lazy_body(const CacheEntry& entry, const SkillLocation& 
     popts.name_policy = settings_.name_policy;
     popts.max_lines = settings_.max_lines;
     popts.max_bytes = settings_.max_bytes;
-    popts.frontmatter_json = settings_.frontmatter_json;
+    popts.frontmatter_json = settings_.frontmatter_json || frontmatter_json;
     popts.path = path;
     const std::string_view name_prefix = std::string_view(entry.dir_name).substr(0, entry.name_prefix_size);
     popts.directory_name = std::string_view(entry.dir_name).substr(entry.name_prefix_size);

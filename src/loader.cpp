@@ -297,6 +297,32 @@ LoadedSkill FilesystemSkillLoader::load(std::string_view name) {
     return out;
 }
 
+SharedJson FilesystemSkillLoader::frontmatter(std::string_view name) {
+    bool need_discovery = false;
+    {
+        std::shared_lock lock(impl_->kept_mutex);
+        need_discovery = !impl_->discovered;
+    }
+    if (need_discovery) (void)impl_->discover();
+    Kept kept;
+    {
+        std::shared_lock lock(impl_->kept_mutex);
+        const std::string key = nfkc(name);
+        const Kept* found = impl_->kept.find(key);
+        if (found == nullptr || impl_->admitted.refused.count(key) != 0) {
+            throw NotFoundError(fmt::format("no discovered skill named '{}'", name));
+        }
+        if (impl_->options.keep_results && impl_->options.frontmatter_json && found->entry->manifest) {
+            return found->entry->manifest->frontmatter;
+        }
+        kept = *found;
+    }
+    SkillManifest now;
+    (void)impl_->parse_cache.lazy_body(*kept.entry, kept.location(), now, /*take_manifest=*/true,
+                                       /*frontmatter_json=*/true);
+    return now.frontmatter;
+}
+
 const FilesystemLoaderOptions& FilesystemSkillLoader::options() const noexcept { return impl_->options; }
 
 const SkillReaderPtr& FilesystemSkillLoader::reader() const noexcept { return impl_->storage.reader_ptr(); }

@@ -266,6 +266,44 @@ TEST_CASE("keep_results off: selection, look-alikes, skipped files and nested gr
     }
 }
 
+TEST_CASE("FilesystemSkillLoader::frontmatter: the tree discovery gives, read again when it built none",
+          "[loader][keep-results]") {
+    TempDir dir;
+    dir.write("lib/alpha/SKILL.md", skill_md("alpha", "First skill.", "Alpha body."));
+    dir.write("lib/beta/SKILL.md",
+              "---\nname: beta\ndescription: Second skill.\nmetadata:\n  k: v\nx-extra: [1, 2]\n---\nBeta body.\n");
+    FilesystemSkillLoader reference({.roots = {dir.path("lib")}, .include_default_roots = false});
+    const Discovery expected = reference.discover();
+    REQUIRE(expected.skills.size() == 2);
+    for (const bool keep : {true, false}) {
+        for (const bool lazy : {true, false}) {
+            for (const bool json : {true, false}) {
+                CAPTURE(keep, lazy, json);
+                FilesystemSkillLoader loader({.roots = {dir.path("lib")},
+                                              .include_default_roots = false,
+                                              .lazy_bodies = lazy,
+                                              .keep_results = keep,
+                                              .frontmatter_json = json});
+                const Discovery d = loader.discover();
+                REQUIRE(d.skills.size() == 2);
+                for (const auto& m : expected.skills) CHECK(loader.frontmatter(m.name).get() == m.frontmatter.get());
+                CHECK(loader.frontmatter("beta")->at("x-extra") == nlohmann::json::array({"1", "2"}));
+                CHECK_THROWS_AS(loader.frontmatter("gamma"), NotFoundError);
+            }
+        }
+    }
+    // Read again: a file that changed since discovery is checked as load() checks it.
+    FilesystemSkillLoader lean(
+        {.roots = {dir.path("lib")}, .include_default_roots = false, .keep_results = false, .frontmatter_json = false});
+    REQUIRE(lean.discover().skills.size() == 2);
+    dir.write("lib/beta/SKILL.md", "---\nname: gamma\ndescription: Renamed.\n---\nBody.\n");
+    CHECK_THROWS_AS(lean.frontmatter("beta"), IoError);
+    dir.write("lib/beta/SKILL.md", "---\nname: beta\ndescription: Changed, same name.\nlicense: MIT\n---\nBody.\n");
+    CHECK(lean.frontmatter("beta").get() ==
+          nlohmann::json({{"name", "beta"}, {"description", "Changed, same name."}, {"license", "MIT"}}));
+    CHECK(lean.frontmatter("alpha").get() == expected.skills[0].frontmatter.get());
+}
+
 TEST_CASE("frontmatter_json off: empty frontmatter, everything else as with it on", "[loader][keep-results]") {
     TempDir dir;
     dir.write("lib/alpha/SKILL.md", skill_md("alpha", "First skill.", "Alpha body."));

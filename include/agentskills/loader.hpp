@@ -211,6 +211,13 @@ public:
 
     [[nodiscard]] Discovery discover() override;
     [[nodiscard]] LoadedSkill load(std::string_view name) override;
+    /// The whole frontmatter of the discovered skill `name` as JSON (SkillManifest::frontmatter).
+    /// The tree discovery built when it kept it (keep_results and frontmatter_json on); otherwise
+    /// the SKILL.md is read and parsed again, with load()'s checks: IoError when it changed since
+    /// discovery and no longer parses or now names another skill. NotFoundError for a name not
+    /// discovered. For a caller that prints every frontmatter one at a time (`list --json`), so
+    /// that discovery need not hold a tree per skill. Thread-safe.
+    [[nodiscard]] SharedJson frontmatter(std::string_view name);
 
     [[nodiscard]] const FilesystemLoaderOptions& options() const noexcept;
     /// The reader in use (the local one when none was given).

@@ -8,6 +8,7 @@
 
 #include "../cli_runner.hpp"
 #include "../fs_fixtures.hpp"
+#include "agentskills/loader.hpp"
 
 using agentskills::test::run_cli;
 using agentskills_test::skill_md;
@@ -58,6 +59,15 @@ TEST_CASE("list: JSON output", "[cli][list]") {
     CHECK(saw_parse_error);
     // The streamed output is exactly the document's own two-space dump.
     CHECK(r.out == j.dump(2) + "\n");
+    // Each frontmatter (read again as it is printed) is the tree a discovery that builds them gives.
+    agentskills::FilesystemSkillLoader loader({.roots = {lib}, .include_default_roots = false});
+    const agentskills::Discovery d = loader.discover();
+    REQUIRE(d.skills.size() == 3);
+    for (std::size_t i = 0; i < 3; ++i) {
+        CHECK(j["skills"][i]["frontmatter"] == d.skills[i].frontmatter.get());
+        CHECK(j["skills"][i]["frontmatter"].at("name") == d.skills[i].name);
+    }
+    CHECK(j["skills"][0]["frontmatter"].at("license") == "MIT");
 }
 
 TEST_CASE("list: selection and policies", "[cli][list]") {
