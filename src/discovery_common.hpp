@@ -328,8 +328,10 @@ public:
     /// The outcome of reading a SKILL.md that was never cached, through the fast path.
     enum class Fresh { read, missing, general };
     /// Local only: reads `path` in one open + fstat + read; `general` when the reader must decide.
+    /// With `dir_fd` >= 0 (the open directory of the root `path` is a child of), opens `relative`
+    /// below it (`<child>/SKILL.md`).
     Fresh read_fresh(const std::string& path, std::size_t max_bytes, FileStat& st, std::string_view& data,
-                     bool& truncated) const;
+                     bool& truncated, int dir_fd = -1, const char* relative = nullptr) const;
 
     /// The stamp of a local root's directory (nullopt for other readers, sources, and a root
     /// that is not a directory or cannot be inspected).
@@ -389,7 +391,8 @@ class ParseCache {
 public:
     ParseCache(const Storage& storage, ParseSettings settings) : storage_(storage), settings_(settings) {}
     /// Reads and parses one candidate's SKILL.md, or reuses the cached parse. Never throws.
-    void process(Candidate& c);
+    /// `root_fd`: the open directory of the candidate's root (-1: none), for a shorter open.
+    void process(Candidate& c, int root_fd = -1);
     /// Whether two parsed files hold the same bytes (size and hash, then both read again).
     [[nodiscard]] bool same_bytes(const Candidate& a, const Candidate& b) const;
     /// The body of a lazy entry, from its file read again at `where`; when the file changed

@@ -43,8 +43,10 @@ bool ParseCache::cached(const std::string& path) {
     return entries_.count(path) != 0;
 }
 
-void ParseCache::process(Candidate& c) {
+void ParseCache::process(Candidate& c, int root_fd) {
     try {
+        // A directory child (not a symlink) of a local root: its SKILL.md relative to the root.
+        const bool relative = root_fd >= 0 && !c.source_child && !c.is_symlink && !c.dir_name.empty();
         if (c.source_child) {
             storage_.open_child(c);  // an archive: its skill's paths are `<archive>!/...`
         } else {
@@ -58,7 +60,12 @@ void ParseCache::process(Candidate& c) {
             FileStat st;
             std::string_view data;
             bool truncated = false;
-            switch (storage_.read_fresh(c.skill_file, settings_.max_bytes, st, data, truncated)) {
+            thread_local std::string below;
+            if (relative) {
+                below.assign(c.dir_name).append("/").append(skill_file_name);
+            }
+            switch (storage_.read_fresh(c.skill_file, settings_.max_bytes, st, data, truncated, relative ? root_fd : -1,
+                                        relative ? below.c_str() : nullptr)) {
                 case Storage::Fresh::missing:
                     return;  // an ordinary directory, not a skill
                 case Storage::Fresh::read:

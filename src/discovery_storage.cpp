@@ -89,9 +89,9 @@ bool Storage::same_directory(const std::string& a, const std::string& b) const {
 }
 
 Storage::Fresh Storage::read_fresh(const std::string& path, std::size_t max_bytes, FileStat& st, std::string_view& data,
-                                   bool& truncated) const {
+                                   bool& truncated, int dir_fd, const char* relative) const {
     if (!local_ || routed(path)) return Fresh::general;
-    switch (local::read_new_file(path, max_bytes, st, data, truncated)) {
+    switch (local::read_new_file(path, max_bytes, st, data, truncated, dir_fd, relative)) {
         case local::FreshRead::read:
             return Fresh::read;
         case local::FreshRead::missing:

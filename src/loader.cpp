@@ -202,7 +202,16 @@ Discovery FilesystemSkillLoader::Impl::discover() {
         out.skills.resize(candidates.size());
         for (std::size_t i = 0; i < candidates.size(); ++i) candidates[i].slot = &out.skills[i];
     }
-    parallel_for(candidates.size(), thread_count(), [&](std::size_t i) { parse_cache.process(candidates[i]); });
+    // Each local root opened once: its children's SKILL.md files are opened relative to it.
+    std::vector<int> root_fds = storage.open_roots(roots);
+    {
+        struct Closer {
+            std::vector<int>& fds;
+            ~Closer() { Storage::close_roots(fds); }
+        } closer{root_fds};
+        parallel_for(candidates.size(), thread_count(),
+                     [&](std::size_t i) { parse_cache.process(candidates[i], root_fds[candidates[i].root_index]); });
+    }
     if (nested) {
         expand_groups(candidates, roots, storage, parse_cache,
                       NestedSettings{options.nested_depth, options.nested_max_directories}, thread_count(),

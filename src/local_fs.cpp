@@ -117,8 +117,9 @@ bool list_kinds(const std::string& path, std::string& names, std::vector<NameKin
 }
 
 FreshRead read_new_file(const std::string& path, std::size_t max_bytes, FileStat& st, std::string_view& data,
-                        bool& truncated) {
-    Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW));
+                        bool& truncated, int dir_fd, const char* relative) {
+    constexpr int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW;
+    Fd fd(dir_fd >= 0 && relative != nullptr ? ::openat(dir_fd, relative, flags) : ::open(path.c_str(), flags));
     if (fd.get() < 0) return errno == ENOENT || errno == ENOTDIR ? FreshRead::missing : FreshRead::fallback;
     struct stat info {};
     if (::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) return FreshRead::fallback;

@@ -105,8 +105,10 @@ enum class FreshRead {
 
 /// Opens `path` without following a final symlink and without blocking, checks that it is a
 /// regular file and reads at most `max_bytes` (0 = no limit) into a buffer each thread reuses.
+/// With `dir_fd` >= 0, opens `relative` below it instead (the same file as `path`, whose directory
+/// `dir_fd` is; a shorter path lookup).
 FreshRead read_new_file(const std::string& path, std::size_t max_bytes, FileStat& st, std::string_view& data,
-                        bool& truncated);
+                        bool& truncated, int dir_fd = -1, const char* relative = nullptr);
 
 /// lstat of `relative` below `dir_fd` (or of `path` when dir_fd < 0), as LocalSkillReader::stat
 /// reports a path that is not a symlink; nullopt for a symlink or an error. `missing`: ENOENT
