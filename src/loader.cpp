@@ -61,6 +61,10 @@ struct FilesystemSkillLoader::Impl {
     void publish(std::uint64_t ticket, KeptSkills kept_now);
     Discovery report(Discovery out) const;
     Discovery discover();
+    /// Discovers once if nothing was discovered yet (load() and frontmatter() before any discover()).
+    void ensure_discovered();
+    /// The kept, admitted skill under `key` (nfkc of `name`); call with kept_mutex held. Throws NotFoundError.
+    const Kept& kept_skill(const std::string& key, std::string_view name) const;
 };
 
 FilesystemSkillLoader::Impl::Impl(FilesystemLoaderOptions opts)
@@ -261,23 +265,31 @@ FilesystemSkillLoader::~FilesystemSkillLoader() = default;
 
 Discovery FilesystemSkillLoader::discover() { return impl_->discover(); }
 
-LoadedSkill FilesystemSkillLoader::load(std::string_view name) {
+void FilesystemSkillLoader::Impl::ensure_discovered() {
     bool need_discovery = false;
     {
-        std::shared_lock lock(impl_->kept_mutex);
-        need_discovery = !impl_->discovered;
+        std::shared_lock lock(kept_mutex);
+        need_discovery = !discovered;
     }
-    if (need_discovery) (void)impl_->discover();
+    if (need_discovery) (void)discover();
+}
+
+const Kept& FilesystemSkillLoader::Impl::kept_skill(const std::string& key, std::string_view name) const {
+    const Kept* found = kept.find(key);
+    if (found == nullptr || admitted.refused.count(key) != 0) {
+        throw NotFoundError(fmt::format("no discovered skill named '{}'", name));
+    }
+    return *found;
+}
+
+LoadedSkill FilesystemSkillLoader::load(std::string_view name) {
+    impl_->ensure_discovered();
     LoadedSkill out;
     Kept lazy;  // a lazy entry, whose body is read below (outside the lock)
     {
         std::shared_lock lock(impl_->kept_mutex);
         const std::string key = nfkc(name);
-        const Kept* found = impl_->kept.find(key);
-        if (found == nullptr || impl_->admitted.refused.count(key) != 0) {
-            throw NotFoundError(fmt::format("no discovered skill named '{}'", name));
-        }
-        const Kept& k = *found;
+        const Kept& k = impl_->kept_skill(key, name);
         const bool reparse = !impl_->options.keep_results;  // the manifest moved into the Discovery
         if (!reparse) {
             out.manifest = *k.entry->manifest;
@@ -307,24 +319,15 @@ LoadedSkill FilesystemSkillLoader::load(std::string_view name) {
 }
 
 SharedJson FilesystemSkillLoader::frontmatter(std::string_view name) {
-    bool need_discovery = false;
-    {
-        std::shared_lock lock(impl_->kept_mutex);
-        need_discovery = !impl_->discovered;
-    }
-    if (need_discovery) (void)impl_->discover();
+    impl_->ensure_discovered();
     Kept kept;
     {
         std::shared_lock lock(impl_->kept_mutex);
-        const std::string key = nfkc(name);
-        const Kept* found = impl_->kept.find(key);
-        if (found == nullptr || impl_->admitted.refused.count(key) != 0) {
-            throw NotFoundError(fmt::format("no discovered skill named '{}'", name));
+        const Kept& found = impl_->kept_skill(nfkc(name), name);
+        if (impl_->options.keep_results && impl_->options.frontmatter_json && found.entry->manifest) {
+            return found.entry->manifest->frontmatter;
         }
-        if (impl_->options.keep_results && impl_->options.frontmatter_json && found->entry->manifest) {
-            return found->entry->manifest->frontmatter;
-        }
-        kept = *found;
+        kept = found;
     }
     SkillManifest now;
     (void)impl_->parse_cache.lazy_body(*kept.entry, kept.location(), now, /*take_manifest=*/true,
