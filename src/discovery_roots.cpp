@@ -9,6 +9,7 @@
 #include "agentskills/errors.hpp"
 #include "agentskills/names.hpp"
 #include "discovery_common.hpp"
+#include "prefault.hpp"
 
 namespace agentskills::detail {
 
@@ -147,7 +148,7 @@ std::vector<Candidate> make_candidates(const std::vector<Root>& roots, const Roo
     std::size_t count = 0;
     for (const Listed& l : listing.listed) count += l.children.size();
     std::vector<Candidate> out;
-    out.reserve(count);
+    reserve_prefaulted(out, count);
     for (const Listed& l : listing.listed) {
         const Root& root = roots[l.root_index];
         for (const RootEntry& e : l.children) {

@@ -21,6 +21,7 @@
 #include "discovery_admit.hpp"
 #include "discovery_common.hpp"
 #include "discovery_nested.hpp"
+#include "prefault.hpp"
 
 namespace agentskills {
 
@@ -203,6 +204,7 @@ Discovery FilesystemSkillLoader::Impl::discover() {
         // Nothing reads the listing again (no snapshot): the candidates hold what they need.
         listing.listed.clear();
         listing.listed.shrink_to_fit();
+        reserve_prefaulted(out.skills, candidates.size());
         out.skills.resize(candidates.size());
         for (std::size_t i = 0; i < candidates.size(); ++i) candidates[i].slot = &out.skills[i];
     }

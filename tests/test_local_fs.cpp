@@ -16,6 +16,7 @@
 #include <agentskills/reader.hpp>
 
 #include "../src/local_fs.hpp"
+#include "../src/prefault.hpp"
 #include "fs_fixtures.hpp"
 
 using namespace agentskills;
@@ -153,4 +154,42 @@ TEST_CASE("list_kinds and LocalSkillReader::list_dir report what list_directory 
     CHECK(entries.at("fifo").kind == EntryKind::other);
     CHECK_THROWS_AS(reader.list_dir(dir.path("missing")), NotFoundError);
     CHECK_THROWS_AS(reader.list_dir(dir.path("d/file.txt")), IoError);
+}
+
+// src/prefault.hpp: mapping an array's pages ahead changes neither its contents nor what the
+// vector holds, whatever the size and alignment (and does nothing below its threshold).
+TEST_CASE("prefault and reserve_prefaulted keep every byte and element", "[local_fs][prefault]") {
+    SECTION("a filled buffer keeps its bytes, aligned or not, large or small") {
+        for (const std::size_t size :
+             {std::size_t{1}, std::size_t{4095}, std::size_t{300'000}, std::size_t{5'300'000}}) {
+            std::vector<unsigned char> bytes(size + 7);
+            for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(i * 31 + 7);
+            const std::vector<unsigned char> before = bytes;
+            for (const std::size_t offset : {std::size_t{0}, std::size_t{3}, std::size_t{7}}) {
+                detail::prefault(bytes.data() + offset, size);
+                detail::prefault(bytes.data() + offset, size, 0);  // no threshold
+            }
+            CHECK(bytes == before);
+        }
+    }
+    SECTION("null and empty ranges are ignored") {
+        detail::prefault(nullptr, 1 << 20, 0);
+        int x = 42;
+        detail::prefault(&x, 0, 0);
+        CHECK(x == 42);
+    }
+    SECTION("reserve_prefaulted reserves, and a vector that already holds elements keeps them") {
+        std::vector<std::string> v{"first", std::string(100, 'x'), "third"};
+        detail::reserve_prefaulted(v, 100'000);
+        CHECK(v.capacity() >= 100'000);
+        REQUIRE(v.size() == 3);
+        CHECK(v[0] == "first");
+        CHECK(v[1] == std::string(100, 'x'));
+        CHECK(v[2] == "third");
+        v.resize(100'000);
+        CHECK(v[99'999].empty());
+        std::vector<int> empty;
+        detail::reserve_prefaulted(empty, 0);
+        CHECK(empty.empty());
+    }
 }
