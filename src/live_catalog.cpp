@@ -244,7 +244,12 @@ void LiveCatalog::start_watching(WatchOptions options) {
                                     WATCH_MAX_DIRECTORIES),
         .on_change =
             [this, impl] {
-                impl->watcher_refreshes.fetch_add(1);
+                // Counted once the refresh has finished (or thrown): a caller that waits for the
+                // count to move knows that refresh has read the files.
+                struct Count {
+                    std::atomic<std::uint64_t>& n;
+                    ~Count() { n.fetch_add(1); }
+                } count{impl->watcher_refreshes};
                 (void)refresh();
             },
         .on_diagnostic = impl_->options.on_diagnostic,

@@ -112,7 +112,8 @@ public:
     /// Stops and joins the watcher (no-op when not watching). Not from `on_change`.
     void stop_watching();
     [[nodiscard]] bool watching() const;
-    /// Refreshes the watcher has run (each may or may not have published a change).
+    /// Refreshes the watcher has finished (each may or may not have published a change); the
+    /// count moves after the refresh, so once it has, that refresh has read the files.
     [[nodiscard]] std::uint64_t watcher_refreshes() const;
 
     [[nodiscard]] const SkillLoaderPtr& loader() const noexcept;
