@@ -66,8 +66,9 @@ struct YamlRead {
 [[nodiscard]] bool is_blank(std::string_view s) noexcept;          // only ASCII white space
 [[nodiscard]] std::string_view trim(std::string_view s) noexcept;  // ASCII white space off both ends
 [[nodiscard]] bool is_delimiter(std::string_view line) noexcept;   // `---` and blanks
-// `s` with CRLF turned into LF; `storage` holds the text when a copy was needed.
-[[nodiscard]] std::string_view without_cr(std::string_view s, std::string& storage);
+// `s` with every line break as LF: CRLF and a CR on its own (YAML 1.2's and Python's universal
+// newlines) turned into LF; `storage` holds the text when a copy was needed.
+[[nodiscard]] std::string_view with_lf_breaks(std::string_view s, std::string& storage);
 // The body: without leading and trailing blank lines.
 [[nodiscard]] std::string trim_blank_lines(std::string_view text);
 // Items of a comma- or blank-separated list, trimmed, blanks dropped.

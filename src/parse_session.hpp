@@ -75,6 +75,7 @@ private:
 
     const ParseOptions& opt_;
     ParseResult& out_;
+    std::string text_storage_;        // the file with LF breaks, when it had a CR
     std::optional<SkipReason> skip_;  // the first reason given; `invalid` when errors gave none
     std::size_t fm_first_line_ = 2;
     bool failed_ = false;

@@ -32,18 +32,18 @@ bool is_delimiter(std::string_view line) noexcept {
     return true;
 }
 
-// `s` with every CRLF turned into LF. Without a CR (the common case) nothing is copied: the
-// result is `s` itself; otherwise the converted text is written to `storage`.
-std::string_view without_cr(std::string_view s, std::string& storage) {
+// `s` with CRLF and every lone CR turned into LF. Without a CR (the common case) nothing is
+// copied: the result is `s` itself; otherwise the converted text is written to `storage`.
+std::string_view with_lf_breaks(std::string_view s, std::string& storage) {
     std::size_t cr = s.find('\r');
     if (cr == std::string_view::npos) return s;
     storage.clear();
     storage.reserve(s.size());
     std::size_t from = 0;
     while (cr != std::string_view::npos) {
-        const bool crlf = cr + 1 < s.size() && s[cr + 1] == '\n';
-        storage.append(s.substr(from, crlf ? cr - from : cr + 1 - from));
+        storage.append(s.substr(from, cr - from)).push_back('\n');
         from = cr + 1;
+        if (from < s.size() && s[from] == '\n') ++from;  // CRLF: one break
         cr = s.find('\r', from);
     }
     storage.append(s.substr(from));

@@ -103,19 +103,15 @@ bool Parse::split_and_interpret(std::string_view text) {
     const std::optional<Split> parts = split(text);
     if (!parts) return false;
     const LargeParsePlace place(parts->frontmatter.size() > SKILL_LARGE_FRONTMATTER_BYTES);
-    std::string frontmatter_storage;
-    const std::string_view frontmatter = without_cr(parts->frontmatter, frontmatter_storage);
-    if (keep_instructions_) {
-        std::string body_storage;
-        out_.instructions = trim_blank_lines(without_cr(parts->body, body_storage));
-    }
-    const std::optional<YNode> root = read_frontmatter(frontmatter);
+    if (keep_instructions_) out_.instructions = trim_blank_lines(parts->body);
+    const std::optional<YNode> root = read_frontmatter(parts->frontmatter);
     if (!root) return false;
     interpret(*root);
     return true;
 }
 
-// The whole file: size, encoding, NUL, byte-order mark (removed from `text`), line count.
+// The whole file: size, line breaks (from here on `text` is the file with LF breaks only),
+// encoding, NUL, byte-order mark (removed from `text`), line count.
 bool Parse::check_text(std::string_view& text) {
     if (opt_.truncated || (opt_.max_bytes != 0 && text.size() > opt_.max_bytes)) {
         fatal(codes::too_large, 0,
@@ -123,6 +119,9 @@ bool Parse::check_text(std::string_view& text) {
               SkipReason::too_large);
         return false;
     }
+    // CRLF and a lone CR are line breaks, as YAML 1.2 and the reference (Python's universal
+    // newlines) read them: a file saved with CR endings is the same skill as with LF ones.
+    text = with_lf_breaks(text, text_storage_);
     if (!is_valid_utf8(text)) {
         // Name the first line that is not valid UTF-8 on its own.
         std::size_t line = 1;

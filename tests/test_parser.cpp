@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include <agentskills/names.hpp>
 #include <agentskills/parser.hpp>
@@ -50,6 +51,18 @@ TEST_CASE("frontmatter delimiters", "[parser]") {
         REQUIRE(r.ok());
         CHECK(r.manifest()->description == "d");
         CHECK(r.instructions == "Line one\nLine two");
+    }
+    SECTION("a lone CR is a line break, as in YAML 1.2 and the reference") {
+        auto r = parse("---\rname: demo\rdescription: \"x\ry\"\r---\r\rLine one\rLine two\r");
+        REQUIRE(r.ok());
+        CHECK(r.manifest()->description == "x y");  // a break inside a quoted scalar folds
+        CHECK(r.instructions == "Line one\nLine two");
+        CHECK(r.diagnostics.empty());
+        auto mixed = parse("---\r\nname: demo\rdescription: |\r\n  a\r  b\n---\rone\r\r\ntwo");
+        REQUIRE(mixed.ok());
+        CHECK(*mixed.manifest()->frontmatter == nlohmann::json{{"name", "demo"}, {"description", "a\nb\n"}});
+        CHECK(mixed.instructions == "one\n\ntwo");
+        CHECK(diag(parse("---\rname: demo\rdescription: d\rlicense: [a\r---\r"), "yaml-syntax").line == 5);
     }
     SECTION("a --- inside a value is not a delimiter") {
         auto r = parse("---\nname: demo\ndescription: before --- after\n---\nBody\n");
@@ -467,4 +480,42 @@ TEST_CASE("the YAML escapes \\_ and \\N give their characters in UTF-8", "[parse
           "a\xC2\xA0"
           "b");
     CHECK_NOTHROW(nlohmann::json(*r.manifest()).dump());
+}
+
+TEST_CASE("a file with CR or CRLF line ends is the same skill as with LF", "[parser]") {
+    const std::vector<std::string> texts = {
+        skill("", "\n# Title\n\nSome text.\n\n"),
+        skill("license: MIT\nmetadata:\n  author: a\n  version: \"1.0\"\n"),
+        skill("allowed-tools:\n  - Read\n  - Bash(git:*)\n", "one\ntwo\n"),
+        skill("compatibility: >\n  folded\n  text\n"),
+        "---\nname: Bad_Name\ndescription: d\n---\nbody\n",
+        "---\nname: demo\ndescription: d\nlicense: [a\n---\n",
+        "---\nname: demo\ndescription: \"open\n",
+        "no frontmatter\n",
+    };
+    const auto same = [](const ParseResult& a, const ParseResult& b) {
+        REQUIRE(a.ok() == b.ok());
+        CHECK(a.skip_reason() == b.skip_reason());
+        CHECK(a.instructions == b.instructions);
+        REQUIRE(a.diagnostics.size() == b.diagnostics.size());
+        for (std::size_t i = 0; i < a.diagnostics.size(); ++i) {
+            CHECK(a.diagnostics[i].code == b.diagnostics[i].code);
+            CHECK(a.diagnostics[i].line == b.diagnostics[i].line);
+            CHECK(a.diagnostics[i].message == b.diagnostics[i].message);
+        }
+        if (a.ok()) CHECK(*a.manifest()->frontmatter == *b.manifest()->frontmatter);
+    };
+    for (const std::string& lf : texts) {
+        CAPTURE(lf);
+        const ParseResult want = parse(lf);
+        std::string cr = lf;
+        std::replace(cr.begin(), cr.end(), '\n', '\r');
+        same(want, parse(cr));
+        std::string crlf;
+        for (char c : lf) {
+            if (c == '\n') crlf.push_back('\r');
+            crlf.push_back(c);
+        }
+        same(want, parse(crlf));
+    }
 }
