@@ -405,10 +405,22 @@ struct Node {
 
 std::size_t block_end(const Source& src, std::size_t after);
 
+struct OpenCollection {
+    std::size_t start = 0;  // code point where it starts
+    bool mapping = false;   // a block mapping (else a block sequence)
+};
+
 class Builder final : public YAML::EventHandler {
 public:
     explicit Builder(const Source& src) : src_(src) {}
     std::optional<Node> root;
+
+    // The innermost collection still open (every collection is a block one: flow ones are
+    // refused when they open), if any.
+    [[nodiscard]] std::optional<OpenCollection> innermost_open() const {
+        if (stack_.empty()) return std::nullopt;
+        return OpenCollection{stack_.back().start, stack_.back().block_map};
+    }
 
     void OnDocumentStart(const YAML::Mark&) override {}
     void OnDocumentEnd() override {}
@@ -680,11 +692,72 @@ Value construct(const Source& src, Node& n) {
     return n.value;
 }
 
-// The text of a yaml-cpp error in ruamel's words where they are known.
-std::string yaml_cpp_error(const Source& src, const YAML::Exception& e) {
+// The name ruamel's parser gives the token that starts at `p`, where that token is sure to be
+// the next one it sees: nullopt for what its scanner refuses or reads otherwise (`- `, `? `, `: `,
+// `%`, `@`, a backquote), and when a ':' later on the line could make the scanner fail first.
+std::optional<std::string> next_token_name(const std::u32string& c, std::size_t p) {
+    if (p >= c.size()) return std::nullopt;
+    for (std::size_t i = p; i < c.size() && c[i] != '\n'; ++i) {
+        if (c[i] == ':') return std::nullopt;
+    }
+    const char32_t ch = c[p];
+    const bool blank_after = p + 1 >= c.size() || c[p + 1] == ' ' || c[p + 1] == '\t' || c[p + 1] == '\n';
+    switch (ch) {
+        case '[':
+        case ']':
+        case '{':
+        case '}':
+        case ',':
+            return std::string(1, static_cast<char>(ch));
+        case '&':
+            return "<anchor>";
+        case '*':
+            return "<alias>";
+        case '!':
+            return "<tag>";
+        case '-':
+        case '?':
+            if (blank_after) return std::nullopt;
+            return "<scalar>";
+        case '%':
+        case '@':
+        case '`':
+        case '#':
+        case ' ':
+        case '\t':
+        case '\n':
+            return std::nullopt;
+        default:
+            return "<scalar>";  // a plain, quoted or block scalar
+    }
+}
+
+// The text of a yaml-cpp error in ruamel's words where they are known. `open` is the innermost
+// collection being read when the error came, if one was.
+std::string yaml_cpp_error(const Source& src, const YAML::Exception& e, const std::optional<OpenCollection>& open) {
     const Mark m = src.at_byte(e.mark.pos < 0 ? 0 : static_cast<std::size_t>(e.mark.pos));
     std::string problem = e.msg;
-    if (problem == YAML::ErrorMsg::MAP_VALUE) {
+    // A collection entry followed by more on its line (`key: "quoted" more`, `- 'a' [b]`): where
+    // yaml-cpp finds no end of the collection, ruamel's parser names the token it found instead.
+    const bool unended = problem == YAML::ErrorMsg::END_OF_MAP || problem == YAML::ErrorMsg::END_OF_SEQ ||
+                         problem == YAML::ErrorMsg::FLOW_END;
+    if (unended && open && open->mapping == (problem != YAML::ErrorMsg::END_OF_SEQ)) {
+        if (const auto found = next_token_name(src.cps(), m.pointer)) {
+            return marked_error(
+                src, open->mapping ? "while parsing a block mapping" : "while parsing a block collection",
+                src.at_pointer(open->start), fmt::format("expected <block end>, but found '{}'", *found), m);
+        }
+    }
+    if (problem == YAML::ErrorMsg::UNKNOWN_TOKEN && m.pointer < src.cps().size()) {
+        const std::u32string one(1, src.cps()[m.pointer]);
+        return marked_error(src, "while scanning for the next token", std::nullopt,
+                            fmt::format("found character {} that cannot start any token", py_repr(to_utf8(one))), m);
+    }
+    if (problem == YAML::ErrorMsg::BLOCK_ENTRY) {
+        problem = "sequence entries are not allowed here";
+    } else if (problem == YAML::ErrorMsg::MAP_KEY) {
+        problem = "mapping keys are not allowed here";
+    } else if (problem == YAML::ErrorMsg::MAP_VALUE) {
         problem = "mapping values are not allowed here";
     } else if (problem == YAML::ErrorMsg::UNKNOWN_ANCHOR) {
         // An alias with no anchor: the mark is at its '*'.
@@ -834,10 +907,10 @@ Frontmatter read_frontmatter(const std::string& skill_md) {
         return out;
     }
     std::optional<Node> root;
+    Builder builder(src);
     try {
         std::istringstream stream(text);
         YAML::Parser parser(stream);
-        Builder builder(src);
         parser.HandleNextDocument(builder);
         root = std::move(builder.root);
         if (root) {
@@ -848,7 +921,7 @@ Frontmatter read_frontmatter(const std::string& skill_md) {
         out.error = std::string("Invalid YAML in frontmatter: ") + e.what();
         return out;
     } catch (const YAML::Exception& e) {
-        out.error = "Invalid YAML in frontmatter: " + yaml_cpp_error(src, e);
+        out.error = "Invalid YAML in frontmatter: " + yaml_cpp_error(src, e, builder.innermost_open());
         return out;
     }
     if (!out.map) out.error = "SKILL.md frontmatter must be a YAML mapping";
