@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include <agentskills/reader.hpp>
+#include <agentskills/storage/reader.hpp>
 
 namespace agentskills::bench {
 

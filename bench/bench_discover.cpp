@@ -1,7 +1,7 @@
 // Discovery of an in-memory library: a first discover() (fresh loader) and a repeated one.
 #include <benchmark/benchmark.h>
 
-#include <agentskills/loader.hpp>
+#include <agentskills/catalog/loader.hpp>
 
 #include "bench_data.hpp"
 

@@ -3,9 +3,9 @@
 // that the frontmatter goes through yaml-cpp as every frontmatter did before the fast path.
 #include <benchmark/benchmark.h>
 
-#include <agentskills/parser.hpp>
+#include <agentskills/parse/parser.hpp>
 
-#include "../src/parse_fast.hpp"
+#include "../src/parse/yaml_fast.hpp"
 #include "bench_data.hpp"
 
 namespace {

@@ -1,9 +1,9 @@
 // Rendering the <available_skills> block for a 1k catalog.
 #include <benchmark/benchmark.h>
 
-#include <agentskills/catalog.hpp>
-#include <agentskills/loader.hpp>
-#include <agentskills/prompt.hpp>
+#include <agentskills/activation/prompt.hpp>
+#include <agentskills/catalog/catalog.hpp>
+#include <agentskills/catalog/loader.hpp>
 
 #include "bench_data.hpp"
 

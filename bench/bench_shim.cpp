@@ -10,10 +10,10 @@
 #include <benchmark/benchmark.h>
 #include <fmt/core.h>
 
-#include <agentskills/catalog.hpp>
+#include <agentskills/catalog/catalog.hpp>
+#include <agentskills/catalog/loader.hpp>
 #include <agentskills/harness.hpp>
-#include <agentskills/loader.hpp>
-#include <agentskills/skills_shim.hpp>
+#include <agentskills/shim/skills_shim.hpp>
 
 #include "bench_data.hpp"
 
@@ -123,8 +123,8 @@ BENCHMARK(BM_prepare_turn_1000_skills_200_tools)->Unit(benchmark::kMicrosecond);
 
 #include <filesystem>
 
-#include <agentskills/activation.hpp>
-#include <agentskills/sqlite_store.hpp>
+#include <agentskills/activation/activation.hpp>
+#include <agentskills/sqlite/sqlite_store.hpp>
 
 namespace {
 

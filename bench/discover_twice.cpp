@@ -7,7 +7,7 @@
 
 #include <sys/resource.h>
 
-#include <agentskills/loader.hpp>
+#include <agentskills/catalog/loader.hpp>
 
 namespace {
 

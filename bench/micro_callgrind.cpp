@@ -16,10 +16,10 @@
 
 #include <fmt/core.h>
 
-#include <agentskills/catalog.hpp>
+#include <agentskills/catalog/catalog.hpp>
+#include <agentskills/catalog/loader.hpp>
 #include <agentskills/harness.hpp>
-#include <agentskills/loader.hpp>
-#include <agentskills/skills_shim.hpp>
+#include <agentskills/shim/skills_shim.hpp>
 
 #include "bench_data.hpp"
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include <agentskills/parser.hpp>
+#include <agentskills/parse/parser.hpp>
 
-#include "../src/parse_fast.hpp"
+#include "../src/parse/yaml_fast.hpp"
 #include "bench_data.hpp"
 
 int main(int argc, char** argv) {

@@ -7,8 +7,8 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include <agentskills/harness.hpp>
-#include <agentskills/skills_shim.hpp>
+#include <agentskills/activation/activation.hpp>
+#include <agentskills/harness/messages.hpp>
 
 #include "command.hpp"
 #include "json_output.hpp"
@@ -26,15 +26,14 @@ struct ActivateArgs {
 
 int run(const ActivateArgs& args) {
     SkillCatalogPtr catalog = discover_sources(args.sources, "activate");
-    SkillsShimOptions shim_options;  // (named, not a designated temporary: GCC 12 -O3 warns of its std::function)
-    shim_options.catalog = catalog;
-    shim_options.tool_name = args.tool_name;
-    auto shim = std::make_shared<SkillsShim>(std::move(shim_options));
-    // One response that calls the activation tool once per name, in order; then an answer.
-    const ScriptedActivations run = run_activations(shim, args.tool_name, args.names, {}, "activate");
+    SkillActivatorOptions options;  // (named, not a designated temporary: GCC 12 -O3 warns of its std::function)
+    options.tool_name = args.tool_name;
+    const SkillActivator activator(catalog, std::move(options));
+    MemoryActivationStore store;  // one conversation
     std::vector<Message> results;
-    for (const auto& m : run.agent->run_state().history) {
-        if (m.role == Role::tool) results.push_back(m);
+    for (std::size_t i = 0; i < args.names.size(); ++i) {
+        results.push_back(tool_message(fmt::format("call_{}", i + 1), args.tool_name,
+                                       activation_tool_result(activator, store, args.names[i])));
     }
     if (args.json) {
         print_json(to_json(results));
@@ -47,7 +46,8 @@ int run(const ActivateArgs& args) {
     return exit_ok;
 }
 
-void setup(CLI::App& app, int* status) {
+}  // namespace
+void setup_activate(CLI::App& app, int* status) {
     auto args = std::make_shared<ActivateArgs>();
     auto* cmd =
         app.add_subcommand("activate",
@@ -60,7 +60,4 @@ void setup(CLI::App& app, int* status) {
     cmd->callback([args, status] { *status = run(*args); });
 }
 
-const RegisterCommand registration{"activate", setup};
-
-}  // namespace
 }  // namespace agentskills::cli

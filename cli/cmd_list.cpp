@@ -14,9 +14,9 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include "agentskills/errors.hpp"
-#include "agentskills/loader.hpp"
-#include "agentskills/text.hpp"
+#include "agentskills/base/errors.hpp"
+#include "agentskills/base/text.hpp"
+#include "agentskills/catalog/loader.hpp"
 #include "command.hpp"
 #include "json_output.hpp"
 #include "source_options.hpp"
@@ -140,6 +140,7 @@ int run_list(const ListArgs& args) {
     return exit_ok;
 }
 
+}  // namespace
 void setup_list(CLI::App& app, int* status) {
     auto args = std::make_shared<ListArgs>();
     CLI::App* cmd = app.add_subcommand("list", "Discover the skills of library roots and list them");
@@ -153,7 +154,4 @@ void setup_list(CLI::App& app, int* status) {
     cmd->callback([args, status] { *status = run_list(*args); });
 }
 
-const RegisterCommand reg{"list", setup_list};
-
-}  // namespace
 }  // namespace agentskills::cli

@@ -6,9 +6,9 @@
 
 #include <fmt/core.h>
 
-#include <agentskills/errors.hpp>
-#include <agentskills/loader.hpp>
-#include <agentskills/text.hpp>
+#include <agentskills/base/errors.hpp>
+#include <agentskills/base/text.hpp>
+#include <agentskills/catalog/loader.hpp>
 
 #include "command.hpp"
 #include "extras.hpp"
@@ -38,7 +38,8 @@ int run(const LockArgs& args) {
     return e->print_lock(args.sources.roots, std::move(options));
 }
 
-void setup(CLI::App& app, int* status) {
+}  // namespace
+void setup_lock(CLI::App& app, int* status) {
     auto args = std::make_shared<LockArgs>();
     auto* cmd = app.add_subcommand(
         "lock", "Print a lock file (JSON) of the skills of the roots: name, source and the sha256 of every file");
@@ -53,7 +54,4 @@ void setup(CLI::App& app, int* status) {
     cmd->callback([args, status] { *status = run(*args); });
 }
 
-const RegisterCommand registration{"lock", setup};
-
-}  // namespace
 }  // namespace agentskills::cli

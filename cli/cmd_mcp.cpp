@@ -1,5 +1,5 @@
 // `agentskills mcp`: serve skill libraries over MCP (skills extension), on stdio or Streamable HTTP.
-// The server itself is in the optional components' module (extras_module.cpp).
+// The server itself is one of the optional components (extras_linked.cpp).
 #ifdef AGENTSKILLS_HAVE_MCP
 
 #include <memory>
@@ -9,9 +9,9 @@
 
 #include <fmt/core.h>
 
-#include "agentskills/errors.hpp"
-#include "agentskills/loader.hpp"
-#include "agentskills/mcp_server.hpp"
+#include "agentskills/base/errors.hpp"
+#include "agentskills/catalog/loader.hpp"
+#include "agentskills/mcp/server.hpp"
 #include "command.hpp"
 #include "extras.hpp"
 #include "source_options.hpp"
@@ -38,6 +38,7 @@ int run_mcp(const McpArgs& args) {
     return e->serve_mcp(args.serve, std::move(options));
 }
 
+}  // namespace
 void setup_mcp(CLI::App& app, int* status) {
     auto args = std::make_shared<McpArgs>();
     args->serve.page_size = mcp::DEFAULT_PAGE_SIZE;
@@ -67,9 +68,6 @@ void setup_mcp(CLI::App& app, int* status) {
     cmd->callback([args, status] { *status = run_mcp(*args); });
 }
 
-const RegisterCommand reg{"mcp", setup_mcp};
-
-}  // namespace
 }  // namespace agentskills::cli
 
 #endif  // AGENTSKILLS_HAVE_MCP

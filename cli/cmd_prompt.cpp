@@ -1,12 +1,13 @@
-// agentskills prompt — the system-prompt block exactly as SkillsShim appends it.
+// agentskills prompt — the system-prompt block exactly as the shim appends it (render_skills_prompt).
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <fmt/core.h>
 
-#include <agentskills/skills_shim.hpp>
-#include <agentskills/text.hpp>
+#include <agentskills/activation/activation.hpp>
+#include <agentskills/activation/prompt.hpp>
+#include <agentskills/base/text.hpp>
 
 #include "command.hpp"
 #include "numbers.hpp"
@@ -24,8 +25,11 @@ struct PromptArgs {
 
 int run(const PromptArgs& args) {
     SkillCatalogPtr catalog = discover_sources(args.sources, "prompt", catalog_block_defaults);
-    SkillsShim shim({.catalog = catalog, .tool_name = args.tool_name, .budget = {.limit = args.budget}});
-    SkillsPrompt prompt = shim.render_prompt(*catalog);
+    check_tool_name(args.tool_name, "SkillsShim: tool name");
+    SkillsPromptOptions options;
+    options.tool_name = args.tool_name;
+    options.budget.limit = args.budget;
+    const SkillsPrompt prompt = render_skills_prompt(catalog->skills(), options);
     if (!prompt.text.empty()) fmt::print("{}\n", prompt.text);
     if (args.show_omitted) {
         for (const auto& name : prompt.omitted) fmt::print(stderr, "omitted: {}\n", terminal_text(name));
@@ -33,7 +37,8 @@ int run(const PromptArgs& args) {
     return exit_ok;
 }
 
-void setup(CLI::App& app, int* status) {
+}  // namespace
+void setup_prompt(CLI::App& app, int* status) {
     auto args = std::make_shared<PromptArgs>();
     auto* cmd = app.add_subcommand(
         "prompt",
@@ -48,7 +53,4 @@ void setup(CLI::App& app, int* status) {
     cmd->callback([args, status] { *status = run(*args); });
 }
 
-const RegisterCommand registration{"prompt", setup};
-
-}  // namespace
 }  // namespace agentskills::cli

@@ -5,13 +5,13 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include <agentskills/diagnostics.hpp>
-#include <agentskills/skill.hpp>
-#include <agentskills/text.hpp>
+#include <agentskills/base/diagnostics.hpp>
+#include <agentskills/base/skill.hpp>
+#include <agentskills/base/text.hpp>
 
+#include "../src/compat/reference_profile.hpp"
 #include "command.hpp"
 #include "json_output.hpp"
-#include "reference_profile.hpp"
 #include "skill_file.hpp"
 
 namespace agentskills::cli {
@@ -39,7 +39,8 @@ int run(const ReadPropertiesArgs& args) {
     return exit_ok;
 }
 
-void setup(CLI::App& app, int* status) {
+}  // namespace
+void setup_read_properties(CLI::App& app, int* status) {
     auto args = std::make_shared<ReadPropertiesArgs>();
     auto* cmd = app.add_subcommand("read-properties", "Print the manifest of one skill as JSON");
     cmd->add_option("path", args->path, "A skill directory or its SKILL.md")->required();
@@ -54,7 +55,4 @@ void setup(CLI::App& app, int* status) {
     });
 }
 
-const RegisterCommand registration{"read-properties", setup};
-
-}  // namespace
 }  // namespace agentskills::cli

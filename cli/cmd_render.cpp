@@ -7,10 +7,10 @@
 
 #include <fmt/core.h>
 
-#include "agentskills/errors.hpp"
-#include "agentskills/host.hpp"
-#include "agentskills/names.hpp"
-#include "agentskills/text.hpp"
+#include "agentskills/base/errors.hpp"
+#include "agentskills/base/names.hpp"
+#include "agentskills/base/text.hpp"
+#include "agentskills/host/host.hpp"
 #include "command.hpp"
 #include "numbers.hpp"
 #include "source_options.hpp"
@@ -28,20 +28,18 @@ struct RenderArgs {
 };
 
 /// The skill named `name` among the command line's sources when they include an MCP server
-/// (nullopt when there is none), found and loaded as load_host_catalog would.
+/// (nullopt when there is none), found by the one name rule and loaded as load_host_catalog would.
 std::optional<SkillDefinition> find_in_sources(const RenderArgs& args) {
     const SkillLoaderPtr loader = make_source_loader(
         args.sources,
         {.missing_directories = args.skip_missing ? MissingDirectories::skip : MissingDirectories::error});
-    const Discovery d = loader->discover();
-    for (const auto& s : d.skipped) fmt::print(stderr, "agentskills render: note: {}\n", terminal_text(s.message));
-    const std::string_view wanted =
-        !args.name.empty() && args.name.front() == '/' ? std::string_view(args.name).substr(1) : args.name;
-    for (const auto& m : d.skills) {
-        if (!names_equal(m.name, wanted)) continue;
-        return SkillDefinition::from_loaded(loader->load(m.name), loader->in_run_workspace(m.name));
+    const SkillCatalogPtr catalog = discover_skill_catalog(loader);
+    for (const auto& s : catalog->skipped()) {
+        fmt::print(stderr, "agentskills render: note: {}\n", terminal_text(s.message));
     }
-    return std::nullopt;
+    const SkillManifest* m = catalog->find(args.name);
+    if (m == nullptr) return std::nullopt;
+    return SkillDefinition::from_loaded(catalog->load(*m), loader->in_run_workspace(m->name));
 }
 
 int render_catalog(const RenderArgs& args) {
@@ -113,7 +111,8 @@ int run_render(const RenderArgs& args) {
     }
 }
 
-void setup(CLI::App& app, int* status) {
+}  // namespace
+void setup_render(CLI::App& app, int* status) {
     auto args = std::make_shared<RenderArgs>();
     CLI::App* cmd = app.add_subcommand(
         "render", "Print a skill as a person's invocation sends it: the activation text, with ARGUMENTS substituted");
@@ -131,7 +130,4 @@ void setup(CLI::App& app, int* status) {
     cmd->callback([args, status]() { *status = run_render(*args); });
 }
 
-const RegisterCommand reg{"render", setup};
-
-}  // namespace
 }  // namespace agentskills::cli

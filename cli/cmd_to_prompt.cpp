@@ -9,12 +9,12 @@
 
 #include <fmt/core.h>
 
-#include <agentskills/diagnostics.hpp>
-#include <agentskills/prompt.hpp>
+#include <agentskills/activation/prompt.hpp>
+#include <agentskills/base/diagnostics.hpp>
 
+#include "../src/compat/reference_profile.hpp"
 #include "command.hpp"
 #include "keep_until_exit.hpp"
-#include "reference_profile.hpp"
 #include "shim_support.hpp"
 #include "skill_file.hpp"
 
@@ -73,7 +73,8 @@ int run(const ToPromptArgs& args) {
     return status;
 }
 
-void setup(CLI::App& app, int* status) {
+}  // namespace
+void setup_to_prompt(CLI::App& app, int* status) {
     auto args = std::make_shared<ToPromptArgs>();
     auto* cmd = app.add_subcommand(
         "to-prompt", "Print the <available_skills> catalog of the skills found (model-invocable ones only)");
@@ -101,7 +102,4 @@ void setup(CLI::App& app, int* status) {
     });
 }
 
-const RegisterCommand registration{"to-prompt", setup};
-
-}  // namespace
 }  // namespace agentskills::cli

@@ -12,9 +12,9 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include <agentskills/errors.hpp>
-#include <agentskills/skills_shim.hpp>
-#include <agentskills/tool_shapes.hpp>
+#include <agentskills/activation/activation.hpp>
+#include <agentskills/base/errors.hpp>
+#include <agentskills/harness/tool_shapes.hpp>
 
 #include "command.hpp"
 #include "json_output.hpp"
@@ -44,28 +44,6 @@ struct ToolSchemaArgs {
     std::string format = "openai-chat";
     bool compact = false;
 };
-
-void setup_tool_schema(CLI::App& app, int* status) {
-    auto args = std::make_shared<ToolSchemaArgs>();
-    auto* cmd = app.add_subcommand("tool-schema", "Print the JSON of the activation tool that SkillsShim adds");
-    cmd->add_option("--tool-name", args->tool_name, "Name of the activation tool")->capture_default_str();
-    add_format_option(cmd, &args->format);
-    cmd->add_flag("--compact", args->compact, "One line instead of indented JSON");
-    cmd->callback([args, status] {
-        // A catalog is not needed for the schema: it is the same for every library.
-        SkillsShimOptions shim_options;  // (named, not a designated temporary: GCC 12 -O3 warns of its std::function)
-        shim_options.catalog = std::make_shared<const SkillCatalog>(nullptr, Discovery{});
-        shim_options.tool_name = args->tool_name;
-        SkillsShim shim(std::move(shim_options));
-        const ToolSpec spec = shim.tool_spec();
-        const ToolFormat format = format_of(args->format);
-        // Gemini's unit of a request's tools list is a Tool holding the declarations.
-        const nlohmann::json j =
-            format == ToolFormat::gemini ? tools_json(format, {spec})[0] : tool_spec_json(format, spec);
-        print_json(j, args->compact ? -1 : 2);
-        *status = exit_ok;
-    });
-}
 
 struct ToolCallArgs {
     std::string format = "openai-chat";
@@ -113,6 +91,25 @@ int run_tool_call(const ToolCallArgs& args) {
     return exit_ok;
 }
 
+}  // namespace
+void setup_tool_schema(CLI::App& app, int* status) {
+    auto args = std::make_shared<ToolSchemaArgs>();
+    auto* cmd = app.add_subcommand("tool-schema", "Print the JSON of the activation tool (the same for every library)");
+    cmd->add_option("--tool-name", args->tool_name, "Name of the activation tool")->capture_default_str();
+    add_format_option(cmd, &args->format);
+    cmd->add_flag("--compact", args->compact, "One line instead of indented JSON");
+    cmd->callback([args, status] {
+        // The schema is the same for every library: no catalog is needed.
+        const ToolSpec spec = activation_tool_spec(args->tool_name);
+        const ToolFormat format = format_of(args->format);
+        // Gemini's unit of a request's tools list is a Tool holding the declarations.
+        const nlohmann::json j =
+            format == ToolFormat::gemini ? tools_json(format, {spec})[0] : tool_spec_json(format, spec);
+        print_json(j, args->compact ? -1 : 2);
+        *status = exit_ok;
+    });
+}
+
 void setup_tool_call(CLI::App& app, int* status) {
     auto args = std::make_shared<ToolCallArgs>();
     auto* cmd = app.add_subcommand("tool-call",
@@ -126,8 +123,4 @@ void setup_tool_call(CLI::App& app, int* status) {
     cmd->callback([args, status] { *status = run_tool_call(*args); });
 }
 
-const RegisterCommand registration{"tool-schema", setup_tool_schema};
-const RegisterCommand registration_call{"tool-call", setup_tool_call};
-
-}  // namespace
 }  // namespace agentskills::cli

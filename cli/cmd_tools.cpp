@@ -8,10 +8,9 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include <agentskills/errors.hpp>
-#include <agentskills/harness.hpp>
-#include <agentskills/skills_shim.hpp>
-#include <agentskills/text.hpp>
+#include <agentskills/activation/activation.hpp>
+#include <agentskills/base/errors.hpp>
+#include <agentskills/base/text.hpp>
 
 #include "command.hpp"
 #include "shim_support.hpp"
@@ -26,48 +25,47 @@ struct ToolsArgs {
     std::string tool_name = std::string(DEFAULT_SKILLS_TOOL_NAME);
 };
 
-/// The pool as agent tools: each name once, in the order given; empty names are left out.
-std::vector<Tool> pool_tools(const std::vector<std::string>& pool) {
-    std::vector<Tool> tools;
-    for (const auto& name : pool) {
-        if (name.empty()) continue;
-        const bool seen = std::any_of(tools.begin(), tools.end(), [&](const Tool& t) { return t.spec.name == name; });
-        if (seen) continue;
-        tools.push_back({.spec = {.name = name}, .handler = [](const ToolCall&, RunState&) { return std::string(); }});
-    }
-    return tools;
-}
-
 int run(const ToolsArgs& args) {
     SkillCatalogPtr catalog = discover_sources(args.sources, "tools");
-    SkillsShimOptions shim_options;  // (named, not a designated temporary: GCC 12 -O3 warns of its std::function)
-    shim_options.catalog = catalog;
-    shim_options.tool_name = args.tool_name;
-    auto shim = std::make_shared<SkillsShim>(std::move(shim_options));
-    // The first response calls the activation tool once per name; the next request carries the
-    // tools the model sees with those skills active. Without names, the first request does.
-    const ScriptedActivations run = run_activations(shim, args.tool_name, args.names, pool_tools(args.pool), "tools");
-
-    // A name the shim did not activate (unknown, hidden from the model, or failing to load):
-    // report the tool result the model got.
-    const std::vector<std::string> active = shim->active_skill_names(run.agent->run_state());
+    SkillActivatorOptions options;  // (named, not a designated temporary: GCC 12 -O3 warns of its std::function)
+    options.tool_name = args.tool_name;
+    const SkillActivator activator(catalog, std::move(options));
+    // The agent's own tools: each name once, in the order given; empty names are left out. The
+    // activation tool comes after them when some skill is model-invocable.
+    std::vector<std::string> tools;
+    for (const auto& name : args.pool) {
+        if (!name.empty() && std::find(tools.begin(), tools.end(), name) == tools.end()) tools.push_back(name);
+    }
+    if (!activator.invocable_names().empty()) {
+        if (std::find(tools.begin(), tools.end(), args.tool_name) != tools.end()) {
+            fmt::print(stderr, "agentskills tools: two tools named '{}' in one turn\n", terminal_text(args.tool_name));
+            return exit_failure;
+        }
+        tools.push_back(args.tool_name);
+    }
+    // Activate the names in order, in one conversation; a name that is not activated (unknown,
+    // hidden from the model, or failing to load) is reported with the tool result the model got.
+    MemoryActivationStore store;
     int status = exit_ok;
-    for (std::size_t i = 0; i < args.names.size(); ++i) {
-        const std::string& name = args.names[i];
-        if (std::find(active.begin(), active.end(), name) != active.end()) continue;
+    for (const auto& name : args.names) {
+        const std::string result = activation_tool_result(activator, store, name);
+        const SkillManifest* skill = activator.find(name);
+        if (skill != nullptr && store.is_active(skill->name)) continue;
         fmt::print(stderr, "agentskills tools: '{}' was not activated: {}\n", terminal_text(name),
-                   terminal_text(run.result_of(i)));
+                   terminal_text(result));
         status = exit_failure;
     }
     if (status != exit_ok) return status;
-
-    const std::vector<ModelRequest> requests = run.model->requests();
     // One name per line, whatever bytes a pool name holds.
-    for (const auto& spec : requests.back().tools) std::cout << terminal_text(spec.name) << '\n';
+    const ToolFilter filter = activator.tool_filter(store, {args.tool_name});
+    for (const auto& name : tools) {
+        if (filter.keeps(name)) std::cout << terminal_text(name) << '\n';
+    }
     return exit_ok;
 }
 
-void setup(CLI::App& app, int* status) {
+}  // namespace
+void setup_tools(CLI::App& app, int* status) {
     auto args = std::make_shared<ToolsArgs>();
     auto* cmd =
         app.add_subcommand("tools",
@@ -89,7 +87,4 @@ void setup(CLI::App& app, int* status) {
     });
 }
 
-const RegisterCommand registration{"tools", setup};
-
-}  // namespace
 }  // namespace agentskills::cli

@@ -10,14 +10,14 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include <agentskills/diagnostics.hpp>
-#include <agentskills/skill.hpp>
-#include <agentskills/text.hpp>
+#include <agentskills/base/diagnostics.hpp>
+#include <agentskills/base/skill.hpp>
+#include <agentskills/base/text.hpp>
 
+#include "../src/compat/reference_profile.hpp"
 #include "command.hpp"
 #include "json_output.hpp"
 #include "numbers.hpp"
-#include "reference_profile.hpp"
 #include "skill_file.hpp"
 #include "source_options.hpp"
 
@@ -147,7 +147,8 @@ int run(const ValidateArgs& args) {
     return all_valid ? exit_ok : exit_failure;
 }
 
-void setup(CLI::App& app, int* status) {
+}  // namespace
+void setup_validate(CLI::App& app, int* status) {
     auto args = std::make_shared<ValidateArgs>();
     auto* cmd =
         app.add_subcommand("validate", "Check skills and print every diagnostic (exit 0 valid, 1 invalid, 2 usage)");
@@ -184,7 +185,4 @@ void setup(CLI::App& app, int* status) {
     });
 }
 
-const RegisterCommand registration{"validate", setup};
-
-}  // namespace
 }  // namespace agentskills::cli

@@ -15,10 +15,10 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include "agentskills/errors.hpp"
-#include "agentskills/live_catalog.hpp"
-#include "agentskills/loader.hpp"
-#include "agentskills/text.hpp"
+#include "agentskills/base/errors.hpp"
+#include "agentskills/base/text.hpp"
+#include "agentskills/catalog/live_catalog.hpp"
+#include "agentskills/catalog/loader.hpp"
 #include "command.hpp"
 #include "json_output.hpp"
 #include "source_options.hpp"
@@ -184,6 +184,7 @@ int run_watch(const WatchArgs& args) {
     return exit_ok;
 }
 
+}  // namespace
 void setup_watch(CLI::App& app, int* status) {
     auto args = std::make_shared<WatchArgs>();
     CLI::App* cmd = app.add_subcommand("watch", "Watch library roots and print each change of their skills");
@@ -201,7 +202,4 @@ void setup_watch(CLI::App& app, int* status) {
     cmd->callback([args, status] { *status = run_watch(*args); });
 }
 
-const RegisterCommand reg{"watch", setup_watch};
-
-}  // namespace
 }  // namespace agentskills::cli

@@ -1,9 +1,5 @@
-// agentskills CLI — each subcommand registers itself from its own file.
+// agentskills CLI — the commands: exit statuses and the setup function of each command.
 #pragma once
-
-#include <functional>
-#include <string>
-#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -14,19 +10,20 @@ inline constexpr int exit_ok = 0;
 inline constexpr int exit_failure = 1;
 inline constexpr int exit_usage = 2;
 
-/// `setup` adds one subcommand to `app`; its callback stores the exit status in `*status`.
-struct CommandRegistration {
-    std::string name;
-    std::function<void(CLI::App& app, int* status)> setup;
-};
-
-std::vector<CommandRegistration>& command_registry();
-
-/// Use at namespace scope in a command's file: `static const RegisterCommand reg{"name", setup};`
-struct RegisterCommand {
-    RegisterCommand(std::string name, std::function<void(CLI::App&, int*)> setup) {
-        command_registry().push_back({std::move(name), std::move(setup)});
-    }
-};
+/// Each command's file defines one `setup_NAME(app, status)`: it adds the subcommand to `app`,
+/// whose callback stores the exit status in `*status`. main.cpp lists them (the command table).
+void setup_activate(CLI::App& app, int* status);         // activate
+void setup_list(CLI::App& app, int* status);             // list
+void setup_lock(CLI::App& app, int* status);             // lock
+void setup_mcp(CLI::App& app, int* status);              // mcp
+void setup_prompt(CLI::App& app, int* status);           // prompt
+void setup_read_properties(CLI::App& app, int* status);  // read-properties
+void setup_render(CLI::App& app, int* status);           // render
+void setup_to_prompt(CLI::App& app, int* status);        // to-prompt
+void setup_tool_call(CLI::App& app, int* status);        // tool-call
+void setup_tool_schema(CLI::App& app, int* status);      // tool-schema
+void setup_tools(CLI::App& app, int* status);            // tools
+void setup_validate(CLI::App& app, int* status);         // validate
+void setup_watch(CLI::App& app, int* status);            // watch
 
 }  // namespace agentskills::cli

@@ -1,16 +1,17 @@
-// agentskills CLI — the optional components, in a module opened on first need.
+// agentskills CLI — the optional components, in a program of their own.
 //
-// The program itself links only the core library. What needs cpp-httplib and OpenSSL (the `mcp`
-// command, --mcp-command / --mcp-url sources), libgit2 (`git:` roots), libzip (`.skill` / `.zip`
-// library children) or libcrypto (`lock`, --lock) is in `agentskills-extras.so`, which the
-// program opens with dlopen the first time a command line needs one of them. A command that
-// needs none of them (list, to-prompt, validate of local files, ...) never loads those libraries:
-// they cost about 6 MB of memory and their start-up work in every run (docs/performance.md).
+// The program `agentskills` links only the core library. What needs cpp-httplib and OpenSSL (the
+// `mcp` command, --mcp-command / --mcp-url sources), libgit2 (`git:` roots), libzip (`.skill` /
+// `.zip` library children) or libcrypto (`lock`, --lock) is in `agentskills-extras`: the same
+// command line program built with those components linked. When a command line needs one of
+// them, `agentskills` runs `agentskills-extras` in its place (execv, with the same arguments, the
+// way git runs its helpers), so a command that needs none of them (list, to-prompt, validate of
+// local files, ...) never loads those libraries: they cost about 6 MB of memory in every run
+// (docs/performance.md), and there is never a second copy of the core in one process.
 //
-// The module is looked for beside the program (a build tree), then in the installed layout
-// (`<bindir>/../<libdir>/agentskills/`, AGENTSKILLS_EXTRAS_RELATIVE_DIR). It holds its own copy
-// of the core library; what crosses between the two (loaders, hooks, options) is the core's
-// types, built from the same sources by the same build.
+// The helper is looked for beside the program (a build tree), then in the installed layout
+// (`<bindir>/../<libexecdir>/agentskills/`, AGENTSKILLS_EXTRAS_RELATIVE_DIR). No environment
+// variable or search path is used (docs/security.md).
 #pragma once
 
 #include <cstddef>
@@ -18,8 +19,8 @@
 #include <string_view>
 #include <vector>
 
-#include "agentskills/governance.hpp"
-#include "agentskills/loader.hpp"
+#include "agentskills/catalog/governance.hpp"
+#include "agentskills/catalog/loader.hpp"
 #include "source_options.hpp"
 
 namespace agentskills::cli {
@@ -35,11 +36,8 @@ struct McpServeArgs {
     bool watch = false;
 };
 
-/// The module's entry points; a member is nullptr when the build has not that component.
+/// The components' entry points; a member is nullptr when the build has not that component.
 struct Extras {
-    /// The program's version and the size of this struct: a module of another build is refused.
-    const char* version = nullptr;
-    std::size_t size = 0;
     /// agentskills::archive: archive_child_source().
     ChildOpener (*archive_child_source)() = nullptr;
     /// agentskills::git: git_root_source().
@@ -54,14 +52,16 @@ struct Extras {
     int (*print_lock)(const std::vector<std::string>& roots, FilesystemLoaderOptions options) = nullptr;
 };
 
-/// The module, opened on the first call (thread-safe). Throws ConfigurationError naming `needed_for`
-/// (what the command line asked for) when the module cannot be found or opened, or is of another build.
+/// The components. In `agentskills-extras` they are linked in and this returns them. In
+/// `agentskills` this runs `agentskills-extras` with the program's arguments in place of this
+/// process and does not return; when the helper cannot be run it throws ConfigurationError
+/// naming `needed_for` (what the command line asked for) and the paths tried.
 const Extras& extras(std::string_view needed_for);
 
-/// The name the entry point is exported under (a function returning `const Extras*`).
-inline constexpr const char* extras_entry_point = "agentskills_cli_extras_v1";
+/// Keeps the program's arguments for the helper (main calls it first).
+void keep_program_arguments(int argc, char** argv);
 
-/// The module's file name.
-inline constexpr const char* extras_file_name = "agentskills-extras.so";
+/// The helper's file name.
+inline constexpr const char* extras_program_name = "agentskills-extras";
 
 }  // namespace agentskills::cli

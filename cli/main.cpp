@@ -1,25 +1,47 @@
 // agentskills — command-line program over the agentskills-cpp library.
 #include <malloc.h>
 
-#include <algorithm>
 #include <exception>
 #include <iostream>
 #include <string>
 
 #include <fmt/core.h>
 
-#include <agentskills/text.hpp>
-#include <agentskills/version.hpp>
+#include <agentskills/base/text.hpp>
+#include <agentskills/base/version.hpp>
 
 #include "command.hpp"
 
+#include "extras.hpp"
+
 namespace agentskills::cli {
+namespace {
 
-std::vector<CommandRegistration>& command_registry() {
-    static std::vector<CommandRegistration> registry;
-    return registry;
-}
+/// The command table, in the order `--help` lists them.
+struct Command {
+    const char* name;
+    void (*setup)(CLI::App& app, int* status);
+};
 
+constexpr Command commands[] = {
+    {"activate", setup_activate},
+    {"list", setup_list},
+#if defined(AGENTSKILLS_HAVE_LOCK)
+    {"lock", setup_lock},
+#endif
+    {"mcp", setup_mcp},
+    {"prompt", setup_prompt},
+    {"read-properties", setup_read_properties},
+    {"render", setup_render},
+    {"to-prompt", setup_to_prompt},
+    {"tool-call", setup_tool_call},
+    {"tool-schema", setup_tool_schema},
+    {"tools", setup_tools},
+    {"validate", setup_validate},
+    {"watch", setup_watch},
+};
+
+}  // namespace
 }  // namespace agentskills::cli
 
 int main(int argc, char** argv) {
@@ -30,11 +52,9 @@ int main(int argc, char** argv) {
     CLI::App app{"agentskills: validate, list and render Agent Skills (SKILL.md folders)", "agentskills"};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("agentskills ") + agentskills::version_string);
+    keep_program_arguments(argc, argv);  // for the extras (extras.hpp)
     int status = exit_ok;
-    auto& registry = command_registry();
-    std::sort(registry.begin(), registry.end(),
-              [](const CommandRegistration& a, const CommandRegistration& b) { return a.name < b.name; });
-    for (const auto& command : registry) command.setup(app, &status);
+    for (const Command& command : commands) command.setup(app, &status);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

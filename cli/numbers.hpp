@@ -8,7 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include <agentskills/text.hpp>
+#include <agentskills/base/text.hpp>
 
 namespace agentskills::cli {
 

@@ -1,4 +1,4 @@
-// agentskills CLI — helpers shared by the shim commands (prompt, activate, tools, to-prompt).
+// agentskills CLI — helpers shared by the commands over a catalog (prompt, activate, tools, to-prompt).
 #pragma once
 
 #include <cstdio>
@@ -8,13 +8,11 @@
 
 #include <fmt/core.h>
 
-#include <agentskills/activation.hpp>
-#include <agentskills/catalog.hpp>
-#include <agentskills/diagnostics.hpp>
-#include <agentskills/harness.hpp>
-#include <agentskills/loader.hpp>
-#include <agentskills/skills_shim.hpp>
-#include <agentskills/text.hpp>
+#include <agentskills/activation/activation.hpp>
+#include <agentskills/base/diagnostics.hpp>
+#include <agentskills/base/text.hpp>
+#include <agentskills/catalog/catalog.hpp>
+#include <agentskills/catalog/loader.hpp>
 
 #include "json_output.hpp"
 #include "source_options.hpp"
@@ -57,46 +55,16 @@ inline SkillCatalogPtr discover_roots(const std::vector<std::string>& roots, con
 /// never a body or the frontmatter JSON.
 inline constexpr SourceDefaults catalog_block_defaults{.lazy_bodies = true, .frontmatter_json = false};
 
-/// One scripted run of an agent with `shim`: the model's first response calls the activation
-/// tool `tool_name` once per name, in order (ids `call_1`, `call_2`, ...; none without names),
-/// then it answers with an empty text. `tools` are the agent's own tools.
-struct ScriptedActivations {
-    std::vector<ToolCall> calls;
-    std::shared_ptr<ScriptedModel> model;
-    std::unique_ptr<DefaultAgent> agent;
-
-    /// The tool result of calls[i] (empty when there is none).
-    [[nodiscard]] std::string result_of(std::size_t i) const {
-        std::string out;
-        for (const auto& m : agent->run_state().history) {
-            if (m.role == Role::tool && m.tool_call_id == calls[i].id) out = m.content;
-        }
-        return out;
+/// What a model's call of the activation tool with `name` gets back, as a tool result: the
+/// activator's text, or `error: ...` for a load error (as an agent loop reports a tool's
+/// exception). A library without a model-invocable skill offers no tool, so the call finds none.
+inline std::string activation_tool_result(const SkillActivator& activator, ActivationStore& store,
+                                          const std::string& name) {
+    if (activator.invocable_names().empty()) {
+        return fmt::format("error: no tool named '{}' is available", activator.options().tool_name);
     }
-};
-
-inline ScriptedActivations run_activations(const std::shared_ptr<SkillsShim>& shim, const std::string& tool_name,
-                                           const std::vector<std::string>& names, std::vector<Tool> tools,
-                                           const char* command) {
-    ScriptedActivations run;
-    for (std::size_t i = 0; i < names.size(); ++i) {
-        run.calls.push_back({.id = fmt::format("call_{}", i + 1),
-                             .name = tool_name,
-                             .arguments = dump_json(nlohmann::json{{"name", names[i]}}, -1)});
-    }
-    std::vector<Message> script;
-    if (!run.calls.empty()) script.push_back(assistant_message("", run.calls));
-    script.push_back(assistant_message(""));
-    run.model = std::make_shared<ScriptedModel>(std::move(script));
-    run.agent =
-        std::make_unique<DefaultAgent>(AgentDescriptor{.name = fmt::format("agentskills-{}", command),
-                                                       .instructions = "",
-                                                       .model = run.model,
-                                                       .tools = std::move(tools),
-                                                       .shims = {shim}},
-                                       AgentOptions{.max_turns = 2, .parallel_tool_calls = false, .hooks = nullptr});
-    (void)run.agent->run(command);
-    return run;
+    const ActivationResult r = activator.activate_name(store, name);
+    return r.status == ActivationStatus::load_error ? fmt::format("error: {}", r.error) : r.text;
 }
 
 }  // namespace agentskills::cli

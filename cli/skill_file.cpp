@@ -5,9 +5,9 @@
 
 #include <fmt/core.h>
 
-#include <agentskills/diagnostic_codes.hpp>
-#include <agentskills/errors.hpp>
-#include <agentskills/reader.hpp>
+#include <agentskills/base/diagnostic_codes.hpp>
+#include <agentskills/base/errors.hpp>
+#include <agentskills/storage/reader.hpp>
 
 namespace agentskills::cli {
 namespace fs = std::filesystem;

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include <agentskills/parser.hpp>
+#include <agentskills/parse/parser.hpp>
 
 namespace agentskills::cli {
 

@@ -7,12 +7,13 @@
 
 #include <fmt/core.h>
 
-#include "agentskills/errors.hpp"
-#include "agentskills/governance.hpp"
-#include "agentskills/host.hpp"
-#include "agentskills/policy_words.hpp"
-#if defined(AGENTSKILLS_HAVE_ARCHIVES)
-#include "agentskills/archive_reader.hpp"
+#include "agentskills/base/errors.hpp"
+#include "agentskills/catalog/combined_loader.hpp"
+#include "agentskills/catalog/governance.hpp"
+#include "agentskills/catalog/policy_words.hpp"
+#include "agentskills/host/host.hpp"
+#if defined(AGENTSKILLS_HAVE_ARCHIVE)
+#include "agentskills/archive/archive_reader.hpp"
 #endif
 #include "extras.hpp"
 #include "numbers.hpp"
@@ -137,7 +138,7 @@ std::size_t nested_depth(const SourceArgs& args) {
 // opened only for a child or a root that is theirs.
 SkillSources builtin_sources() {
     SkillSources sources;
-#if defined(AGENTSKILLS_HAVE_ARCHIVES)
+#if defined(AGENTSKILLS_HAVE_ARCHIVE)
     ChildOpener archives;
     archives.accepts = [](std::string_view file_name) { return is_archive_skill_name(file_name); };
     archives.open = [](const SkillReader& reader, const std::string& path) {
@@ -199,11 +200,33 @@ FilesystemLoaderOptions filesystem_options(const SourceArgs& args, const SourceD
     return options;
 }
 
+// MCP servers as skill sources (--mcp-command, --mcp-url): the MCP client is one of the extras.
+#ifdef AGENTSKILLS_HAVE_MCP_CLIENT
+
+SkillLoaderPtr make_mcp_source_loader(const SourceSpec& spec, std::string_view label, const SourceArgs& args) {
+    const Extras& e = extras(spec.kind == SourceSpec::Kind::mcp_url ? "--mcp-url" : "--mcp-command");
+    if (e.mcp_loader == nullptr) throw ConfigurationError("this agentskills was built without the MCP client");
+    return e.mcp_loader(spec, label, args);
+}
+
+#else
+
+SkillLoaderPtr make_mcp_source_loader(const SourceSpec& spec, std::string_view, const SourceArgs&) {
+    throw ConfigurationError(fmt::format("{} '{}': this agentskills was built without the MCP client",
+                                         spec.kind == SourceSpec::Kind::mcp_url ? "--mcp-url" : "--mcp-command",
+                                         spec.value));
+}
+
+#endif
+
 SkillLoaderPtr make_source_loader(const SourceArgs& args, const SourceDefaults& defaults) {
     if (!args.has_mcp_sources()) {
         return std::make_shared<FilesystemSkillLoader>(filesystem_options(args, defaults, args.roots));
     }
-    std::vector<SkillLoaderPtr> loaders;
+    // Roots and servers in command-line order, merged by the one merge: a name that skills of two
+    // servers share is qualified with each server's label; any other repeat is a duplicate.
+    const DuplicateNames duplicates = args.duplicate_names.value_or(DuplicateNames::keep_first);
+    std::vector<LoaderSource> sources;
     std::vector<std::string> run;  // consecutive roots
     std::size_t servers = 0;
     const auto flush = [&] {
@@ -211,7 +234,11 @@ SkillLoaderPtr make_source_loader(const SourceArgs& args, const SourceDefaults& 
         SourceArgs unselected = args;  // include/exclude apply to the combined catalog
         unselected.include.clear();
         unselected.exclude.clear();
-        loaders.push_back(std::make_shared<FilesystemSkillLoader>(filesystem_options(unselected, defaults, run)));
+        sources.push_back(
+            {.loader = std::make_shared<FilesystemSkillLoader>(filesystem_options(unselected, defaults, run)),
+             .duplicate_names = duplicates,
+             .in_run_workspace = std::nullopt,
+             .qualifier = {}});
         run.clear();
     };
     for (const SourceSpec& s : args.sources()) {
@@ -220,10 +247,17 @@ SkillLoaderPtr make_source_loader(const SourceArgs& args, const SourceDefaults& 
             continue;
         }
         flush();
-        loaders.push_back(make_mcp_source_loader(s, fmt::format("mcp{}", ++servers), args));
+        std::string label = fmt::format("mcp{}", ++servers);
+        sources.push_back({.loader = make_mcp_source_loader(s, label, args),
+                           .duplicate_names = duplicates,
+                           .in_run_workspace = std::nullopt,
+                           .qualifier = std::move(label)});
     }
     flush();
-    return combine_source_loaders(std::move(loaders), args);
+    CombinedLoaderOptions options;
+    if (!args.include.empty()) options.include = args.include;
+    options.exclude = args.exclude;
+    return std::make_shared<CombinedSkillLoader>(std::move(sources), std::move(options));
 }
 
 }  // namespace agentskills::cli

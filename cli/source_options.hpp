@@ -14,8 +14,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "agentskills/loader.hpp"
-#include "agentskills/skill.hpp"
+#include "agentskills/base/skill.hpp"
+#include "agentskills/catalog/loader.hpp"
 
 namespace agentskills::cli {
 
@@ -108,6 +108,5 @@ void add_source_options(CLI::App& cmd, SourceArgs& args, const SourceFlags& flag
 [[nodiscard]] SkillLoaderPtr make_mcp_source_loader(const SourceSpec& spec, std::string_view label,
                                                     const SourceArgs& args);
 /// The loaders as one, earlier loaders winning.
-[[nodiscard]] SkillLoaderPtr combine_source_loaders(std::vector<SkillLoaderPtr> loaders, const SourceArgs& args);
 
 }  // namespace agentskills::cli

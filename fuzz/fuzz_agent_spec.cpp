@@ -4,9 +4,9 @@
 // Input: an option byte, then the spec text.
 //   bit 0: JSON (else YAML)
 //   bit 1: small budgets (64 nodes, 256 text bytes, depth 4, 1,024 bytes of text)
-#include <agentskills/errors.hpp>
-#include <agentskills/host.hpp>
-#include <agentskills/names.hpp>
+#include <agentskills/base/errors.hpp>
+#include <agentskills/base/names.hpp>
+#include <agentskills/host/host.hpp>
 
 #include "fuzz_common.hpp"
 

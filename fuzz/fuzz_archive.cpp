@@ -3,9 +3,9 @@
 // Input: a selector byte (which limits), then the archive's bytes. The target opens the
 // archive, walks every directory, stats and reads every file whole and as a prefix, and
 // checks that what the reader says agrees with itself and stays within the limits.
-#include <agentskills/archive_reader.hpp>
-#include <agentskills/errors.hpp>
-#include <agentskills/names.hpp>
+#include <agentskills/archive/archive_reader.hpp>
+#include <agentskills/base/errors.hpp>
+#include <agentskills/base/names.hpp>
 
 #include <memory>
 #include <string>

@@ -7,11 +7,11 @@
 // dropped (that refusal is itself exercised).
 //   option bits: 0 require_valid   1 duplicate names = error   2 roots "lib","lib2" (else ".")
 //                3 mounted at /m   4 small limits (40 lines, 4 KiB)   5 include/exclude "demo"
-#include <agentskills/catalog.hpp>
-#include <agentskills/errors.hpp>
-#include <agentskills/loader.hpp>
-#include <agentskills/names.hpp>
-#include <agentskills/reader.hpp>
+#include <agentskills/base/errors.hpp>
+#include <agentskills/base/names.hpp>
+#include <agentskills/catalog/catalog.hpp>
+#include <agentskills/catalog/loader.hpp>
+#include <agentskills/storage/reader.hpp>
 
 #include <memory>
 #include <set>

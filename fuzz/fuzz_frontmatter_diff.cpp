@@ -7,13 +7,13 @@
 //      same result (kept or skipped, skip reason, body, every diagnostic, the manifest as JSON);
 //   2. the text as a frontmatter: when the fast path reads it, yaml-cpp reads the same tree
 //      (kinds, texts, 0-based lines) with the same strict-YAML findings (flow collections).
-#include <agentskills/names.hpp>
-#include <agentskills/parser.hpp>
+#include <agentskills/base/names.hpp>
+#include <agentskills/parse/parser.hpp>
 
 #include <nlohmann/json.hpp>
 
-#include "../src/parse_detail.hpp"
-#include "../src/parse_fast.hpp"
+#include "../src/parse/yaml.hpp"
+#include "../src/parse/yaml_fast.hpp"
 #include "fuzz_common.hpp"
 
 using namespace agentskills;

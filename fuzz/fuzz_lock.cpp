@@ -5,10 +5,10 @@
 // Input: an option byte, then the text.
 //   bit 0: read it as a skills configuration (else as a lock file)
 //   bit 1: with bit 0, small budgets (64 nodes, 256 text bytes, depth 4, 1,024 bytes)
-#include <agentskills/errors.hpp>
-#include <agentskills/host.hpp>
-#include <agentskills/lock.hpp>
-#include <agentskills/names.hpp>
+#include <agentskills/base/errors.hpp>
+#include <agentskills/base/names.hpp>
+#include <agentskills/host/host.hpp>
+#include <agentskills/lock/lock.hpp>
 
 #include "fuzz_common.hpp"
 

@@ -7,9 +7,9 @@
 //                2 wrap each message's params in the 2026-07-28 _meta (when it parses)
 // Invariants: every request gets exactly one JSON-RPC response that parses, carries
 // "jsonrpc":"2.0" and either a result or an error with an integer code; notifications get none.
-#include <agentskills/catalog.hpp>
-#include <agentskills/loader.hpp>
-#include <agentskills/mcp_server.hpp>
+#include <agentskills/catalog/catalog.hpp>
+#include <agentskills/catalog/loader.hpp>
+#include <agentskills/mcp/server.hpp>
 
 #include <unistd.h>
 #include <filesystem>
@@ -19,8 +19,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "../src/mcp/shared/internal.hpp"
 #include "fuzz_common.hpp"
-#include "internal.hpp"
 
 using namespace agentskills;
 using nlohmann::json;

@@ -10,8 +10,8 @@
 // `skill://` + clean segments (no empty, `.` or `..`), skill_file = root + "/SKILL.md", the
 // library `mcp:fuzz`, and no allowed-tools unless kept; reading any listed resource through
 // reader_for either returns bytes or throws an agentskills error.
-#include <agentskills/errors.hpp>
-#include <agentskills/mcp_client.hpp>
+#include <agentskills/base/errors.hpp>
+#include <agentskills/mcp/client.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "../src/mcp_client/client_internal.hpp"
+#include "../src/mcp/client/client_internal.hpp"
 #include "fuzz_common.hpp"
 
 using namespace agentskills;

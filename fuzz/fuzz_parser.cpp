@@ -4,8 +4,8 @@
 //   bit 0: reference profile       bit 1: require_valid name policy
 //   bit 2: a directory name is known ("demo")   bit 3: small limits (20 lines, 2 KiB)
 //   bit 4: the caller says the read was truncated
-#include <agentskills/names.hpp>
-#include <agentskills/parser.hpp>
+#include <agentskills/base/names.hpp>
+#include <agentskills/parse/parser.hpp>
 
 #include <nlohmann/json.hpp>
 

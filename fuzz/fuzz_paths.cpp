@@ -3,8 +3,8 @@
 //
 // Input: a selector byte, then two strings separated by a 0xFF byte (a path and a cwd/second
 // path). NUL, backslash, `~`, `..` and drive letters all reach the functions.
-#include <agentskills/errors.hpp>
-#include <agentskills/reader.hpp>
+#include <agentskills/base/errors.hpp>
+#include <agentskills/storage/reader.hpp>
 
 #include <memory>
 

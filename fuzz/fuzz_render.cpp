@@ -4,10 +4,10 @@
 // Input: an option byte, then fields separated by 0x01 bytes:
 //   name, description, skill file, skill directory, body, resource paths (0x02-separated)
 // A second skill is made from the same fields reversed, so the catalog has two entries.
-#include <agentskills/activation.hpp>
-#include <agentskills/names.hpp>
-#include <agentskills/prompt.hpp>
-#include <agentskills/text.hpp>
+#include <agentskills/activation/activation.hpp>
+#include <agentskills/activation/prompt.hpp>
+#include <agentskills/base/names.hpp>
+#include <agentskills/base/text.hpp>
 
 #include <algorithm>
 

@@ -3,10 +3,10 @@
 // holds that reading to the tree's: for every input, the result's status and text are the ones
 // that json::parse's tree gives (not JSON, not an object, `name` missing, `name` not a non-empty
 // string, or the activation of the last `name` member), and it aborts on any difference.
-#include <agentskills/activation.hpp>
-#include <agentskills/catalog.hpp>
-#include <agentskills/errors.hpp>
-#include <agentskills/names.hpp>
+#include <agentskills/activation/activation.hpp>
+#include <agentskills/base/errors.hpp>
+#include <agentskills/base/names.hpp>
+#include <agentskills/catalog/catalog.hpp>
 
 #include <nlohmann/json.hpp>
 

@@ -13,7 +13,7 @@
 
 #include <unistd.h>
 
-#include <agentskills/reader.hpp>
+#include <agentskills/storage/reader.hpp>
 
 namespace agentskills_test {
 

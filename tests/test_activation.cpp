@@ -12,18 +12,18 @@
 #include <thread>
 #include <vector>
 
-#include <agentskills/activation.hpp>
-#include <agentskills/catalog.hpp>
-#include <agentskills/diagnostic_codes.hpp>
-#include <agentskills/errors.hpp>
+#include <agentskills/activation/activation.hpp>
+#include <agentskills/activation/prompt.hpp>
+#include <agentskills/base/diagnostic_codes.hpp>
+#include <agentskills/base/errors.hpp>
+#include <agentskills/base/names.hpp>
+#include <agentskills/base/text.hpp>
+#include <agentskills/catalog/catalog.hpp>
+#include <agentskills/catalog/loader.hpp>
+#include <agentskills/compat/substrate.hpp>
 #include <agentskills/harness.hpp>
-#include <agentskills/loader.hpp>
-#include <agentskills/names.hpp>
-#include <agentskills/parser.hpp>
-#include <agentskills/prompt.hpp>
-#include <agentskills/skills_shim.hpp>
-#include <agentskills/substrate.hpp>
-#include <agentskills/text.hpp>
+#include <agentskills/parse/parser.hpp>
+#include <agentskills/shim/skills_shim.hpp>
 
 #include "fs_fixtures.hpp"
 

@@ -10,11 +10,11 @@
 #include <thread>
 #include <vector>
 
-#include <agentskills/activation.hpp>
-#include <agentskills/catalog.hpp>
-#include <agentskills/errors.hpp>
-#include <agentskills/names.hpp>
-#include <agentskills/sqlite_store.hpp>
+#include <agentskills/activation/activation.hpp>
+#include <agentskills/base/errors.hpp>
+#include <agentskills/base/names.hpp>
+#include <agentskills/catalog/catalog.hpp>
+#include <agentskills/sqlite/sqlite_store.hpp>
 
 #include "fs_fixtures.hpp"
 

@@ -13,12 +13,12 @@
 
 #include <catch2/catch.hpp>
 
-#include "agentskills/activation.hpp"
-#include "agentskills/archive_reader.hpp"
-#include "agentskills/diagnostic_codes.hpp"
-#include "agentskills/errors.hpp"
-#include "agentskills/loader.hpp"
-#include "agentskills/prompt.hpp"
+#include "agentskills/activation/activation.hpp"
+#include "agentskills/activation/prompt.hpp"
+#include "agentskills/archive/archive_reader.hpp"
+#include "agentskills/base/diagnostic_codes.hpp"
+#include "agentskills/base/errors.hpp"
+#include "agentskills/catalog/loader.hpp"
 #include "cli_runner.hpp"
 #include "fs_fixtures.hpp"
 
@@ -779,7 +779,7 @@ TEST_CASE("agentskills list and render read a library holding a .skill", "[archi
     CHECK(render.out.find("<file path=\"references/guide.md\" read_path=\"" + lib +
                           "/demo.skill!/demo/references/guide.md\" />") != std::string::npos);
 
-    // A copy of the program without its optional components' module (cli/extras.hpp): the archive
+    // A copy of the program without its optional components' program (cli/extras.hpp): the archive
     // children are skipped, saying why, and the directory skill still loads.
     const std::string program = tmp.path("bin/agentskills");
     std::filesystem::create_directories(tmp.path("bin"));
@@ -788,9 +788,9 @@ TEST_CASE("agentskills list and render read a library holding a .skill", "[archi
     const auto lone = agentskills::test::run_program(program, {"list", "--root", lib}, tmp.path());
     CHECK(lone.status == 0);
     const std::string why =
-        ".skill and .zip library children needs the module agentskills-extras.so, which this "
-        "program could not open: not found (looked for " +
-        tmp.path("bin") + "/agentskills-extras.so and ";
+        ".skill and .zip library children needs the program agentskills-extras, which could not be "
+        "run: " +
+        tmp.path("bin") + "/agentskills-extras (not found); ";
     CHECK(lone.out.rfind("alpha\t" + lib + "/alpha/SKILL.md\nskipped\tunreadable\t" + lib + "/bad.zip\tcannot read " +
                              lib + "/bad.zip: " + why,
                          0) == 0);

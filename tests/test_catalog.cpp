@@ -1,15 +1,21 @@
 // Tests of catalog.hpp: SkillCatalog over a loader, and discover_skill_catalog.
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
-#include "agentskills/catalog.hpp"
-#include "agentskills/errors.hpp"
+#include "agentskills/base/errors.hpp"
+#include "agentskills/catalog/catalog.hpp"
+#include "agentskills/compat/substrate.hpp"
+#include "cli_runner.hpp"
 #include "fs_fixtures.hpp"
+#if defined(AGENTSKILLS_HAVE_MCP)
+#include "agentskills/mcp/server.hpp"
+#endif
 
 using namespace agentskills;
 using agentskills_test::skill_md;
@@ -128,3 +134,76 @@ TEST_CASE("one catalog shared by threads", "[catalog][concurrency]") {
     for (auto& th : threads) th.join();
     CHECK(failures.load() == 0);
 }
+
+// ---------------------------------------------------------------------------------------
+// The one name rule, at every entry point
+
+TEST_CASE("SkillNameIndex: a leading '/', NFKC and aliases; names win over aliases", "[catalog][names]") {
+    std::vector<SkillManifest> skills(3);
+    skills[0].name = "alpha";
+    skills[0].aliases = {"al", "beta"};
+    skills[1].name = "beta";
+    skills[2].name = "gamma";
+    skills[2].aliases = {"al", "g"};
+    const SkillNameIndex index(skills);
+    CHECK(index.find("alpha") == std::optional<std::size_t>(0));
+    CHECK(index.find("/alpha") == std::optional<std::size_t>(0));
+    CHECK(index.find("\xEF\xBD\x81lpha") == std::optional<std::size_t>(0));  // FULLWIDTH a, NFKC "alpha"
+    CHECK(index.find("al") == std::optional<std::size_t>(0));                // the first skill with the alias
+    CHECK(index.find("beta") == std::optional<std::size_t>(1));              // a name wins over an alias
+    CHECK(index.find("/g") == std::optional<std::size_t>(2));
+    CHECK_FALSE(index.find("ALPHA"));  // NFKC does not fold case
+    CHECK_FALSE(index.find("//alpha"));
+    CHECK_FALSE(index.find(""));
+    CHECK_FALSE(index.find("/"));
+    CHECK_FALSE(index.find(std::string(SKILL_LOOKUP_MAX_BYTES + 1, 'a')));
+}
+
+#if defined(AGENTSKILLS_HAVE_MCP)
+TEST_CASE("one name rule: activate, render, the MCP tool and SkillManager agree", "[catalog][names][cli][mcp]") {
+    agentskills_test::TempDir dir;
+    dir.write("lib/alpha/SKILL.md", "---\nname: alpha\ndescription: The first.\naliases: [al]\n---\nDo alpha.\n");
+    dir.write("lib/beta/SKILL.md", skill_md("beta", "The second."));
+    const std::string lib = dir.path("lib");
+    struct Case {
+        std::string name;
+        bool found;
+    };
+    const std::vector<Case> cases = {{"alpha", true},   {"al", true},       {"/alpha", true},
+                                     {"/al", true},     {"ALPHA", false},   {"\xEF\xBD\x81lpha", true},
+                                     {"alpha ", false}, {"//alpha", false}, {"gamma", false}};
+    auto loader = std::make_shared<FilesystemSkillLoader>(
+        FilesystemLoaderOptions{.roots = {lib}, .include_default_roots = false});
+    mcp::Server server(discover_skill_catalog(loader));
+    for (const Case& c : cases) {
+        CAPTURE(c.name);
+        const std::string content = "<skill_content name=\"alpha\">";
+        // agentskills activate
+        const auto activate = agentskills::test::run_cli({"activate", "--root", lib, c.name});
+        CHECK(activate.status == 0);
+        CHECK((activate.out.rfind(content, 0) == 0) == c.found);
+        // agentskills render
+        const auto render = agentskills::test::run_cli({"render", "--root", lib, c.name});
+        CHECK((render.status == 0) == c.found);
+        CHECK((render.out.rfind(content, 0) == 0) == c.found);
+        // the MCP server's activation tool, in a session of its own
+        auto session = server.open_session();
+        const nlohmann::json call = {{"jsonrpc", "2.0"},
+                                     {"id", 1},
+                                     {"method", "tools/call"},
+                                     {"params",
+                                      {{"name", "activate_skill"},
+                                       {"arguments", {{"name", c.name}}},
+                                       {"_meta",
+                                        {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                                         {"io.modelcontextprotocol/clientCapabilities", nlohmann::json::object()}}}}}};
+        const mcp::Exchange ex = server.handle(call.dump(), *session);
+        REQUIRE(ex.response);
+        const std::string text = nlohmann::json::parse(*ex.response).at("result").at("content").at(0).at("text");
+        CHECK((text.rfind(content, 0) == 0) == c.found);
+        // SkillManager
+        SkillManager manager(SkillManagerOptions{.loader = loader});
+        CHECK((manager.activate(c.name) != nullptr) == c.found);
+    }
+}
+#endif

@@ -10,10 +10,10 @@
 #include <sstream>
 #include <string>
 
-#include <agentskills/diagnostic_codes.hpp>
-#include <agentskills/loader.hpp>
-#include <agentskills/parser.hpp>
-#include <agentskills/reader.hpp>
+#include <agentskills/base/diagnostic_codes.hpp>
+#include <agentskills/catalog/loader.hpp>
+#include <agentskills/parse/parser.hpp>
+#include <agentskills/storage/reader.hpp>
 
 using namespace agentskills;
 namespace fs = std::filesystem;

@@ -8,7 +8,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "agentskills/loader.hpp"
+#include "agentskills/catalog/loader.hpp"
 #include "fs_fixtures.hpp"
 
 using namespace agentskills;

@@ -10,9 +10,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "agentskills/errors.hpp"
-#include "agentskills/git_reader.hpp"
-#include "agentskills/loader.hpp"
+#include "agentskills/base/errors.hpp"
+#include "agentskills/catalog/loader.hpp"
+#include "agentskills/git/git_reader.hpp"
 #include "cli_runner.hpp"
 #include "fs_fixtures.hpp"
 

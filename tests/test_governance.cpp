@@ -8,14 +8,14 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "agentskills/activation.hpp"
-#include "agentskills/catalog.hpp"
-#include "agentskills/diagnostic_codes.hpp"
-#include "agentskills/errors.hpp"
-#include "agentskills/governance.hpp"
-#include "agentskills/host.hpp"
-#include "agentskills/loader.hpp"
-#include "agentskills/skills_shim.hpp"
+#include "agentskills/activation/activation.hpp"
+#include "agentskills/base/diagnostic_codes.hpp"
+#include "agentskills/base/errors.hpp"
+#include "agentskills/catalog/catalog.hpp"
+#include "agentskills/catalog/governance.hpp"
+#include "agentskills/catalog/loader.hpp"
+#include "agentskills/host/host.hpp"
+#include "agentskills/shim/skills_shim.hpp"
 #include "fs_fixtures.hpp"
 
 using namespace agentskills;

@@ -9,7 +9,7 @@
 #include <iterator>
 #include <thread>
 
-#include <agentskills/errors.hpp>
+#include <agentskills/base/errors.hpp>
 #include <agentskills/harness.hpp>
 
 using namespace agentskills;
@@ -221,7 +221,8 @@ TEST_CASE("the harness layer knows nothing about skills", "[harness]") {
     // Its headers include only each other, nlohmann/json and the standard library, and never
     // speak of skills (the project name "agentskills" aside).
     const std::filesystem::path dir = std::filesystem::path(AGENTSKILLS_SOURCE_DIR) / "include/agentskills/harness";
-    const std::vector<std::string> parts = {"agent.hpp", "messages.hpp", "run_state.hpp", "shim.hpp"};
+    const std::vector<std::string> parts = {"agent.hpp", "messages.hpp", "run_state.hpp", "shim.hpp",
+                                            "tool_shapes.hpp"};
     std::size_t seen = 0;
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {
         const std::string file = entry.path().filename().string();

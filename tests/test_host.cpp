@@ -10,15 +10,15 @@
 
 #include <catch2/catch.hpp>
 
-#include "agentskills/activation.hpp"
-#include "agentskills/diagnostic_codes.hpp"
-#include "agentskills/errors.hpp"
-#include "agentskills/host.hpp"
-#include "agentskills/loader.hpp"
-#include "agentskills/names.hpp"
-#include "agentskills/prompt.hpp"
-#include "agentskills/reader.hpp"
-#include "agentskills/substrate.hpp"
+#include "agentskills/activation/activation.hpp"
+#include "agentskills/activation/prompt.hpp"
+#include "agentskills/base/diagnostic_codes.hpp"
+#include "agentskills/base/errors.hpp"
+#include "agentskills/base/names.hpp"
+#include "agentskills/catalog/loader.hpp"
+#include "agentskills/compat/substrate.hpp"
+#include "agentskills/host/host.hpp"
+#include "agentskills/storage/reader.hpp"
 
 #include "fs_fixtures.hpp"
 
@@ -105,18 +105,18 @@ TEST_CASE("render equals the model's activation text and substitutes arguments",
     CHECK(review->path == (fs::canonical(dir.dir() / "skills/code-review") / "SKILL.md").string());
     // render() is what the model gets on activation.
     const LoadedSkill loaded = model_side.load("code-review");
-    CHECK(review->render() == render_skill_content(loaded, {.include_directory = true}));
+    CHECK(review->render() == render_activation_text(loaded, {.include_directory = true}));
 
     LoadedSkill with_arguments = loaded;
     with_arguments.instructions = "Review src/app.py.\nReport src/app.py by severity.";
-    CHECK(review->render("src/app.py") == render_skill_content(with_arguments, {.include_directory = true}));
+    CHECK(review->render("src/app.py") == render_activation_text(with_arguments, {.include_directory = true}));
 
     const SkillDefinition* plain = catalog.find("/plain");  // a command spelling works too
     REQUIRE(plain != nullptr);
     LoadedSkill plain_loaded = model_side.load("plain");
-    CHECK(plain->render() == render_skill_content(plain_loaded, {}));
+    CHECK(plain->render() == render_activation_text(plain_loaded, {}));
     plain_loaded.instructions = "Inspect the change.\n\nARGUMENTS: src/app.py";
-    CHECK(plain->render("src/app.py") == render_skill_content(plain_loaded, {}));
+    CHECK(plain->render("src/app.py") == render_activation_text(plain_loaded, {}));
     CHECK(catalog.find("missing") == nullptr);
 }
 
@@ -134,15 +134,15 @@ TEST_CASE("a skill read from its own workspace leaves the directory out", "[host
     FilesystemSkillLoader model_side({.roots = {"lib"}, .reader = reader});
     (void)model_side.discover();
     const LoadedSkill loaded = model_side.load("code-review");
-    CHECK(review->render() == render_skill_content(loaded, {.include_directory = false}));
-    CHECK(review->render() != render_skill_content(loaded, {.include_directory = true}));
+    CHECK(review->render() == render_activation_text(loaded, {.include_directory = false}));
+    CHECK(review->render() != render_activation_text(loaded, {.include_directory = true}));
     CHECK(review->render().find("Skill directory:") == std::string::npos);
 
     // The same library read as the run's workspace keeps the directory.
     const HostCatalog in_run = load_host_catalog(SkillsConfig{.directories = {"lib"}}, reader);
     REQUIRE(in_run.find("code-review") != nullptr);
     CHECK(in_run.find("code-review")->in_run_workspace);
-    CHECK(in_run.find("code-review")->render() == render_skill_content(loaded, {.include_directory = true}));
+    CHECK(in_run.find("code-review")->render() == render_activation_text(loaded, {.include_directory = true}));
 
     // An explicit in_run_workspace overrides the default.
     const HostCatalog forced =
@@ -176,7 +176,7 @@ TEST_CASE("render is the activation core's text: forged tags, control characters
     // And the same as the core's renderer and the prompt API's.
     const LoadedSkill as_loaded{def.manifest, substitute_arguments(def.body, "x"), def.resources, 1};
     CHECK(def.render("x") == render_activation_text(as_loaded, {.include_directory = false}));
-    CHECK(def.render("x") == render_skill_content(as_loaded, {.include_directory = false}));
+    CHECK(def.render("x") == render_activation_text(as_loaded, {.include_directory = false}));
 }
 
 TEST_CASE("invocation flags in the host catalog", "[host][flags]") {

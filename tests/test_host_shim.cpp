@@ -9,8 +9,8 @@
 #include <catch2/catch.hpp>
 
 #include "agentskills/harness.hpp"
-#include "agentskills/host.hpp"
-#include "agentskills/skills_shim.hpp"
+#include "agentskills/host/host.hpp"
+#include "agentskills/shim/skills_shim.hpp"
 
 #include "fs_fixtures.hpp"
 

@@ -23,13 +23,13 @@
 #include <thread>
 #include <vector>
 
-#include <agentskills/catalog.hpp>
-#include <agentskills/errors.hpp>
-#include <agentskills/loader.hpp>
-#include <agentskills/names.hpp>
-#include <agentskills/parser.hpp>
-#include <agentskills/reader.hpp>
-#include <agentskills/substrate.hpp>
+#include <agentskills/base/errors.hpp>
+#include <agentskills/base/names.hpp>
+#include <agentskills/catalog/catalog.hpp>
+#include <agentskills/catalog/loader.hpp>
+#include <agentskills/compat/substrate.hpp>
+#include <agentskills/parse/parser.hpp>
+#include <agentskills/storage/reader.hpp>
 
 #include "fs_fixtures.hpp"
 

@@ -6,11 +6,11 @@
 #include <filesystem>
 #include <set>
 
-#include <agentskills/activation.hpp>
-#include <agentskills/catalog.hpp>
-#include <agentskills/errors.hpp>
-#include <agentskills/loader.hpp>
-#include <agentskills/reader.hpp>
+#include <agentskills/activation/activation.hpp>
+#include <agentskills/base/errors.hpp>
+#include <agentskills/catalog/catalog.hpp>
+#include <agentskills/catalog/loader.hpp>
+#include <agentskills/storage/reader.hpp>
 #include <nlohmann/json.hpp>
 
 #include "fs_fixtures.hpp"

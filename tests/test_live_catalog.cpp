@@ -10,12 +10,12 @@
 #include <thread>
 #include <vector>
 
-#include <agentskills/diagnostic_codes.hpp>
-#include <agentskills/errors.hpp>
+#include <agentskills/base/diagnostic_codes.hpp>
+#include <agentskills/base/errors.hpp>
+#include <agentskills/catalog/live_catalog.hpp>
+#include <agentskills/catalog/loader.hpp>
 #include <agentskills/harness.hpp>
-#include <agentskills/live_catalog.hpp>
-#include <agentskills/loader.hpp>
-#include <agentskills/skills_shim.hpp>
+#include <agentskills/shim/skills_shim.hpp>
 
 #include "fs_fixtures.hpp"
 

@@ -14,8 +14,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "agentskills/errors.hpp"
-#include "agentskills/loader.hpp"
+#include "agentskills/base/errors.hpp"
+#include "agentskills/catalog/loader.hpp"
 #include "fs_fixtures.hpp"
 
 using namespace agentskills;

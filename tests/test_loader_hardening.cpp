@@ -13,9 +13,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "agentskills/diagnostic_codes.hpp"
-#include "agentskills/errors.hpp"
-#include "agentskills/loader.hpp"
+#include "agentskills/base/diagnostic_codes.hpp"
+#include "agentskills/base/errors.hpp"
+#include "agentskills/catalog/loader.hpp"
 #include "fs_fixtures.hpp"
 
 using namespace agentskills;

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include <agentskills/errors.hpp>
-#include <agentskills/reader.hpp>
+#include <agentskills/base/errors.hpp>
+#include <agentskills/storage/reader.hpp>
 
-#include "../src/local_fs.hpp"
-#include "../src/prefault.hpp"
+#include "../src/catalog/prefault.hpp"
+#include "../src/storage/local_fs.hpp"
 #include "fs_fixtures.hpp"
 
 using namespace agentskills;

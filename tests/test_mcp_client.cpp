@@ -16,15 +16,15 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include <agentskills/activation.hpp>
-#include <agentskills/catalog.hpp>
-#include <agentskills/diagnostic_codes.hpp>
-#include <agentskills/loader.hpp>
-#include <agentskills/mcp_client.hpp>
-#include <agentskills/mcp_server.hpp>
-#include <agentskills/prompt.hpp>
+#include <agentskills/activation/activation.hpp>
+#include <agentskills/activation/prompt.hpp>
+#include <agentskills/base/diagnostic_codes.hpp>
+#include <agentskills/catalog/catalog.hpp>
+#include <agentskills/catalog/loader.hpp>
+#include <agentskills/mcp/client.hpp>
+#include <agentskills/mcp/server.hpp>
 
-#include "../src/mcp_client/client_internal.hpp"
+#include "../src/mcp/client/client_internal.hpp"
 #include "fs_fixtures.hpp"
 #include "support/http_fixture.hpp"
 

@@ -9,7 +9,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include <agentskills/prompt.hpp>
+#include <agentskills/activation/prompt.hpp>
 
 #include "cli_runner.hpp"
 #include "fs_fixtures.hpp"

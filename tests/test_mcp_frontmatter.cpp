@@ -13,9 +13,9 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include <agentskills/text.hpp>
+#include <agentskills/base/text.hpp>
 
-#include "internal.hpp"
+#include "../src/mcp/shared/internal.hpp"
 
 using nlohmann::json;
 namespace d = agentskills::mcp::detail;

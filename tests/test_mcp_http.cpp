@@ -9,9 +9,9 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include <agentskills/catalog.hpp>
-#include <agentskills/loader.hpp>
-#include <agentskills/mcp_server.hpp>
+#include <agentskills/catalog/catalog.hpp>
+#include <agentskills/catalog/loader.hpp>
+#include <agentskills/mcp/server.hpp>
 
 #include "fs_fixtures.hpp"
 #include "support/http_fixture.hpp"

@@ -20,14 +20,14 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include <agentskills/catalog.hpp>
-#include <agentskills/loader.hpp>
-#include <agentskills/mcp_server.hpp>
-#include <agentskills/reader.hpp>
-#include <agentskills/text.hpp>
+#include <agentskills/base/text.hpp>
+#include <agentskills/catalog/catalog.hpp>
+#include <agentskills/catalog/loader.hpp>
+#include <agentskills/mcp/server.hpp>
+#include <agentskills/storage/reader.hpp>
 
+#include "../src/mcp/shared/internal.hpp"
 #include "fs_fixtures.hpp"
-#include "internal.hpp"
 
 using nlohmann::json;
 using namespace agentskills;

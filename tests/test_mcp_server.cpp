@@ -15,16 +15,16 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include <agentskills/catalog.hpp>
-#include <agentskills/host.hpp>
-#include <agentskills/loader.hpp>
-#include <agentskills/mcp_server.hpp>
-#include <agentskills/prompt.hpp>
-#include <agentskills/skills_shim.hpp>
-#include <agentskills/version.hpp>
+#include <agentskills/activation/prompt.hpp>
+#include <agentskills/base/version.hpp>
+#include <agentskills/catalog/catalog.hpp>
+#include <agentskills/catalog/loader.hpp>
+#include <agentskills/host/host.hpp>
+#include <agentskills/mcp/server.hpp>
+#include <agentskills/shim/skills_shim.hpp>
 
+#include "../src/mcp/shared/internal.hpp"
 #include "fs_fixtures.hpp"
-#include "internal.hpp"
 
 using nlohmann::json;
 using namespace agentskills;
@@ -284,7 +284,7 @@ TEST_CASE("mcp: the activation tool has the shim's schema and texts, once per se
     const json args = {{"name", "activate_skill"}, {"arguments", {{"name", "alpha"}}}};
     const json one = f.request("tools/call", args).at("result");
     LoadedSkill loaded = f.catalog->load("alpha");
-    CHECK(one == json{{"content", json::array({{{"type", "text"}, {"text", render_skill_content(loaded)}}})},
+    CHECK(one == json{{"content", json::array({{{"type", "text"}, {"text", render_activation_text(loaded)}}})},
                       {"isError", false}});
     const json two = f.request("tools/call", args).at("result");
     CHECK(two.at("content").at(0).at("text") ==
@@ -296,7 +296,7 @@ TEST_CASE("mcp: the activation tool has the shim's schema and texts, once per se
     const mcp::Exchange ex = f.server->handle(
         json{{"jsonrpc", "2.0"}, {"id", 9}, {"method", "tools/call"}, {"params", Fixture::modern(args)}}.dump(),
         *other);
-    CHECK(json::parse(*ex.response).at("result").at("content").at(0).at("text") == render_skill_content(loaded));
+    CHECK(json::parse(*ex.response).at("result").at("content").at(0).at("text") == render_activation_text(loaded));
     const json beta = f.request("tools/call", {{"name", "activate_skill"}, {"arguments", {{"name", "beta"}}}});
     CHECK(beta.at("result").at("content").at(0).at("text") ==
           "There is no skill named \"beta\". Available skills: alpha, gamma.");

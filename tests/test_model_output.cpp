@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include <agentskills/activation.hpp>
-#include <agentskills/prompt.hpp>
-#include <agentskills/reader.hpp>
-#include <agentskills/skill.hpp>
-#include <agentskills/text.hpp>
+#include <agentskills/activation/activation.hpp>
+#include <agentskills/activation/prompt.hpp>
+#include <agentskills/base/skill.hpp>
+#include <agentskills/base/text.hpp>
+#include <agentskills/storage/reader.hpp>
 
 using namespace agentskills;
 

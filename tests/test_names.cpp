@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include <agentskills/names.hpp>
-#include <agentskills/skill.hpp>
+#include <agentskills/base/names.hpp>
+#include <agentskills/base/skill.hpp>
 
 using namespace agentskills;
 

@@ -6,12 +6,12 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include <agentskills/diagnostics.hpp>
+#include <agentskills/activation/prompt.hpp>
+#include <agentskills/base/diagnostics.hpp>
+#include <agentskills/base/names.hpp>
+#include <agentskills/base/skill.hpp>
+#include <agentskills/base/text.hpp>
 #include <agentskills/harness.hpp>
-#include <agentskills/names.hpp>
-#include <agentskills/prompt.hpp>
-#include <agentskills/skill.hpp>
-#include <agentskills/text.hpp>
 
 using namespace agentskills;
 using namespace std::string_literals;
@@ -95,7 +95,7 @@ TEST_CASE("activation text is valid UTF-8 for a resource named with bad bytes", 
     s.manifest.root = "/lib/good";
     s.instructions = "Body.";
     s.resources = {SkillResource{"notes\xff.md"}, SkillResource{"ok.md"}};
-    const std::string text = render_skill_content(s, {.include_directory = false});
+    const std::string text = render_activation_text(s, {.include_directory = false});
     CHECK(text ==
           "<skill_content name=\"good\">\nBody.\n\n<skill_resources>\n"
           "  <file path=\"notes\xEF\xBF\xBD.md\" />\n"
@@ -111,8 +111,8 @@ TEST_CASE("activation text is valid UTF-8 for a resource named with bad bytes", 
 #include <chrono>
 #include <future>
 
-#include <agentskills/errors.hpp>
-#include <agentskills/host.hpp>
+#include <agentskills/base/errors.hpp>
+#include <agentskills/host/host.hpp>
 
 #include "fs_fixtures.hpp"
 

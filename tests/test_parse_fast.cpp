@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include <agentskills/names.hpp>
-#include <agentskills/parser.hpp>
+#include <agentskills/base/names.hpp>
+#include <agentskills/parse/parser.hpp>
 #include <nlohmann/json.hpp>
 
-#include "../src/parse_detail.hpp"
-#include "../src/parse_fast.hpp"
+#include "../src/parse/yaml.hpp"
+#include "../src/parse/yaml_fast.hpp"
 
 using namespace agentskills;
 namespace fs = std::filesystem;

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include <agentskills/names.hpp>
-#include <agentskills/parser.hpp>
+#include <agentskills/base/names.hpp>
+#include <agentskills/parse/parser.hpp>
 
 using namespace agentskills;
 

@@ -13,8 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <agentskills/names.hpp>
-#include <agentskills/parser.hpp>
+#include <agentskills/base/names.hpp>
+#include <agentskills/parse/parser.hpp>
 
 using namespace agentskills;
 using namespace std::string_literals;

@@ -1,7 +1,7 @@
 // Tests for prompt.hpp: the exact texts the model sees.
 #include <catch2/catch.hpp>
 
-#include <agentskills/prompt.hpp>
+#include <agentskills/activation/prompt.hpp>
 
 using namespace agentskills;
 
@@ -82,7 +82,7 @@ TEST_CASE("render_skill_content: instructions, directory, note and resources", "
     s.manifest = manifest("refunds", "Refund policy.", "skills/refunds");
     s.instructions = "# Refunds\n\nRead references/policy.md first.";
     s.resources = {{"scripts/calc.py"}, {"references/policy.md"}};
-    CHECK(render_skill_content(s) ==
+    CHECK(render_activation_text(s) ==
           "<skill_content name=\"refunds\">\n"
           "# Refunds\n"
           "\n"
@@ -104,14 +104,14 @@ TEST_CASE("render_skill_content keeps <skill_resources> when there are none", "[
     LoadedSkill s;
     s.manifest = manifest("a&b", "x", "/srv/a&b");
     s.instructions = "Do it.";
-    CHECK(render_skill_content(s, {.include_directory = false}) ==
+    CHECK(render_activation_text(s, {.include_directory = false}) ==
           "<skill_content name=\"a&amp;b\">\n"
           "Do it.\n"
           "\n"
           "<skill_resources>\n"
           "</skill_resources>\n"
           "</skill_content>");
-    CHECK(render_skill_content(s) ==
+    CHECK(render_activation_text(s) ==
           "<skill_content name=\"a&amp;b\">\n"
           "Do it.\n"
           "\n"
@@ -190,7 +190,7 @@ TEST_CASE("activation text carries no control character but TAB and LF", "[promp
     s.manifest = manifest("n\x1b", "x", "/srv/d\x07");
     s.instructions = "Body\twith\ttabs\nand a NUL " + std::string(1, '\0') + " and ESC \x1b[31m.";
     s.resources = {SkillResource{"r\x01.md"}};
-    const std::string text = render_skill_content(s);
+    const std::string text = render_activation_text(s);
     CHECK(xml10_model_chars(text));
     CHECK(text.rfind("<skill_content name=\"n\xEF\xBF\xBD\">\nBody\twith\ttabs\nand a NUL \xEF\xBF\xBD and ESC "
                      "\xEF\xBF\xBD[31m.\n\nSkill directory: /srv/d\xEF\xBF\xBD\n",

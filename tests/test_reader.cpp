@@ -12,9 +12,15 @@
 
 #include <catch2/catch.hpp>
 
-#include "agentskills/errors.hpp"
-#include "agentskills/reader.hpp"
+#include "agentskills/activation/activation.hpp"
+#include "agentskills/base/errors.hpp"
+#include "agentskills/catalog/catalog.hpp"
+#include "agentskills/compat/substrate.hpp"
+#include "agentskills/storage/reader.hpp"
 #include "fs_fixtures.hpp"
+#if defined(AGENTSKILLS_HAVE_MCP)
+#include "agentskills/mcp/server.hpp"
+#endif
 
 using namespace agentskills;
 using agentskills_test::TempDir;
@@ -357,4 +363,137 @@ TEST_CASE("LocalSkillReader with a base directory", "[reader][local]") {
     CHECK(m.read_file("/tenant/skills/b/SKILL.md", 0).data == "memory b");
     CHECK(m.list_dir("/local").at(0).name == "skills");
     CHECK_THROWS_AS(m.read_file("/local/../../etc/passwd", 0), PathError);
+}
+
+// ---------------------------------------------------------------------------------------
+// The confined read (read_file_beneath)
+
+TEST_CASE("confined_path: the refusals, and no '..' at all", "[reader][paths][confined]") {
+    CHECK(confined_path("a/b") == "a/b");
+    CHECK(confined_path("./a//b/") == "a/b");
+    const auto refused = [](const char* path, const std::string& message) {
+        CAPTURE(path);
+        try {
+            (void)confined_path(path);
+            FAIL("not refused");
+        } catch (const PathError& e) {
+            CHECK(std::string(e.what()) == message);
+        }
+    };
+    refused("a/../b", "refused path 'a/../b': '..' is not allowed");
+    refused("../x", "refused path '../x': '..' is not allowed");
+    refused("/etc/passwd", "refused path '/etc/passwd': absolute paths are not allowed");
+    refused("~/x", "refused path '~/x': a component starting with '~' is not allowed");
+    refused("c:/x", "refused path 'c:/x': a drive is not allowed");
+    refused("a\\b", "refused path 'a\\b': contains a backslash");
+    refused("", "refused path '': empty");
+    refused("./", "refused path './': names no file");
+}
+
+TEST_CASE("read_file_beneath: no symlink at any step, in any reader", "[reader][confined]") {
+    TempDir tmp;
+    tmp.write("skill/a.md", "inside");
+    tmp.write("skill/sub/b.md", "below");
+    tmp.write("outside.md", "OUTSIDE");
+    std::filesystem::create_symlink("a.md", tmp.path("skill/inner-link.md"));
+    std::filesystem::create_symlink(tmp.path("outside.md"), tmp.path("skill/out-link.md"));
+    std::filesystem::create_directory_symlink(tmp.path("skill/sub"), tmp.path("skill/dir-link"));
+    const LocalSkillReader local;
+    const std::string dir = tmp.path("skill");
+    CHECK(local.read_file_beneath(dir, "a.md", 0).data == "inside");
+    CHECK(local.read_file_beneath(dir, "sub/b.md", 0).data == "below");
+    const ReadResult r = local.read_file_beneath(dir, "sub/b.md", 3);
+    CHECK(r.data == "bel");
+    CHECK(r.truncated);
+    CHECK(r.stat.size == 5);
+    CHECK(r.stat.identity != 0);
+    CHECK_THROWS_AS(local.read_file_beneath(dir, "inner-link.md", 0), PathError);
+    CHECK_THROWS_AS(local.read_file_beneath(dir, "out-link.md", 0), PathError);
+    CHECK_THROWS_AS(local.read_file_beneath(dir, "dir-link/b.md", 0), PathError);
+    CHECK_THROWS_AS(local.read_file_beneath(dir, "../outside.md", 0), PathError);
+    CHECK_THROWS_AS(local.read_file_beneath(dir, "missing.md", 0), NotFoundError);
+    CHECK_THROWS_AS(local.read_file_beneath(dir, "a.md/x", 0), NotFoundError);
+    CHECK_THROWS_AS(local.read_file_beneath(dir, "sub", 0), IoError);
+    REQUIRE(::mkfifo(tmp.path("skill/fifo").c_str(), 0600) == 0);
+    CHECK_THROWS_AS(local.read_file_beneath(dir, "fifo", 0), IoError);  // refused, not waited on
+
+    // The same rules through the default (a reader without a descriptor) and a mount.
+    MemorySkillReader memory;
+    memory.add_file("skill/a.md", "inside");
+    CHECK(memory.read_file_beneath("skill", "a.md", 0).data == "inside");
+    CHECK(memory.read_file_beneath("skill", "a.md", 0).stat.size == 6);
+    CHECK_THROWS_AS(memory.read_file_beneath("skill", "../skill/a.md", 0), PathError);
+    CHECK_THROWS_AS(memory.read_file_beneath("skill", "b.md", 0), NotFoundError);
+    const MountedReader mounted({{"local", std::make_shared<LocalSkillReader>(tmp.path())}});
+    CHECK(mounted.read_file_beneath("/local/skill", "a.md", 0).data == "inside");
+    CHECK_THROWS_AS(mounted.read_file_beneath("/local/skill", "out-link.md", 0), PathError);
+}
+
+TEST_CASE("race: a resource swapped for an outside symlink is never read through", "[reader][confined][race]") {
+    TempDir tmp;
+    tmp.write("lib/alpha/SKILL.md", "---\nname: alpha\ndescription: Reads its data.\n---\nRead references/data.md.\n");
+    tmp.write("lib/alpha/references/data.md", "inside data");
+    tmp.write("secret.txt", "OUTSIDE-SECRET");
+    const std::string data = tmp.path("lib/alpha/references/data.md");
+    auto loader = std::make_shared<FilesystemSkillLoader>(
+        FilesystemLoaderOptions{.roots = {tmp.path("lib")}, .include_default_roots = false});
+    const SkillCatalogPtr catalog = discover_skill_catalog(loader);
+    const LoadedSkill skill = catalog->load("alpha");
+    REQUIRE(skill.resources == std::vector<SkillResource>{{"references/data.md"}});
+    const SkillPackage package(skill);
+#if defined(AGENTSKILLS_HAVE_MCP)
+    mcp::Server server(catalog);  // indexed while the file is a file
+    REQUIRE(server.served_skill_names() == std::vector<std::string>{"alpha"});
+    auto session = server.open_session();
+    const std::string read_request =
+        R"({"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"skill://alpha/references/data.md",)"
+        R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+        R"("io.modelcontextprotocol/clientCapabilities":{}}}})";
+#endif
+
+    // The swapper puts a regular file and a symlink to the secret in place, in turn, by rename
+    // (each swap atomic), as long as the readers read.
+    std::atomic<bool> done{false};
+    std::thread swapper([&] {
+        const std::string file = data + ".file";
+        const std::string link = data + ".link";
+        for (unsigned i = 0; !done.load(); ++i) {
+            if (i % 2 == 0) {
+                std::ofstream(file) << "inside data";
+                std::filesystem::rename(file, data);
+            } else {
+                std::error_code ec;
+                std::filesystem::remove(link, ec);
+                std::filesystem::create_symlink(tmp.path("secret.txt"), link);
+                std::filesystem::rename(link, data);
+            }
+        }
+    });
+    constexpr int attempts = 10'000;
+    int leaks = 0;
+    int read_inside = 0;
+    LocalSkillReader local;
+    for (int i = 0; i < attempts; ++i) {
+        std::vector<std::string> seen;
+        try {
+            seen.push_back(read_skill_resource_text(skill, local, "references/data.md"));
+        } catch (const Error&) {
+        }
+        try {
+            if (auto text = package.read_reference("data.md")) seen.push_back(*text);
+        } catch (const Error&) {
+        }
+#if defined(AGENTSKILLS_HAVE_MCP)
+        const mcp::Exchange ex = server.handle(read_request, *session);
+        if (ex.response) seen.push_back(*ex.response);
+#endif
+        for (const auto& s : seen) {
+            if (s.find("OUTSIDE") != std::string::npos) ++leaks;
+            if (s.find("inside data") != std::string::npos) ++read_inside;
+        }
+    }
+    done.store(true);
+    swapper.join();
+    CHECK(leaks == 0);
+    CHECK(read_inside > 0);  // the swaps did not keep every read from the file
 }

@@ -8,10 +8,10 @@
 
 #include <fmt/core.h>
 
-#include <agentskills/activation.hpp>
-#include <agentskills/errors.hpp>
+#include <agentskills/activation/activation.hpp>
+#include <agentskills/base/errors.hpp>
 #include <agentskills/harness.hpp>
-#include <agentskills/skills_shim.hpp>
+#include <agentskills/shim/skills_shim.hpp>
 
 using namespace agentskills;
 

@@ -9,13 +9,13 @@
 #include <map>
 #include <string>
 
-#include <agentskills/catalog.hpp>
-#include <agentskills/errors.hpp>
+#include <agentskills/activation/prompt.hpp>
+#include <agentskills/base/errors.hpp>
+#include <agentskills/catalog/catalog.hpp>
+#include <agentskills/catalog/loader.hpp>
 #include <agentskills/harness.hpp>
-#include <agentskills/loader.hpp>
-#include <agentskills/prompt.hpp>
-#include <agentskills/reader.hpp>
-#include <agentskills/skills_shim.hpp>
+#include <agentskills/shim/skills_shim.hpp>
+#include <agentskills/storage/reader.hpp>
 
 using namespace agentskills;
 using nlohmann::json;

@@ -11,12 +11,12 @@
 
 #include <catch2/catch.hpp>
 
-#include "agentskills/errors.hpp"
-#include "agentskills/loader.hpp"
-#include "agentskills/names.hpp"
-#include "agentskills/prompt.hpp"
-#include "agentskills/reader.hpp"
-#include "agentskills/substrate.hpp"
+#include "agentskills/activation/prompt.hpp"
+#include "agentskills/base/errors.hpp"
+#include "agentskills/base/names.hpp"
+#include "agentskills/catalog/loader.hpp"
+#include "agentskills/compat/substrate.hpp"
+#include "agentskills/storage/reader.hpp"
 
 #include "fs_fixtures.hpp"
 
@@ -383,7 +383,8 @@ TEST_CASE("SkillPackage::read_reference stays inside the skill directory", "[sub
     CHECK(package.read_reference("references/schema.json") == std::optional<std::string>("{\"a\": 1}"));
     CHECK(package.read_reference("notes.md") == std::optional<std::string>("notes"));
     CHECK(package.read_reference("./assets/logo.txt") == std::optional<std::string>("logo"));
-    CHECK(package.read_reference("inner-link.md") == std::optional<std::string>("notes"));  // a link that stays inside
+    // No link at any step, not even one that stays inside (the one confined read, SPEC 11).
+    CHECK_THROWS_AS(package.read_reference("inner-link.md"), PathError);
     CHECK(package.read_reference("schema.json", 3) == std::optional<std::string>("{\"a"));
 
     CHECK_FALSE(package.read_reference("missing.txt").has_value());

@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include <agentskills/text.hpp>
+#include <agentskills/base/text.hpp>
 
-#include "../src/byte_scans.hpp"
+#include "../src/base/byte_scans.hpp"
 
 using namespace agentskills;
 

@@ -5,9 +5,9 @@
 #include <iterator>
 #include <string>
 
-#include <agentskills/errors.hpp>
-#include <agentskills/skills_shim.hpp>
-#include <agentskills/tool_shapes.hpp>
+#include <agentskills/base/errors.hpp>
+#include <agentskills/harness/tool_shapes.hpp>
+#include <agentskills/shim/skills_shim.hpp>
 
 using namespace agentskills;
 using nlohmann::json;

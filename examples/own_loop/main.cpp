@@ -17,10 +17,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include <agentskills/activation.hpp>
-#include <agentskills/catalog.hpp>
-#include <agentskills/loader.hpp>
-#include <agentskills/sqlite_store.hpp>
+#include <agentskills/activation/activation.hpp>
+#include <agentskills/catalog/catalog.hpp>
+#include <agentskills/catalog/loader.hpp>
+#include <agentskills/sqlite/sqlite_store.hpp>
 
 namespace as = agentskills;
 

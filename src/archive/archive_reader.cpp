@@ -1,5 +1,5 @@
 // agentskills-cpp — ArchiveReader: a zip archive checked, indexed and read in memory (libzip).
-#include "agentskills/archive_reader.hpp"
+#include "agentskills/archive/archive_reader.hpp"
 
 #include <zip.h>
 
@@ -13,8 +13,8 @@
 
 #include <fmt/core.h>
 
-#include "agentskills/diagnostic_codes.hpp"
-#include "agentskills/names.hpp"
+#include "agentskills/base/diagnostic_codes.hpp"
+#include "agentskills/base/names.hpp"
 
 namespace agentskills {
 

@@ -1,5 +1,5 @@
 // agentskills-cpp — GitTreeReader: one commit's tree, read from the object database (libgit2).
-#include "agentskills/git_reader.hpp"
+#include "agentskills/git/git_reader.hpp"
 
 #include <git2.h>
 
@@ -11,7 +11,7 @@
 
 #include <fmt/core.h>
 
-#include "agentskills/errors.hpp"
+#include "agentskills/base/errors.hpp"
 
 namespace agentskills {
 

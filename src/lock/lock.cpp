@@ -1,6 +1,6 @@
 // agentskills-cpp — lock files: digests of every file of a skill (OpenSSL EVP SHA-256), the
 // versioned JSON form, and the verifier discovery's admission stage calls.
-#include "agentskills/lock.hpp"
+#include "agentskills/lock/lock.hpp"
 
 #include <openssl/evp.h>
 
@@ -13,9 +13,9 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include "agentskills/errors.hpp"
-#include "agentskills/loader.hpp"
-#include "agentskills/names.hpp"
+#include "agentskills/base/errors.hpp"
+#include "agentskills/base/names.hpp"
+#include "agentskills/catalog/loader.hpp"
 
 namespace agentskills {
 
@@ -42,30 +42,6 @@ std::string sha256_digest(std::string_view bytes) {
 
 namespace {
 
-// Every file below `dir`, looking at no more than SKILL_RESOURCE_WALK_LIMIT entries in all.
-void collect(const SkillReader& reader, const std::string& dir, const std::string& rel, std::size_t depth,
-             std::vector<std::string>& out, std::size_t& seen) {
-    for (const DirEntry& e : reader.list_dir(dir)) {
-        if (++seen > SKILL_RESOURCE_WALK_LIMIT) {
-            throw IoError(fmt::format("{} holds more than {} directory entries", dir, SKILL_RESOURCE_WALK_LIMIT));
-        }
-        if (e.name.empty() || e.name == "." || e.name == ".." || e.name.find('/') != std::string::npos ||
-            e.name.find('\0') != std::string::npos) {
-            continue;  // only a broken reader lists such a name
-        }
-        std::string path = rel.empty() ? e.name : rel + "/" + e.name;
-        if (e.kind == EntryKind::directory) {
-            if (e.is_symlink || depth >= SKILL_MAX_RESOURCE_DEPTH) continue;  // links are not followed
-            collect(reader, join_path(dir, e.name), path, depth + 1, out, seen);
-        } else if (e.kind == EntryKind::file) {
-            out.push_back(std::move(path));
-            if (out.size() > SKILL_LOCK_MAX_FILES) {
-                throw IoError(fmt::format("{} holds more than {} files", dir, SKILL_LOCK_MAX_FILES));
-            }
-        }
-    }
-}
-
 bool is_digest(std::string_view d) {
     constexpr std::string_view prefix = "sha256:";
     if (d.size() != prefix.size() + 64 || d.substr(0, prefix.size()) != prefix) return false;
@@ -81,10 +57,27 @@ bool is_plain_relative(const std::string& p) {
     }
 }
 
+// Every file below `skill_dir`, sorted by path: SKILL.md and the library's one resource walk with
+// hidden names (links to directories are not followed).
 std::vector<std::string> skill_files(const SkillReader& reader, const std::string& skill_dir) {
+    ResourceList listed = list_skill_resources(
+        reader, skill_dir,
+        {.max_resources = SKILL_LOCK_MAX_FILES - 1, .include_hidden = true, .include_symlinks = true});
+    if (listed.omitted > 0) {
+        throw IoError(fmt::format("{} holds more than {} files", skill_dir, SKILL_LOCK_MAX_FILES));
+    }
+    if (listed.incomplete) {
+        throw IoError(fmt::format("{} holds more than {} directory entries or nests deeper than {} levels", skill_dir,
+                                  SKILL_RESOURCE_WALK_LIMIT, SKILL_MAX_RESOURCE_DEPTH));
+    }
     std::vector<std::string> paths;
-    std::size_t seen = 0;
-    collect(reader, skill_dir, "", 0, paths, seen);
+    paths.reserve(listed.resources.size() + 1);
+    for (auto& r : listed.resources) paths.push_back(std::move(r.path));
+    try {
+        const FileStat st = reader.stat(join_path(skill_dir, "SKILL.md"));
+        if (st.kind == EntryKind::file) paths.emplace_back("SKILL.md");
+    } catch (const NotFoundError&) {
+    }
     std::sort(paths.begin(), paths.end());
     return paths;
 }

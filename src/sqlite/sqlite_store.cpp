@@ -1,5 +1,5 @@
 // The SQLite activation store.
-#include "agentskills/sqlite_store.hpp"
+#include "agentskills/sqlite/sqlite_store.hpp"
 
 #include <sqlite3.h>
 
@@ -10,7 +10,7 @@
 
 #include <fmt/core.h>
 
-#include "agentskills/errors.hpp"
+#include "agentskills/base/errors.hpp"
 
 namespace agentskills {
 

@@ -1,6 +1,6 @@
-// Tests of the optional components' module (cli/extras.hpp): the program links none of the
-// optional libraries, the commands that need none work without the module, and those that need it
-// say so when it is missing.
+// Tests of the optional components' program (cli/extras.hpp): `agentskills` links none of the
+// optional libraries, the commands that need none work without `agentskills-extras`, those that
+// need it run it, and say so when it is missing.
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -35,10 +35,10 @@ std::string needed_libraries(const std::string& file) {
 }
 
 bool built_with_extras() {
-    return std::filesystem::exists(std::filesystem::path(AGENTSKILLS_CLI_PATH).parent_path() / "agentskills-extras.so");
+    return std::filesystem::exists(std::filesystem::path(AGENTSKILLS_CLI_PATH).parent_path() / "agentskills-extras");
 }
 
-// A copy of the program in a directory of its own, where no module is.
+// A copy of the program in a directory of its own, where no helper is.
 std::string lone_program(const TempDir& dir) {
     const std::string copy = dir.path("bin/agentskills");
     std::filesystem::create_directories(dir.path("bin"));
@@ -49,28 +49,30 @@ std::string lone_program(const TempDir& dir) {
 
 }  // namespace
 
-TEST_CASE("extras: the program links only the core's libraries; the module the optional ones", "[cli][extras]") {
+TEST_CASE("extras: the program links only the core's libraries; agentskills-extras the optional ones",
+          "[cli][extras]") {
     const std::string program = needed_libraries(AGENTSKILLS_CLI_PATH);
     REQUIRE(program.find("libstdc++") != std::string::npos);  // readelf read it
     for (const char* lib : {"libcpp-httplib", "libssl", "libcrypto", "libgit2", "libzip", "libsqlite3"}) {
         CAPTURE(lib);
         CHECK(program.find(lib) == std::string::npos);
     }
-    if (!built_with_extras()) return;  // a build without any optional component has no module
-    const std::string module = needed_libraries(
-        (std::filesystem::path(AGENTSKILLS_CLI_PATH).parent_path() / "agentskills-extras.so").string());
+    if (!built_with_extras()) return;  // a build without any optional component has no helper
+    const std::string module =
+        needed_libraries((std::filesystem::path(AGENTSKILLS_CLI_PATH).parent_path() / "agentskills-extras").string());
 #ifdef AGENTSKILLS_HAVE_MCP
     CHECK(module.find("libcpp-httplib") != std::string::npos);
 #endif
 #ifdef AGENTSKILLS_HAVE_GIT
     CHECK(module.find("libgit2") != std::string::npos);
 #endif
-#ifdef AGENTSKILLS_HAVE_ARCHIVES
+#ifdef AGENTSKILLS_HAVE_ARCHIVE
     CHECK(module.find("libzip") != std::string::npos);
 #endif
 }
 
-TEST_CASE("extras: without the module, local commands work and the others name what is missing", "[cli][extras]") {
+TEST_CASE("extras: without agentskills-extras, local commands work and the others name what is missing",
+          "[cli][extras]") {
     if (!built_with_extras()) return;
     TempDir dir;
     dir.write("lib/alpha/SKILL.md", skill_md("alpha", "First skill."));
@@ -87,10 +89,8 @@ TEST_CASE("extras: without the module, local commands work and the others name w
     CHECK(prompt.status == 0);
     CHECK(prompt.out == run_cli({"to-prompt", "--root", lib}).out);
 
-    const std::string missing =
-        "needs the module agentskills-extras.so, which this program could not open: not found "
-        "(looked for " +
-        dir.path("bin") + "/agentskills-extras.so and ";
+    const std::string missing = "needs the program agentskills-extras, which could not be run: " + dir.path("bin") +
+                                "/agentskills-extras (not found); ";
 #ifdef AGENTSKILLS_HAVE_LOCK
     const auto lock = run_program(program, {"lock", "--root", lib});
     CHECK(lock.status == 2);
@@ -113,4 +113,24 @@ TEST_CASE("extras: without the module, local commands work and the others name w
     CHECK(source.status == 2);
     CHECK(source.err.find("--mcp-command " + missing) != std::string::npos);
 #endif
+}
+
+TEST_CASE("extras: a command line that needs a component runs agentskills-extras in its place", "[cli][extras]") {
+    if (!built_with_extras()) return;
+    TempDir dir;
+    dir.write("lib/alpha/SKILL.md", skill_md("alpha", "First skill."));
+    const std::string helper =
+        (std::filesystem::path(AGENTSKILLS_CLI_PATH).parent_path() / "agentskills-extras").string();
+#ifdef AGENTSKILLS_HAVE_LOCK
+    // The same bytes as the helper run directly: the program ran it with the same arguments.
+    const auto through = run_cli({"lock", "--root", dir.path("lib")});
+    const auto direct = run_program(helper, {"lock", "--root", dir.path("lib")});
+    CHECK(through.status == 0);
+    CHECK(through.out == direct.out);
+    CHECK(through.out.find("\"name\": \"alpha\"") != std::string::npos);
+#endif
+    // A command that needs no component never runs it: the helper gone, the output stays.
+    const auto list = run_cli({"list", "--root", dir.path("lib")});
+    CHECK(list.status == 0);
+    CHECK(list.out == "alpha\t" + dir.path("lib") + "/alpha/SKILL.md\n");
 }

@@ -7,7 +7,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include <agentskills/names.hpp>
+#include <agentskills/base/names.hpp>
 
 #include "../cli_runner.hpp"
 #include "../fs_fixtures.hpp"

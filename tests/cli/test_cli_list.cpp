@@ -8,7 +8,7 @@
 
 #include "../cli_runner.hpp"
 #include "../fs_fixtures.hpp"
-#include "agentskills/loader.hpp"
+#include "agentskills/catalog/loader.hpp"
 
 using agentskills::test::run_cli;
 using agentskills_test::skill_md;

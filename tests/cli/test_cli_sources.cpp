@@ -5,9 +5,9 @@
 #include <catch2/catch.hpp>
 
 #include "../cli_runner.hpp"
-#include "agentskills/errors.hpp"
-#include "agentskills/host.hpp"
-#include "agentskills/policy_words.hpp"
+#include "agentskills/base/errors.hpp"
+#include "agentskills/catalog/policy_words.hpp"
+#include "agentskills/host/host.hpp"
 
 using agentskills::test::run_cli;
 

@@ -4,7 +4,7 @@
 
 #include <agentskills/agentskills.hpp>
 #ifdef AGENTSKILLS_CONSUMER_MCP
-#include <agentskills/mcp_server.hpp>
+#include <agentskills/mcp/server.hpp>
 #endif
 
 int main(int argc, char** argv) {

@@ -16,9 +16,9 @@
 
 #include <httplib.h>
 
-#include <agentskills/catalog.hpp>
-#include <agentskills/loader.hpp>
-#include <agentskills/mcp_server.hpp>
+#include <agentskills/catalog/catalog.hpp>
+#include <agentskills/catalog/loader.hpp>
+#include <agentskills/mcp/server.hpp>
 
 #include "../fs_fixtures.hpp"
 

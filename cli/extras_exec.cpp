@@ -1,0 +1,66 @@
+// agentskills CLI — `agentskills` runs `agentskills-extras` when a command line needs an
+// optional component (extras.hpp).
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "agentskills/base/errors.hpp"
+#include "extras.hpp"
+
+#ifndef AGENTSKILLS_EXTRAS_RELATIVE_DIR
+#define AGENTSKILLS_EXTRAS_RELATIVE_DIR "../libexec/agentskills"
+#endif
+
+namespace agentskills::cli {
+namespace {
+
+std::vector<char*>& program_arguments() {
+    static std::vector<char*> arguments;
+    return arguments;
+}
+
+// The directory of the running program ("" when /proc/self/exe cannot be read).
+std::string program_directory() {
+    std::vector<char> buffer(4096);
+    const ssize_t n = ::readlink("/proc/self/exe", buffer.data(), buffer.size());
+    if (n <= 0 || static_cast<std::size_t>(n) >= buffer.size()) return {};
+    std::string path(buffer.data(), static_cast<std::size_t>(n));
+    const std::size_t slash = path.rfind('/');
+    return slash == std::string::npos ? std::string() : path.substr(0, slash == 0 ? 1 : slash);
+}
+
+}  // namespace
+
+void keep_program_arguments(int argc, char** argv) { program_arguments().assign(argv, argv + argc + 1); }
+
+const Extras& extras(std::string_view needed_for) {
+    const std::string dir = program_directory();
+    if (dir.empty()) {
+        throw ConfigurationError(
+            fmt::format("{} needs the program {}, and this program cannot tell where it is "
+                        "(/proc/self/exe)",
+                        needed_for, extras_program_name));
+    }
+    const std::vector<std::string> candidates = {
+        fmt::format("{}/{}", dir, extras_program_name),
+        fmt::format("{}/{}/{}", dir, AGENTSKILLS_EXTRAS_RELATIVE_DIR, extras_program_name)};
+    std::vector<std::string> problems;
+    std::vector<char*>& argv = program_arguments();
+    for (const std::string& path : candidates) {
+        if (::access(path.c_str(), X_OK) != 0) {
+            problems.push_back(fmt::format("{} (not found)", path));
+            continue;
+        }
+        if (!argv.empty()) ::execv(path.c_str(), argv.data());  // returns only when it failed
+        problems.push_back(fmt::format("{} ({})", path, argv.empty() ? "no arguments kept" : std::strerror(errno)));
+    }
+    throw ConfigurationError(fmt::format("{} needs the program {}, which could not be run: {}", needed_for,
+                                         extras_program_name, fmt::join(problems, "; ")));
+}
+
+}  // namespace agentskills::cli

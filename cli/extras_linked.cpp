@@ -1,0 +1,254 @@
+// agentskills CLI — the optional components as linked into `agentskills-extras` (extras.hpp):
+// what needs cpp-httplib, OpenSSL, libgit2 or libzip.
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "agentskills/base/errors.hpp"
+#include "agentskills/base/text.hpp"
+#include "agentskills/base/version.hpp"
+#include "agentskills/catalog/catalog.hpp"
+#include "agentskills/catalog/live_catalog.hpp"
+#include "agentskills/catalog/loader.hpp"
+#include "command.hpp"
+#include "extras.hpp"
+#if defined(AGENTSKILLS_HAVE_ARCHIVE)
+#include "agentskills/archive/archive_reader.hpp"
+#endif
+#if defined(AGENTSKILLS_HAVE_GIT)
+#include "agentskills/git/git_reader.hpp"
+#endif
+#if defined(AGENTSKILLS_HAVE_LOCK)
+#include "agentskills/lock/lock.hpp"
+#endif
+#if defined(AGENTSKILLS_HAVE_MCP)
+#include "agentskills/mcp/client.hpp"
+#include "agentskills/mcp/server.hpp"
+#endif
+
+namespace agentskills::cli {
+namespace {
+
+#if defined(AGENTSKILLS_HAVE_MCP)
+
+SkillLoaderPtr mcp_loader(const SourceSpec& spec, std::string_view label, const SourceArgs& args) {
+    mcp::ServerSource source;
+    source.label = std::string(label);
+    if (spec.kind == SourceSpec::Kind::mcp_command) {
+        source.command = mcp::split_command_line(spec.value);
+    } else if (spec.kind == SourceSpec::Kind::mcp_url) {
+        source.url = spec.value;
+        (void)mcp::make_http_transport(source.url);  // a URL it cannot use is a usage error now
+    } else {
+        throw ConfigurationError("make_mcp_source_loader: not an MCP source");
+    }
+    mcp::McpLoaderOptions options;
+    if (args.max_lines) options.max_lines = *args.max_lines;
+    if (args.max_bytes) options.max_bytes = *args.max_bytes;
+    if (args.name_policy) options.name_policy = *args.name_policy;
+    if (args.mcp_era == "2026-07-28") options.era = mcp::ProtocolEra::v2026_07_28;
+    if (args.mcp_era == "2025-11-25") options.era = mcp::ProtocolEra::v2025_11_25;
+    return std::make_shared<mcp::McpSkillLoader>(std::vector<mcp::ServerSource>{std::move(source)}, options);
+}
+
+std::atomic<bool> stop_requested{false};
+
+extern "C" void on_stop_signal(int) { stop_requested.store(true); }
+
+int serve_mcp(const McpServeArgs& args, FilesystemLoaderOptions options) {
+    std::string host = "127.0.0.1";
+    int port = 0;
+    const bool use_http = !args.http.empty();
+    if (use_http) {
+        const std::size_t colon = args.http.rfind(':');
+        if (colon == std::string::npos) {
+            fmt::print(stderr, "agentskills mcp: --http takes HOST:PORT, got '{}'\n", args.http);
+            return exit_usage;
+        }
+        host = args.http.substr(0, colon);
+        if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+        try {
+            port = std::stoi(args.http.substr(colon + 1));
+        } catch (const std::exception&) {
+            port = -1;
+        }
+        if (host.empty() || port < 0 || port > 65535) {
+            fmt::print(stderr, "agentskills mcp: --http takes HOST:PORT, got '{}'\n", args.http);
+            return exit_usage;
+        }
+    }
+
+    SkillCatalogPtr catalog;
+    // --watch: each change set of the live catalog goes to the server, which tells the clients.
+    std::shared_ptr<LiveCatalog> live;
+    std::atomic<mcp::Server*> watched_server{nullptr};
+    try {
+        auto loader = std::make_shared<FilesystemSkillLoader>(std::move(options));
+        if (args.watch) {
+            live = std::make_shared<LiveCatalog>(
+                loader,
+                LiveCatalogOptions{
+                    .on_change =
+                        [&watched_server, &live](const CatalogChangeSet& cs) {
+                            mcp::Server* target = watched_server.load();
+                            if (target == nullptr) return;
+                            const mcp::CatalogUpdate u = target->replace_catalog(live->catalog());
+                            fmt::print(stderr,
+                                       "agentskills mcp: generation {}: {} added, {} changed, "
+                                       "{} removed; {} session(s) notified\n",
+                                       cs.generation, cs.added.size(), cs.changed.size(), cs.removed.size(),
+                                       u.sessions_notified);
+                        },
+                    .on_diagnostic =
+                        [](const Diagnostic& d) { fmt::print(stderr, "agentskills mcp: {}\n", format_diagnostic(d)); },
+                    .compare_by_value = false});
+            catalog = live->catalog();
+        } else {
+            catalog = discover_skill_catalog(loader);
+        }
+    } catch (const ConfigurationError& e) {
+        fmt::print(stderr, "agentskills mcp: {}\n", e.what());
+        return exit_usage;
+    } catch (const DiscoveryError& e) {
+        fmt::print(stderr, "agentskills mcp: {}\n", e.what());
+        return exit_failure;
+    }
+    for (const auto& s : catalog->skipped()) {
+        fmt::print(stderr, "agentskills mcp: skipped ({}): {}\n", to_string(s.reason), s.message);
+    }
+
+    mcp::ServerOptions server_options;
+    server_options.tool_name = args.tool_name;
+    server_options.page_size = args.page_size;
+    server_options.include_directory = args.skill_directory == "auto" ? !use_http : args.skill_directory == "yes";
+    std::unique_ptr<mcp::Server> server;
+    try {
+        server = std::make_unique<mcp::Server>(catalog, server_options);
+    } catch (const ConfigurationError& e) {
+        fmt::print(stderr, "agentskills mcp: {}\n", e.what());
+        return exit_usage;
+    }
+    fmt::print(stderr, "agentskills mcp: serving {} skills ({} left out)\n", server->served_skill_names().size(),
+               server->left_out().size());
+    if (live) {
+        watched_server.store(server.get());
+        try {
+            live->start_watching();
+        } catch (const Error& e) {
+            fmt::print(stderr, "agentskills mcp: --watch: {}\n", e.what());
+            return exit_failure;
+        }
+    }
+    // The watcher stops before the server goes away.
+    struct StopWatching {
+        std::shared_ptr<LiveCatalog>& live;
+        ~StopWatching() {
+            if (live) live->stop_watching();
+        }
+    } stop_watching{live};
+
+    if (!use_http) {
+        std::ios::sync_with_stdio(false);
+        return mcp::serve_stdio(*server, std::cin, std::cout);
+    }
+    std::signal(SIGINT, on_stop_signal);
+    std::signal(SIGTERM, on_stop_signal);
+    std::signal(SIGPIPE, SIG_IGN);
+    mcp::HttpOptions http;
+    http.host = host;
+    http.port = port;
+    http.allowed_origins = args.allowed_origins;
+    http.threads = args.threads;
+    http.on_listening = [&host](int bound) {
+        const bool v6 = host.find(':') != std::string::npos;
+        fmt::print(stderr, "agentskills mcp: listening on http://{}{}{}:{}/mcp\n", v6 ? "[" : "", host, v6 ? "]" : "",
+                   bound);
+    };
+    http.should_stop = [] { return stop_requested.load(); };
+    return mcp::serve_http(*server, http) == 0 ? exit_ok : exit_failure;
+}
+
+#endif  // AGENTSKILLS_HAVE_MCP
+
+#if defined(AGENTSKILLS_HAVE_LOCK)
+
+// The root as the user wrote it, when it names the library a skill came from; else the library.
+std::string source_of(const std::string& library, const std::vector<std::string>& roots) {
+    for (const auto& r : roots) {
+        std::error_code ec;
+        const std::filesystem::path absolute = std::filesystem::absolute(r, ec);
+        if (!ec && absolute.lexically_normal().generic_string() == library) return r;
+        if (r == library) return r;
+    }
+    return library;
+}
+
+int print_lock(const std::vector<std::string>& roots, FilesystemLoaderOptions options) {
+    try {
+        FilesystemSkillLoader loader(std::move(options));
+        Discovery d = loader.discover();
+        for (const auto& s : d.skipped) {
+            fmt::print(stderr, "agentskills lock: skipped ({}): {}\n", to_string(s.reason), terminal_text(s.message));
+        }
+        SkillLock lock = make_skill_lock(d.skills, *loader.reader());
+        for (auto& s : lock.skills) s.source = source_of(s.source, roots);
+        const std::string text = to_lock_text(lock);
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        return exit_ok;
+    } catch (const ConfigurationError& e) {
+        fmt::print(stderr, "agentskills lock: {}\n", terminal_text(e.what()));
+        return exit_usage;
+    } catch (const Error& e) {
+        fmt::print(stderr, "agentskills lock: {}\n", terminal_text(e.what()));
+        return exit_failure;
+    }
+}
+
+LockVerifier lock_verifier(const std::string& lock_file) { return make_lock_verifier(load_skill_lock(lock_file)); }
+
+#endif  // AGENTSKILLS_HAVE_LOCK
+
+#if defined(AGENTSKILLS_HAVE_ARCHIVE)
+ChildOpener archive_source() { return archive_child_source(); }
+#endif
+#if defined(AGENTSKILLS_HAVE_GIT)
+RootResolver git_source() { return git_root_source(); }
+#endif
+
+Extras make_extras() {
+    Extras e;
+#if defined(AGENTSKILLS_HAVE_ARCHIVE)
+    e.archive_child_source = archive_source;
+#endif
+#if defined(AGENTSKILLS_HAVE_GIT)
+    e.git_root_source = git_source;
+#endif
+#if defined(AGENTSKILLS_HAVE_LOCK)
+    e.lock_verifier = lock_verifier;
+    e.print_lock = print_lock;
+#endif
+#if defined(AGENTSKILLS_HAVE_MCP)
+    e.mcp_loader = mcp_loader;
+    e.serve_mcp = serve_mcp;
+#endif
+    return e;
+}
+
+}  // namespace
+
+void keep_program_arguments(int /*argc*/, char** /*argv*/) {}
+
+const Extras& extras(std::string_view /*needed_for*/) {
+    static const Extras linked = make_extras();
+    return linked;
+}
+
+}  // namespace agentskills::cli

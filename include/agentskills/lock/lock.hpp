@@ -1,0 +1,90 @@
+// agentskills-cpp — lock files (the optional agentskills::lock component, OpenSSL's libcrypto):
+// what `agentskills lock` writes and what a loader verifies skills against (docs/loading.md,
+// "Lock files"). Plug it into discovery with FilesystemLoaderOptions::lock = make_lock_verifier(...).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../base/skill.hpp"
+#include "../catalog/governance.hpp"
+#include "../storage/reader.hpp"
+
+namespace agentskills {
+
+/// The format version this library writes and reads.
+inline constexpr int SKILL_LOCK_VERSION = 1;
+/// Largest lock file read, in bytes.
+inline constexpr std::size_t SKILL_LOCK_MAX_BYTES = 16 * 1024 * 1024;
+/// Most skills in one lock file.
+inline constexpr std::size_t SKILL_LOCK_MAX_SKILLS = 100'000;
+/// Most files digested per skill; a skill with more cannot be locked or verified.
+inline constexpr std::size_t SKILL_LOCK_MAX_FILES = 10'000;
+/// Largest file digested, in bytes; a larger one cannot be locked or verified.
+inline constexpr std::size_t SKILL_LOCK_MAX_FILE_BYTES = 64 * 1024 * 1024;
+/// Most bytes digested per skill (all its files); past it the skill cannot be locked or verified.
+inline constexpr std::size_t SKILL_LOCK_MAX_SKILL_BYTES = 256 * 1024 * 1024;
+
+/// One file of a locked skill: its path below the skill directory ('/'-separated) and
+/// `sha256:` + 64 lowercase hex digits of its raw bytes.
+struct LockedFile {
+    std::string path;
+    std::string digest;
+    friend bool operator==(const LockedFile&, const LockedFile&) = default;
+};
+
+struct LockedSkill {
+    std::string name;
+    std::string source;             ///< the library root it was found in
+    std::vector<LockedFile> files;  ///< every file, sorted by path (bytes)
+};
+
+struct SkillLock {
+    std::vector<LockedSkill> skills;  ///< in catalog order
+};
+
+/// `sha256:` + 64 lowercase hex digits of `bytes` (OpenSSL EVP), the MCP extension's form.
+[[nodiscard]] std::string sha256_digest(std::string_view bytes);
+
+/// Digests every file below `skill_dir` (SKILL.md, resources, names starting with '.'), not
+/// following directory links, down to SKILL_MAX_RESOURCE_DEPTH levels, sorted by path. Throws
+/// IoError past SKILL_LOCK_MAX_FILES files, SKILL_RESOURCE_WALK_LIMIT directory entries or
+/// SKILL_LOCK_MAX_SKILL_BYTES bytes, for a file over SKILL_LOCK_MAX_FILE_BYTES, and what the
+/// reader throws.
+[[nodiscard]] std::vector<LockedFile> digest_skill_files(const SkillReader& reader, std::string_view skill_dir);
+
+/// A lock of the given skills (source = each manifest's `library`).
+[[nodiscard]] SkillLock make_skill_lock(const std::vector<SkillManifest>& skills, const SkillReader& reader);
+
+/// The lock file text: JSON indented by two spaces, keys sorted, one final newline:
+///
+///     {
+///       "skills": [
+///         {
+///           "files": {
+///             "SKILL.md": "sha256:...",
+///             "scripts/run.sh": "sha256:..."
+///           },
+///           "name": "code-review",
+///           "source": "/work/repo/.agents/skills"
+///         }
+///       ],
+///       "version": 1
+///     }
+[[nodiscard]] std::string to_lock_text(const SkillLock& lock);
+
+/// Reads a lock file's text. Throws ConfigurationError (naming the skill and key) for another
+/// version, an unknown key, a malformed digest or path, two skills of one name (after NFKC), and
+/// text over SKILL_LOCK_MAX_BYTES or with more than SKILL_LOCK_MAX_SKILLS skills.
+[[nodiscard]] SkillLock parse_skill_lock(std::string_view text);
+/// Reads a lock file (a regular file only); every error names the file.
+[[nodiscard]] SkillLock load_skill_lock(const std::string& path);
+
+/// A verifier for FilesystemLoaderOptions::lock: `not_locked` for a name the lock lacks;
+/// `mismatch` naming the first file (by path) that changed, appeared or went missing; else
+/// `verified`. Every file is read and digested on each discovery. Safe to call concurrently.
+[[nodiscard]] LockVerifier make_lock_verifier(SkillLock lock);
+
+}  // namespace agentskills

@@ -1,0 +1,153 @@
+// agentskills-cpp — serving a skill catalog over MCP with the skills extension
+// (`io.modelcontextprotocol/skills`, SEP-2640): the transport-agnostic JSON-RPC handler and the
+// stdio and Streamable HTTP transports. Built as the separate `agentskills::mcp` library
+// (CMake option AGENTSKILLS_MCP); see docs/mcp.md.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../catalog/catalog.hpp"
+
+namespace agentskills::mcp {
+
+inline constexpr std::string_view SKILLS_EXTENSION_ID = "io.modelcontextprotocol/skills";
+/// The handshake era (`initialize`, sessions).
+inline constexpr std::string_view PROTOCOL_2025_11_25 = "2025-11-25";
+/// The stateless era (`server/discover`, `_meta` on every request).
+inline constexpr std::string_view PROTOCOL_2026_07_28 = "2026-07-28";
+
+/// Largest JSON-RPC message accepted (bytes); a larger one gets -32600 (HTTP: 413).
+inline constexpr std::size_t DEFAULT_MAX_MESSAGE_BYTES = 4u * 1024u * 1024u;
+/// Deepest nesting of arrays and objects accepted in a message.
+inline constexpr std::size_t DEFAULT_MAX_JSON_DEPTH = 64;
+/// Per-skill limits of the extension: a skill over either is left out.
+inline constexpr std::size_t SKILL_MAX_RESOURCES = 512;
+inline constexpr std::uint64_t SKILL_MAX_TOTAL_BYTES = 16u * 1024u * 1024u;
+/// Entries per page of skills/list, resources/list, prompts/list, resources/directory/read.
+inline constexpr std::size_t DEFAULT_PAGE_SIZE = 100;
+/// `ttlMs` of cacheable results in the 2026-07-28 era.
+inline constexpr std::int64_t DEFAULT_TTL_MS = 60000;
+/// Handshake-era HTTP sessions kept at once; the least recently used goes first.
+inline constexpr std::size_t DEFAULT_MAX_SESSIONS = 1024;
+/// File bytes the server keeps in memory (all skills together) so that resources/read of an
+/// unchanged file costs one stat; files past the budget are read and hashed again on each read.
+inline constexpr std::uint64_t DEFAULT_MAX_CACHED_BYTES = 64u * 1024u * 1024u;
+
+struct ServerOptions {
+    /// Name of the activation tool (as SkillsShimOptions::tool_name).
+    std::string tool_name = "activate_skill";
+    std::size_t page_size = DEFAULT_PAGE_SIZE;
+    std::size_t max_message_bytes = DEFAULT_MAX_MESSAGE_BYTES;
+    std::size_t max_json_depth = DEFAULT_MAX_JSON_DEPTH;
+    std::int64_t ttl_ms = DEFAULT_TTL_MS;
+    /// Whether activation texts and prompts name the skill directory on the server's disk
+    /// (true for a local stdio server, whose client shares the file system).
+    bool include_directory = true;
+    /// Byte budget of the file cache (0 = no cache); see DEFAULT_MAX_CACHED_BYTES.
+    std::uint64_t max_cached_bytes = DEFAULT_MAX_CACHED_BYTES;
+    /// Where log lines go (one line each, no newline); nullptr = standard error.
+    std::function<void(std::string_view)> log = nullptr;
+};
+
+/// A skill of the catalog that is not served, and why.
+struct LeftOutSkill {
+    std::string name;
+    std::string path;    ///< its SKILL.md
+    std::string reason;  ///< one sentence
+};
+
+/// State of one connection (stdio) or HTTP session: the negotiated era and the activated
+/// skills. Create with Server::open_session(); thread-safe.
+class Session;
+
+/// What one message did, for a transport that must pick a status code.
+struct Exchange {
+    /// The response text; empty for a notification or a response from the client.
+    std::optional<std::string> response;
+    std::string method;        ///< the request's method ("" when it had none)
+    bool modern = false;       ///< handled under 2026-07-28 (`_meta` protocolVersion)
+    int error_code = 0;        ///< the JSON-RPC error code of the response, 0 for a result
+    bool initialized = false;  ///< an `initialize` request that succeeded
+};
+
+/// What Server::replace_catalog changed and told.
+struct CatalogUpdate {
+    bool resources_changed = false;  ///< a skill entry (files, digests, frontmatter) differs, or the set of skills
+    bool prompts_changed = false;    ///< the prompt list (names, descriptions) differs
+    std::size_t sessions_notified = 0;
+};
+
+class Server {
+public:
+    /// Indexes every skill of `catalog` that fits the extension: lists, reads and hashes its
+    /// files through the catalog loader's `reader_for(name)` (the local file system when that is
+    /// null). The others are reported through the log and left_out(). Throws ConfigurationError
+    /// for a bad tool name.
+    explicit Server(SkillCatalogPtr catalog, ServerOptions options = {});
+    ~Server();
+    Server(const Server&) = delete;
+    Server& operator=(const Server&) = delete;
+
+    /// A new session. `notify`, when given, receives the server-initiated messages for it (one
+    /// JSON-RPC notification text each, from the thread that calls replace_catalog); it is
+    /// called only once the session finished the 2025-11-25 `initialize`, and must not call back
+    /// into the server. The server keeps only a weak reference.
+    [[nodiscard]] std::shared_ptr<Session> open_session(std::function<void(std::string_view)> notify = nullptr) const;
+
+    /// Serves `catalog` from now on (thread-safe; requests in flight finish on the old one).
+    /// Files whose version (size, identity, times) is unchanged keep their digests and cached
+    /// bytes instead of being read again; the rest is indexed as the constructor does. When
+    /// what clients see changed, sends `notifications/resources/list_changed` (and
+    /// `notifications/prompts/list_changed` when the prompts changed) to every session that
+    /// has a `notify` sink and finished `initialize`. Activations of open sessions are kept.
+    /// For `agentskills mcp --watch`. Throws ConfigurationError for a null catalog.
+    CatalogUpdate replace_catalog(SkillCatalogPtr catalog);
+
+    /// Handles one JSON-RPC message (UTF-8 JSON text). Never throws for bad input: it becomes
+    /// the JSON-RPC error the base protocol names.
+    [[nodiscard]] Exchange handle(std::string_view message, Session& session) const;
+
+    /// Skills served, in catalog order.
+    [[nodiscard]] std::vector<std::string> served_skill_names() const;
+    /// Skills of the current catalog that are not served.
+    [[nodiscard]] std::vector<LeftOutSkill> left_out() const;
+    [[nodiscard]] const ServerOptions& options() const noexcept;
+    void log(std::string_view line) const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+/// Serves `server` over stdio: one JSON message per line in, one per line out, until end of
+/// input. A line longer than the message bound is discarded unread and answered with -32600.
+/// Notifications from replace_catalog are written between replies (never inside one). Returns 0.
+int serve_stdio(const Server& server, std::istream& in, std::ostream& out);
+
+struct HttpOptions {
+    std::string host = "127.0.0.1";
+    int port = 0;  ///< 0 = a free port (reported through on_listening)
+    /// Origins accepted besides http(s)://localhost, 127.0.0.1 and [::1] (any port). A request
+    /// with any other Origin gets 403.
+    std::vector<std::string> allowed_origins = {};
+    std::size_t threads = 16;
+    std::size_t max_sessions = DEFAULT_MAX_SESSIONS;
+    /// Called once the socket listens, with the bound port.
+    std::function<void(int port)> on_listening = nullptr;
+    /// Polled twice a second; returning true stops the server (nullptr = never).
+    std::function<bool()> should_stop = nullptr;
+};
+
+/// Serves `server` over Streamable HTTP at POST /mcp (JSON responses, no SSE) until
+/// should_stop says so. Returns 0 on a clean stop, 1 when the address cannot be bound.
+int serve_http(const Server& server, const HttpOptions& options);
+
+}  // namespace agentskills::mcp

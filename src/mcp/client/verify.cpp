@@ -1,0 +1,300 @@
+// agentskills-cpp MCP client — what a server sends, checked: message framing, SSE bodies,
+// `skill://` URIs, skills/list entries and resources/read results.
+#include <set>
+#include <string>
+#include <utility>
+
+#include <fmt/core.h>
+
+#include "../shared/internal.hpp"
+#include "agentskills/base/names.hpp"
+#include "agentskills/mcp/client.hpp"
+#include "client_internal.hpp"
+
+namespace agentskills::mcp::client_detail {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::size_t MAX_JSON_DEPTH = 64;
+constexpr std::size_t MAX_URI_BYTES = 1024;
+constexpr std::size_t MAX_URI_SEGMENTS = 64;
+constexpr std::string_view SCHEME = "skill://";
+
+bool raw_uri_char(unsigned char c) {
+    if (c >= 0x80) return true;  // checked as UTF-8 after decoding
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
+    switch (c) {
+        case '-':
+        case '.':
+        case '_':
+        case '~':
+        case '!':
+        case '$':
+        case '&':
+        case '\'':
+        case '(':
+        case ')':
+        case '*':
+        case '+':
+        case ',':
+        case ';':
+        case '=':
+        case ':':
+        case '@':
+        case '%':
+            return true;
+        default:
+            return false;
+    }
+}
+
+bool is_sha256_digest(const json& v) {
+    if (!v.is_string()) return false;
+    const auto& s = v.get_ref<const std::string&>();
+    if (s.size() != 7 + 64 || s.compare(0, 7, "sha256:") != 0) return false;
+    for (std::size_t i = 7; i < s.size(); ++i) {
+        const char c = s[i];
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+    }
+    return true;
+}
+
+std::string shown(std::string_view text) {
+    // URIs in messages: at most 200 bytes, printable (diagnostics escape the rest).
+    if (text.size() <= 200) return std::string(text);
+    return std::string(text.substr(0, 200)) + "...";
+}
+
+}  // namespace
+
+json parse_message(std::string_view text) {
+    if (agentskills::mcp::detail::json_depth(text, MAX_JSON_DEPTH + 1) > MAX_JSON_DEPTH) {
+        throw ClientError(fmt::format("the server sent a message nested deeper than {} levels", MAX_JSON_DEPTH));
+    }
+    json message = json::parse(text, nullptr, false);
+    if (message.is_discarded()) throw ClientError("the server sent a line that is not JSON");
+    if (!message.is_object()) throw ClientError("the server sent a JSON value that is not a JSON-RPC message");
+    const auto v = message.find("jsonrpc");
+    if (v == message.end() || *v != "2.0") throw ClientError("the server sent a message without jsonrpc \"2.0\"");
+    return message;
+}
+
+bool answers(const json& message, const json& id) {
+    if (message.contains("method")) return false;  // a request or notification of the server
+    const auto it = message.find("id");
+    return it != message.end() && *it == id && (message.contains("result") || message.contains("error"));
+}
+
+std::vector<json> parse_sse(std::string_view body) {
+    std::vector<json> out;
+    std::string data;
+    bool has_data = false;
+    auto flush = [&] {
+        if (has_data) out.push_back(parse_message(data));
+        data.clear();
+        has_data = false;
+    };
+    std::size_t pos = 0;
+    while (pos <= body.size()) {
+        std::size_t end = body.find('\n', pos);
+        if (end == std::string_view::npos) end = body.size();
+        std::string_view line = body.substr(pos, end - pos);
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        if (line.empty()) {
+            flush();
+        } else if (line.rfind("data:", 0) == 0) {
+            std::string_view value = line.substr(5);
+            if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+            if (has_data) data += '\n';
+            data.append(value);
+            has_data = true;
+        }  // event:, id:, retry: and comments carry nothing we use
+        if (end == body.size()) break;
+        pos = end + 1;
+    }
+    flush();
+    return out;
+}
+
+std::optional<SkillUri> parse_skill_uri(std::string_view uri, std::string& why) {
+    auto fail = [&](std::string text) -> std::optional<SkillUri> {
+        why = std::move(text);
+        return std::nullopt;
+    };
+    if (uri.size() > MAX_URI_BYTES) return fail(fmt::format("longer than {} bytes", MAX_URI_BYTES));
+    if (uri.substr(0, SCHEME.size()) != SCHEME) return fail("not a skill:// URI");
+    const std::string_view path = uri.substr(SCHEME.size());
+    SkillUri out;
+    std::size_t pos = 0;
+    while (true) {
+        if (out.segments.size() >= MAX_URI_SEGMENTS)
+            return fail(fmt::format("more than {} segments", MAX_URI_SEGMENTS));
+        std::size_t end = path.find('/', pos);
+        if (end == std::string_view::npos) end = path.size();
+        const std::string_view raw = path.substr(pos, end - pos);
+        if (raw.empty()) return fail("an empty path segment");
+        for (char ch : raw) {
+            const auto c = static_cast<unsigned char>(ch);
+            if (c == '?') return fail("a query");
+            if (c == '#') return fail("a fragment");
+            if (!raw_uri_char(c)) return fail(fmt::format("the character 0x{:02x} is not allowed unescaped", c));
+        }
+        if (raw == "." || raw == "..") return fail("a '.' or '..' segment");
+        std::optional<std::string> decoded = agentskills::mcp::detail::decode_percent(raw);
+        if (!decoded) return fail("a malformed percent escape");
+        if (*decoded == "." || *decoded == ".." || decoded->empty())
+            return fail("a segment that decodes to '.' or '..'");
+        for (char ch : *decoded) {
+            const auto c = static_cast<unsigned char>(ch);
+            if (c == '/' || c == '\\') return fail("a segment that decodes to a path separator");
+            if (c < 0x20 || c == 0x7f) return fail("a segment that decodes to a control character");
+        }
+        if (!is_valid_utf8(*decoded)) return fail("a segment that is not UTF-8");
+        if (out.segments.empty() &&
+            (raw.find('@') != std::string_view::npos || raw.find(':') != std::string_view::npos)) {
+            return fail("user information or a port in the authority");
+        }
+        out.segments.push_back(std::move(*decoded));
+        if (end == path.size()) break;
+        pos = end + 1;
+    }
+    return out;
+}
+
+std::string CheckedEntry::base() const {
+    std::string out(SCHEME);
+    for (const auto& p : prefix) {
+        out += p;
+        out += '/';
+    }
+    out += name;
+    return out;
+}
+
+std::optional<CheckedEntry> check_entry(const json& entry, const EntryLimits& limits, EntryProblem& problem,
+                                        std::string& uri_out) {
+    auto fail = [&](std::string check, std::string message) -> std::optional<CheckedEntry> {
+        problem = {std::move(check), std::move(message)};
+        return std::nullopt;
+    };
+    if (!entry.is_object()) return fail("entry", "the entry is not an object");
+    const auto uri_it = entry.find("uri");
+    if (uri_it == entry.end() || !uri_it->is_string()) return fail("uri", "the entry has no string uri");
+    CheckedEntry out;
+    out.uri = uri_it->get<std::string>();
+    uri_out = out.uri;
+    std::string why;
+    const std::optional<SkillUri> uri = parse_skill_uri(out.uri, why);
+    if (!uri) return fail("uri", fmt::format("the URI is not a clean skill:// path: {}", why));
+    if (uri->segments.size() < 2 || uri->segments.back() != "SKILL.md") {
+        return fail("uri", "the URI does not end in <name>/SKILL.md");
+    }
+    out.name = uri->segments[uri->segments.size() - 2];
+    out.prefix.assign(uri->segments.begin(), uri->segments.end() - 2);
+
+    const auto fm = entry.find("frontmatter");
+    if (fm == entry.end() || !fm->is_object()) return fail("frontmatter", "the entry's frontmatter is not an object");
+    out.frontmatter = *fm;
+    const auto name = fm->find("name");
+    if (name == fm->end() || !name->is_string()) return fail("name", "the frontmatter has no string name");
+    if (name->get_ref<const std::string&>() != out.name) {
+        return fail("name", fmt::format("the URI names '{}' but frontmatter.name is '{}'", shown(out.name),
+                                        shown(name->get_ref<const std::string&>())));
+    }
+
+    const auto res = entry.find("resources");
+    if (res == entry.end() || !res->is_array()) return fail("file-count", "the entry lists no resources array");
+    if (res->size() > limits.max_files) {
+        return fail("file-count", fmt::format("{} files listed, more than {}", res->size(), limits.max_files));
+    }
+    const std::vector<std::string>& skill_segments = uri->segments;
+    const std::size_t depth = skill_segments.size() - 1;  // prefix + name
+    std::uint64_t total = 0;
+    std::set<std::string, std::less<>> seen;
+    bool has_skill_md = false;
+    for (const auto& r : *res) {
+        if (!r.is_object() || !r.contains("uri") || !r["uri"].is_string()) {
+            return fail("file-uri", "a listed file has no string uri");
+        }
+        ListedFile f;
+        f.uri = r["uri"].get<std::string>();
+        const std::optional<SkillUri> fu = parse_skill_uri(f.uri, why);
+        if (!fu)
+            return fail("file-uri",
+                        fmt::format("the file URI '{}' is not a clean skill:// path: {}", shown(f.uri), why));
+        if (fu->segments.size() <= depth ||
+            !std::equal(skill_segments.begin(), skill_segments.begin() + static_cast<std::ptrdiff_t>(depth),
+                        fu->segments.begin())) {
+            return fail("file-uri", fmt::format("the file URI '{}' is not inside the skill", shown(f.uri)));
+        }
+        for (std::size_t i = depth; i < fu->segments.size(); ++i) {
+            if (!f.relative.empty()) f.relative += '/';
+            f.relative += fu->segments[i];
+        }
+        const auto digest = r.find("digest");
+        if (digest == r.end() || !is_sha256_digest(*digest)) {
+            return fail("file-digest", fmt::format("the file '{}' has no sha256: digest", shown(f.uri)));
+        }
+        f.digest = digest->get<std::string>();
+        const auto size = r.find("size");
+        if (size == r.end() || !size->is_number_unsigned()) {
+            return fail("file-size", fmt::format("the file '{}' has no size", shown(f.uri)));
+        }
+        f.size = size->get<std::uint64_t>();
+        if (f.size > limits.max_total_bytes || total + f.size > limits.max_total_bytes) {
+            return fail("total-size", fmt::format("the listed files hold more than {} bytes", limits.max_total_bytes));
+        }
+        total += f.size;
+        if (!seen.insert(f.relative).second) {
+            return fail("duplicate-file", fmt::format("the file '{}' is listed twice", shown(f.relative)));
+        }
+        if (f.relative == "SKILL.md") {
+            has_skill_md = true;
+            out.files.insert(out.files.begin(), std::move(f));
+        } else {
+            out.files.push_back(std::move(f));
+        }
+    }
+    if (!has_skill_md) return fail("skill-file-unlisted", "SKILL.md is not among the listed files");
+    return out;
+}
+
+std::string read_result_bytes(const json& result, std::string_view uri) {
+    if (!result.is_object()) throw ClientError("resources/read: the result is not an object");
+    const auto contents = result.find("contents");
+    if (contents == result.end() || !contents->is_array() || contents->size() != 1) {
+        throw ClientError("resources/read: the result does not hold exactly one content item");
+    }
+    const json& item = (*contents)[0];
+    if (!item.is_object() || !item.contains("uri") || item["uri"] != uri) {
+        throw ClientError(fmt::format("resources/read: the content is not for '{}'", shown(uri)));
+    }
+    if (const auto text = item.find("text"); text != item.end()) {
+        if (!text->is_string()) throw ClientError("resources/read: text is not a string");
+        return text->get<std::string>();
+    }
+    if (const auto blob = item.find("blob"); blob != item.end()) {
+        if (!blob->is_string()) throw ClientError("resources/read: blob is not a string");
+        std::optional<std::string> bytes = agentskills::mcp::detail::base64_decode(blob->get_ref<const std::string&>());
+        if (!bytes) throw ClientError("resources/read: blob is not base64");
+        return std::move(*bytes);
+    }
+    throw ClientError("resources/read: the content has neither text nor blob");
+}
+
+bool verify_file(const ListedFile& file, std::string_view bytes, EntryProblem& problem) {
+    if (bytes.size() != file.size) {
+        problem = {"file-size",
+                   fmt::format("'{}' is {} bytes, listed as {}", shown(file.uri), bytes.size(), file.size)};
+        return false;
+    }
+    if (agentskills::mcp::detail::sha256_digest(bytes) != file.digest) {
+        problem = {"file-digest", fmt::format("'{}' does not match its listed digest", shown(file.uri))};
+        return false;
+    }
+    return true;
+}
+
+}  // namespace agentskills::mcp::client_detail

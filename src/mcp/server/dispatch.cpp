@@ -1,0 +1,207 @@
+// agentskills-cpp MCP server — the transport-agnostic JSON-RPC handler: framing checks, the two
+// protocol eras (2025-11-25 handshake, 2026-07-28 stateless), dispatch to the method groups, and
+// the base protocol's errors.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "../shared/internal.hpp"
+#include "agentskills/base/errors.hpp"
+#include "state.hpp"
+
+namespace agentskills::mcp {
+
+using nlohmann::json;
+using namespace detail;  // NOLINT(google-build-using-namespace): the error codes and helpers
+
+namespace {
+
+const std::vector<std::string_view>& legacy_versions() {
+    static const std::vector<std::string_view> v = {PROTOCOL_2025_11_25, "2025-06-18", "2025-03-26"};
+    return v;
+}
+
+json supported_versions() { return json::array({std::string(PROTOCOL_2026_07_28), std::string(PROTOCOL_2025_11_25)}); }
+
+json error_response(const json& id, int code, std::string_view message, const json& data = nullptr) {
+    json err = {{"code", code}, {"message", message}};
+    if (!data.is_null()) err["data"] = data;
+    return json{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(err)}};
+}
+
+}  // namespace
+
+json Server::Impl::initialize(const json& params, Session& session) const {
+    const std::string& requested = string_param(params, "protocolVersion");
+    std::string version(PROTOCOL_2025_11_25);
+    for (auto v : legacy_versions()) {
+        if (v == requested) version = requested;
+    }
+    {
+        std::lock_guard lock(session.mutex);
+        session.initialized = true;
+        session.version = version;
+    }
+    return {{"protocolVersion", version}, {"capabilities", capabilities()}, {"serverInfo", server_info()}};
+}
+
+json Server::Impl::discover() const {
+    return {{"supportedVersions", supported_versions()},
+            {"capabilities", capabilities()},
+            {"_meta", {{std::string(META_SERVER_INFO), server_info()}}}};
+}
+
+Exchange Server::handle(std::string_view message, Session& session) const {
+    Exchange ex;
+    Impl& impl = *impl_;
+    const auto fail = [&](const json& id, int code, std::string_view text, const json& data = nullptr) {
+        ex.error_code = code;
+        ex.response = dump(error_response(id, code, text, data));
+        return ex;
+    };
+    if (message.size() > impl.options.max_message_bytes) {
+        return fail(
+            nullptr, INVALID_REQUEST,
+            fmt::format("Invalid Request: the message is larger than {} bytes", impl.options.max_message_bytes));
+    }
+    if (json_depth(message, impl.options.max_json_depth) > impl.options.max_json_depth) {
+        return fail(
+            nullptr, INVALID_REQUEST,
+            fmt::format("Invalid Request: the message nests deeper than {} levels", impl.options.max_json_depth));
+    }
+    json msg = json::parse(message, nullptr, /*allow_exceptions=*/false);
+    if (msg.is_discarded()) return fail(nullptr, PARSE_ERROR, "Parse error: the message is not valid JSON");
+    if (msg.is_array()) return fail(nullptr, INVALID_REQUEST, "Invalid Request: batches are not supported");
+    if (!msg.is_object()) return fail(nullptr, INVALID_REQUEST, "Invalid Request: a message is a JSON object");
+
+    const auto id_it = msg.find("id");
+    const bool has_id = id_it != msg.end();
+    const bool id_ok = has_id && (id_it->is_string() || id_it->is_number());
+    const json id = id_ok ? *id_it : json(nullptr);
+    const auto method_it = msg.find("method");
+    if (method_it == msg.end()) {
+        // A response from the client (we send no requests) is dropped; anything else is invalid.
+        if (has_id && (msg.contains("result") || msg.contains("error"))) return ex;
+        return fail(id, INVALID_REQUEST, "Invalid Request: no method");
+    }
+    const auto jsonrpc = msg.find("jsonrpc");
+    if (jsonrpc == msg.end() || *jsonrpc != "2.0")
+        return fail(id, INVALID_REQUEST, "Invalid Request: jsonrpc must be \"2.0\"");
+    if (!method_it->is_string()) return fail(id, INVALID_REQUEST, "Invalid Request: method must be a string");
+    if (has_id && !id_ok) return fail(nullptr, INVALID_REQUEST, "Invalid Request: id must be a string or a number");
+    ex.method = method_it->get<std::string>();
+    json params = json::object();
+    if (const auto p = msg.find("params"); p != msg.end()) {
+        if (p->is_array()) return has_id ? fail(id, INVALID_PARAMS, "Invalid params: params must be an object") : ex;
+        if (!p->is_object())
+            return has_id ? fail(id, INVALID_REQUEST, "Invalid Request: params must be an object") : ex;
+        params = std::move(*p);
+    }
+
+    if (!has_id) {
+        // Notifications: nothing to answer; `initialized` and `cancelled` need nothing either
+        // (requests are answered synchronously, so there is nothing in flight to cancel).
+        if (ex.method == "notifications/initialized") {
+            std::lock_guard lock(session.mutex);
+            session.initialized = true;
+        }
+        return ex;
+    }
+
+    const json* meta = nullptr;
+    if (const auto m = params.find("_meta"); m != params.end()) {
+        if (!m->is_object()) return fail(id, INVALID_PARAMS, "Invalid params: _meta must be an object");
+        meta = &*m;
+    }
+    const bool modern = meta != nullptr && meta->contains(std::string(META_PROTOCOL_VERSION));
+    ex.modern = modern;
+    try {
+        if (modern) {
+            const json& v = meta->at(std::string(META_PROTOCOL_VERSION));
+            if (!v.is_string()) invalid_params("_meta io.modelcontextprotocol/protocolVersion must be a string");
+            if (v.get_ref<const std::string&>() != PROTOCOL_2026_07_28) {
+                throw RpcError(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version",
+                               {{"supported", supported_versions()}, {"requested", v}});
+            }
+            const auto caps = meta->find(std::string(META_CLIENT_CAPABILITIES));
+            if (caps == meta->end() || !caps->is_object()) {
+                invalid_params("_meta io.modelcontextprotocol/clientCapabilities must be an object");
+            }
+        } else if (ex.method != "initialize" && ex.method != "ping") {
+            bool initialized = false;
+            {
+                std::lock_guard lock(session.mutex);
+                initialized = session.initialized;
+            }
+            if (!initialized) {
+                throw RpcError(INVALID_REQUEST,
+                               fmt::format("Invalid Request: {} before initialize; send initialize first, or give "
+                                           "_meta {} {} (stateless era)",
+                                           ex.method, META_PROTOCOL_VERSION, PROTOCOL_2026_07_28));
+            }
+        }
+
+        // One snapshot of the catalog for the whole request (replace_catalog may swap it).
+        const SnapshotPtr snap = impl.snapshot();
+        json result;
+        bool cacheable = false;
+        const std::string& method = ex.method;
+        if (method == "initialize" && !modern) {
+            result = impl.initialize(params, session);
+            ex.initialized = true;
+        } else if (method == "server/discover" && modern) {
+            result = impl.discover();
+            cacheable = true;
+        } else if (method == "ping") {
+            result = json::object();
+        } else if (method == "skills/list" || method == "skills/get") {
+            const std::string text = method == "skills/list" ? impl.skills_list(*snap, params, modern)
+                                                             : impl.skills_get(*snap, params, modern);
+            ex.response = fmt::format(R"({{"jsonrpc":"2.0","id":{},"result":{}}})", dump(id), text);
+            return ex;
+        } else if (method == "resources/list") {
+            result = impl.resources_list(*snap, params);
+            cacheable = true;
+        } else if (method == "resources/templates/list") {
+            result = Impl::templates_list(params);
+            cacheable = true;
+        } else if (method == "resources/read") {
+            ex.response = impl.resources_read(*snap, params, modern, id);
+            return ex;
+        } else if (method == "resources/directory/read") {
+            result = impl.directory_read(*snap, params);
+            cacheable = true;
+        } else if (method == "tools/list") {
+            result = Impl::tools_list(*snap, params);
+            cacheable = true;
+        } else if (method == "tools/call") {
+            result = Impl::tools_call(*snap, params, session);
+        } else if (method == "prompts/list") {
+            result = impl.prompts_list(*snap, params);
+            cacheable = true;
+        } else if (method == "prompts/get") {
+            result = impl.prompts_get(*snap, params);
+        } else {
+            throw RpcError(METHOD_NOT_FOUND, fmt::format("Method not found: {}", method));
+        }
+        if (modern) {
+            result["resultType"] = "complete";
+            if (cacheable) {
+                result["ttlMs"] = impl.options.ttl_ms;
+                result["cacheScope"] = "public";
+            }
+        }
+        ex.response = dump(json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}});
+        return ex;
+    } catch (const RpcError& e) {
+        return fail(id, e.code, e.what(), e.data);
+    } catch (const NotFoundError& e) {
+        return fail(id, INVALID_PARAMS, e.what());
+    } catch (const std::exception& e) {
+        return fail(id, INTERNAL_ERROR, fmt::format("Internal error: {}", e.what()));
+    }
+}
+
+}  // namespace agentskills::mcp

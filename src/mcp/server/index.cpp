@@ -1,0 +1,266 @@
+// agentskills-cpp MCP server — the skill index: listing, reading and hashing a skill's files
+// through the loader's reader, and the URIs of what is served.
+#include "index.hpp"
+
+#include <algorithm>
+#include <ctime>
+#include <iterator>
+#include <stdexcept>
+#include <utility>
+
+#include <fmt/core.h>
+
+#include "../shared/internal.hpp"
+#include "agentskills/base/names.hpp"
+#include "agentskills/catalog/loader.hpp"
+#include "agentskills/mcp/server.hpp"
+
+namespace agentskills::mcp::detail {
+
+namespace {
+
+/// A version is trusted only when its times are older than the read by this much: more than the
+/// timestamp granularity of any file system in use (FAT has 2 s).
+constexpr std::int64_t RACY_MARGIN_NS = 3'000'000'000;
+
+std::int64_t wall_clock_ns() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_REALTIME, &ts);
+    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+FileVersion version_of(const FileStat& st) {
+    FileVersion v;
+    v.size = st.size;
+    v.identity = st.identity;
+    v.mtime_ns = st.mtime_ns;
+    v.ctime_ns = st.ctime_ns;
+    return v;
+}
+
+}  // namespace
+
+CachedBytes::CachedBytes(std::string bytes, std::shared_ptr<std::atomic<std::uint64_t>> used)
+    : bytes_(std::move(bytes)), used_(std::move(used)) {}
+
+CachedBytes::~CachedBytes() { used_->fetch_sub(bytes_.size()); }
+
+FileSource::FileSource(SkillReaderPtr reader) : reader_(std::move(reader)) {
+    if (!reader_) reader_ = std::make_shared<LocalSkillReader>();
+}
+
+void FileSource::read(const std::string& root, const std::string& rel, std::uint64_t limit, std::string& data,
+                      FileVersion& version) const {
+    const std::int64_t started = wall_clock_ns();
+    ReadResult r;
+    try {
+        r = reader_->read_file_beneath(root, rel, static_cast<std::size_t>(limit) + 1);
+    } catch (const std::exception& e) {
+        throw std::runtime_error(e.what());
+    }
+    if (r.truncated || r.data.size() > limit) {
+        throw std::runtime_error(fmt::format("{} is larger than {} bytes", join_path(root, rel), limit));
+    }
+    data = std::move(r.data);
+    version = version_of(r.stat);
+    // A read that does not end where the stat said the file ends saw a file being written.
+    if (data.size() != version.size) version.size = ~std::uint64_t{0};
+    // Without an identity or a time, a rewrite of the same size cannot be told from no change.
+    version.trusted = (version.identity != 0 || version.mtime_ns != 0) && version.mtime_ns < started - RACY_MARGIN_NS &&
+                      version.ctime_ns < started - RACY_MARGIN_NS;
+}
+
+std::optional<FileVersion> FileSource::stat(const std::string& path) const {
+    try {
+        const FileStat st = reader_->stat(path);
+        if (st.is_symlink || st.kind != EntryKind::file) return std::nullopt;
+        return version_of(st);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+std::string dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+std::string file_uri(std::string_view name, std::string_view rel) {
+    std::string uri = std::string(SCHEME) + std::string(name);
+    std::size_t start = 0;
+    while (start <= rel.size()) {
+        std::size_t end = rel.find('/', start);
+        if (end == std::string_view::npos) end = rel.size();
+        uri += '/';
+        uri += encode_segment(rel.substr(start, end - start));
+        start = end + 1;
+    }
+    return uri;
+}
+
+std::optional<ParsedUri> parse_skill_uri(std::string_view uri) {
+    if (uri.substr(0, SCHEME.size()) != SCHEME) return std::nullopt;
+    uri.remove_prefix(SCHEME.size());
+    if (uri.find_first_of("?#") != std::string_view::npos) return std::nullopt;
+    ParsedUri out;
+    std::size_t start = 0;
+    bool first = true;
+    while (start <= uri.size()) {
+        std::size_t end = uri.find('/', start);
+        if (end == std::string_view::npos) end = uri.size();
+        auto decoded = decode_percent(uri.substr(start, end - start));
+        if (!decoded || decoded->empty() || *decoded == "." || *decoded == ".." ||
+            decoded->find('/') != std::string::npos || decoded->find('\0') != std::string::npos) {
+            return std::nullopt;
+        }
+        if (first) {
+            out.name = std::move(*decoded);
+            first = false;
+        } else {
+            if (!out.rel.empty()) out.rel += '/';
+            out.rel += *decoded;
+        }
+        start = end + 1;
+    }
+    return out;
+}
+
+namespace {
+
+/// Checks the extension's and Agent Skills' rules on an entry; throws a sentence when one fails.
+void check_frontmatter(const nlohmann::json& fm, const std::string& name) {
+    const auto it = fm.find("name");
+    if (it == fm.end() || !it->is_string()) throw std::runtime_error("the frontmatter has no string \"name\"");
+    if (it->get_ref<const std::string&>() != name) {
+        throw std::runtime_error(fmt::format("the frontmatter name \"{}\" is not the catalog name \"{}\"",
+                                             it->get_ref<const std::string&>(), name));
+    }
+    if (!is_valid_skill_name(name)) {
+        throw std::runtime_error(
+            fmt::format("the name \"{}\" is not 1-64 lowercase letters, digits and single hyphens", name));
+    }
+    const auto d = fm.find("description");
+    if (d == fm.end() || !d->is_string()) throw std::runtime_error("the frontmatter has no string \"description\"");
+    const std::size_t dn = code_point_count(d->get_ref<const std::string&>());
+    if (dn == 0 || dn > SKILL_MAX_DESCRIPTION_LENGTH) {
+        throw std::runtime_error("the description is not 1-1024 characters");
+    }
+    if (const auto c = fm.find("compatibility"); c != fm.end()) {
+        if (!c->is_string() || c->get_ref<const std::string&>().empty() ||
+            code_point_count(c->get_ref<const std::string&>()) > SKILL_MAX_COMPATIBILITY_LENGTH) {
+            throw std::runtime_error("compatibility is not a string of 1-500 characters");
+        }
+    }
+    if (const auto m = fm.find("metadata"); m != fm.end()) {
+        if (!m->is_object() ||
+            !std::all_of(m->begin(), m->end(), [](const nlohmann::json& v) { return v.is_string(); })) {
+            throw std::runtime_error("metadata does not map strings to strings");
+        }
+    }
+}
+
+/// Every regular file below `root` (relative, '/'-separated; SKILL.md first, then by path) and
+/// every directory, by the library's one resource walk: symbolic links are never followed and
+/// never listed, other special files are left out, hidden names are served.
+std::vector<std::string> walk(const FileSource& source, const std::string& root, std::size_t max_depth,
+                              std::set<std::string>& dirs) {
+    ResourceList listed;
+    try {
+        listed = list_skill_resources(*source.reader(), root,
+                                      {.max_resources = SKILL_MAX_RESOURCES - 1,  // and SKILL.md
+                                       .include_hidden = true,
+                                       .include_symlinks = false,
+                                       .list_directories = true,
+                                       .max_depth = max_depth});
+    } catch (const std::exception& e) {
+        throw std::runtime_error(fmt::format("cannot list {}: {}", root, e.what()));
+    }
+    if (listed.omitted > 0) throw std::runtime_error(fmt::format("it has more than {} files", SKILL_MAX_RESOURCES));
+    if (listed.incomplete) {
+        throw std::runtime_error(
+            fmt::format("{} nests deeper than {} directories or has too many entries", root, max_depth));
+    }
+    dirs.insert("");
+    dirs.insert(listed.directories.begin(), listed.directories.end());
+    std::vector<std::string> rels{"SKILL.md"};
+    std::vector<std::string> others;
+    for (auto& r : listed.resources) others.push_back(std::move(r.path));
+    std::sort(others.begin(), others.end());
+    rels.insert(rels.end(), std::make_move_iterator(others.begin()), std::make_move_iterator(others.end()));
+    return rels;
+}
+
+}  // namespace
+
+EntryPtr build_entry(const SkillManifest& manifest, std::shared_ptr<const FileSource> source, std::size_t max_depth,
+                     const ByteBudget& budget, const KnownFiles* known) {
+    auto entry = std::make_shared<SkillEntry>();
+    entry->manifest = manifest;
+    entry->name = manifest.name;
+    entry->root_uri = std::string(SCHEME) + manifest.name;
+    entry->uri = entry->root_uri + "/SKILL.md";
+    entry->source = source;
+    if (path_basename(manifest.skill_file) != "SKILL.md") {
+        throw std::runtime_error("its skill file is not named SKILL.md");
+    }
+    const std::vector<std::string> rels = walk(*source, manifest.root, max_depth, entry->dirs);
+    std::uint64_t total = 0;
+    std::string bytes;  // one buffer for every file of the skill
+    for (const auto& rel : rels) {
+        SkillFile f;
+        f.rel = rel;
+        f.uri = file_uri(manifest.name, rel);
+        f.path = join_path(manifest.root, rel);
+        // A file indexed before whose version is unchanged and was trusted keeps its digest and
+        // cached bytes; it is not read again (SKILL.md is, for its frontmatter, unless cached).
+        const SkillFile* old = nullptr;
+        if (known != nullptr) {
+            const auto it = known->find(f.path);
+            if (it != known->end() && it->second->version.trusted) {
+                const auto now = source->stat(f.path);
+                if (now && now->same_file_state(it->second->version)) old = it->second;
+            }
+        }
+        const std::string* content = &bytes;  // the file's bytes, for SKILL.md's frontmatter
+        if (old != nullptr && (rel != "SKILL.md" || old->cached)) {
+            if (old->size > SKILL_MAX_TOTAL_BYTES - total) {
+                throw std::runtime_error(
+                    fmt::format("{} is larger than {} bytes", f.path, SKILL_MAX_TOTAL_BYTES - total));
+            }
+            f.size = old->size;
+            f.digest = old->digest;
+            f.text = old->text;
+            f.version = old->version;
+            f.cached = old->cached;
+            if (f.cached) content = &f.cached->bytes();
+        } else {
+            source->read(manifest.root, rel, SKILL_MAX_TOTAL_BYTES - total, bytes, f.version);
+            f.size = bytes.size();
+            f.digest = sha256_digest(bytes);
+            f.text = is_valid_utf8(bytes);
+            // A file read while it was being written is served, but never from the cache.
+            if (f.version.size != f.size) f.version.trusted = false;
+            if (f.version.trusted && budget.used->fetch_add(f.size) + f.size <= budget.limit) {
+                // The buffer itself goes into the cache (no copy); the next file gets a new one.
+                f.cached = std::make_shared<const CachedBytes>(std::move(bytes), budget.used);
+                bytes = std::string();
+                content = &f.cached->bytes();
+            } else if (f.version.trusted) {
+                budget.used->fetch_sub(f.size);
+            }
+        }
+        total += f.size;
+        f.mime = rel == "SKILL.md" ? "text/markdown" : mime_type_for(path_basename(rel), f.text);
+        if (rel == "SKILL.md") {
+            if (!f.text) throw std::runtime_error("SKILL.md is not valid UTF-8");
+            entry->frontmatter = frontmatter_json(*content, max_depth);
+            check_frontmatter(entry->frontmatter, manifest.name);
+        }
+        entry->by_rel[rel] = entry->files.size();
+        entry->files.push_back(std::move(f));
+    }
+    nlohmann::json resources = nlohmann::json::array();
+    for (const auto& f : entry->files) resources.push_back({{"uri", f.uri}, {"digest", f.digest}, {"size", f.size}});
+    entry->json_text = dump(
+        nlohmann::json{{"uri", entry->uri}, {"frontmatter", entry->frontmatter}, {"resources", std::move(resources)}});
+    return entry;
+}
+
+}  // namespace agentskills::mcp::detail

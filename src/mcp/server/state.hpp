@@ -1,0 +1,141 @@
+// agentskills-cpp MCP server — the handler's state shared by its method files: the served
+// snapshot, sessions, JSON-RPC errors and paging.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "agentskills/activation/activation.hpp"
+#include "agentskills/mcp/server.hpp"
+#include "index.hpp"
+
+namespace agentskills::mcp {
+
+class Session {
+public:
+    std::mutex mutex;
+    /// The skills this connection activated (the activation tool's store).
+    MemoryActivationStore activations;
+    bool initialized = false;
+    std::string version;
+    /// Where server-initiated messages for this connection go (null = none can be sent).
+    std::function<void(std::string_view)> notify;
+};
+
+namespace detail {
+
+constexpr int PARSE_ERROR = -32700;
+constexpr int INVALID_REQUEST = -32600;
+constexpr int METHOD_NOT_FOUND = -32601;
+constexpr int INVALID_PARAMS = -32602;
+constexpr int INTERNAL_ERROR = -32603;
+constexpr int RESOURCE_NOT_FOUND_2025 = -32002;
+constexpr int UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
+constexpr std::string_view META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
+constexpr std::string_view META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+constexpr std::string_view META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
+
+/// A JSON-RPC error raised while handling a request.
+struct RpcError : std::runtime_error {
+    RpcError(int c, const std::string& message, nlohmann::json d = nullptr)
+        : std::runtime_error(message), code(c), data(std::move(d)) {}
+    int code;
+    nlohmann::json data;
+};
+
+[[noreturn]] void invalid_params(const std::string& message);
+[[nodiscard]] const std::string& string_param(const nlohmann::json& params, const char* key);
+
+/// Offset of the page a `cursor` param names (0 without one); -32602 for a cursor we did not give.
+[[nodiscard]] std::size_t decode_cursor(const nlohmann::json& params, std::size_t total);
+[[nodiscard]] std::string encode_cursor(std::size_t offset);
+
+struct Page {
+    std::size_t begin = 0;
+    std::size_t end = 0;
+};
+
+/// Everything served from one catalog: replaced whole by Server::replace_catalog, so a request
+/// sees one catalog from start to end. Entries of skills whose files changed are replaced in
+/// place (under `mutex`).
+struct Snapshot {
+    SkillCatalogPtr catalog;                          // as given
+    SkillCatalogPtr served;                           // the served skills only, for the tool and prompts
+    std::shared_ptr<const SkillActivator> activator;  // over `served`
+    std::vector<LeftOutSkill> left_out;
+
+    mutable std::shared_mutex mutex;
+    std::vector<EntryPtr> entries;  // catalog order; null once a changed skill fails
+    std::map<std::string, std::size_t> by_name;
+
+    [[nodiscard]] std::vector<EntryPtr> all() const;
+    [[nodiscard]] EntryPtr find(std::string_view name) const;
+};
+
+using SnapshotPtr = std::shared_ptr<Snapshot>;
+
+}  // namespace detail
+
+struct Server::Impl {
+    ServerOptions options;
+    detail::ByteBudget budget;
+
+    mutable std::mutex snapshot_mutex;  // guards `current` (the pointer, not the snapshot)
+    detail::SnapshotPtr current;
+    std::mutex replace_mutex;  // one replace_catalog at a time
+
+    mutable std::mutex sessions_mutex;
+    mutable std::vector<std::weak_ptr<Session>> sessions;  // those with a notify sink
+
+    void logline(std::string_view line) const;
+    [[nodiscard]] detail::SnapshotPtr snapshot() const;
+
+    /// Indexes `catalog` (reusing the digests of `previous` for unchanged files).
+    [[nodiscard]] detail::SnapshotPtr build(const SkillCatalogPtr& catalog, const detail::Snapshot* previous) const;
+    /// Re-reads a skill whose file changed; returns the new entry or null when it is no longer served.
+    detail::EntryPtr refresh(detail::Snapshot& snap, const detail::EntryPtr& old) const;
+    /// Sends a notification to every handshake-era session with a sink.
+    std::size_t broadcast(std::string_view method) const;
+
+    detail::Page page(const nlohmann::json& params, std::size_t total, nlohmann::json& result) const;
+    [[nodiscard]] nlohmann::json capabilities() const;
+    [[nodiscard]] static nlohmann::json server_info();
+    /// `,"resultType":…,"ttlMs":…,"cacheScope":…` for a cacheable result in the 2026-07-28 era.
+    [[nodiscard]] std::string modern_fields(bool modern) const;
+
+    // ---- methods (each in the file of its group) ---------------------------------------------
+    // skills_methods.cpp
+    [[nodiscard]] std::string skills_list(const detail::Snapshot& snap, const nlohmann::json& params,
+                                          bool modern) const;
+    [[nodiscard]] std::string skills_get(const detail::Snapshot& snap, const nlohmann::json& params, bool modern) const;
+    // resources_methods.cpp
+    [[nodiscard]] nlohmann::json resources_list(const detail::Snapshot& snap, const nlohmann::json& params) const;
+    [[nodiscard]] static nlohmann::json templates_list(const nlohmann::json& params);
+    [[nodiscard]] std::string resources_read(detail::Snapshot& snap, const nlohmann::json& params, bool modern,
+                                             const nlohmann::json& id) const;
+    [[nodiscard]] nlohmann::json directory_read(const detail::Snapshot& snap, const nlohmann::json& params) const;
+    // tools_prompts.cpp
+    [[nodiscard]] static nlohmann::json tools_list(const detail::Snapshot& snap, const nlohmann::json& params);
+    [[nodiscard]] static nlohmann::json tools_call(const detail::Snapshot& snap, const nlohmann::json& params,
+                                                   Session& session);
+    [[nodiscard]] nlohmann::json prompts_list(const detail::Snapshot& snap, const nlohmann::json& params) const;
+    [[nodiscard]] nlohmann::json prompts_get(const detail::Snapshot& snap, const nlohmann::json& params) const;
+    // dispatch.cpp
+    [[nodiscard]] nlohmann::json initialize(const nlohmann::json& params, Session& session) const;
+    [[nodiscard]] nlohmann::json discover() const;
+};
+
+}  // namespace agentskills::mcp

@@ -1,0 +1,57 @@
+// agentskills-cpp MCP server — private pieces shared by the handler, the transports and the tests.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "agentskills/lock/lock.hpp"
+
+namespace agentskills::mcp::detail {
+
+/// `sha256:` and 64 lowercase hex digits: the library's one digest (agentskills::lock).
+using agentskills::sha256_digest;
+
+/// Standard base64 with padding, and its inverse (nullopt for text that is not base64).
+[[nodiscard]] std::string base64_encode(std::string_view bytes);
+[[nodiscard]] std::optional<std::string> base64_decode(std::string_view text);
+
+/// Percent-encodes one URI path segment: everything but RFC 3986 unreserved characters,
+/// sub-delims, ':' and '@' (so every byte that is not ASCII, '%', '/', '?', '#', space, ...).
+[[nodiscard]] std::string encode_segment(std::string_view segment);
+/// Decodes %XX escapes; nullopt for a malformed escape.
+[[nodiscard]] std::optional<std::string> decode_percent(std::string_view text);
+
+/// The frontmatter of a SKILL.md as JSON, typed as a YAML 1.2 core-schema parser types it:
+/// plain `null`/`~`/empty -> null, `true`/`false` (three spellings) -> bool, decimal, `0o` and
+/// `0x` integers -> numbers, floats -> numbers, anything else (and every quoted or block
+/// scalar) -> string. Throws std::runtime_error with a sentence for YAML that is not a mapping,
+/// does not parse, has a non-scalar or duplicate key, a value JSON cannot hold (.inf, .nan),
+/// nesting deeper than `max_depth` or more than `max_nodes` nodes (aliases expanded).
+[[nodiscard]] nlohmann::json frontmatter_json(std::string_view skill_md, std::size_t max_depth = 64,
+                                              std::size_t max_nodes = 100000);
+
+/// frontmatter_json's two paths over the YAML text alone: a reader of flat `key: value` lines
+/// (one level of nesting, simple scalars) that gives nullopt for anything else, and yaml-cpp.
+[[nodiscard]] std::optional<nlohmann::json> simple_frontmatter_json(std::string_view yaml);
+[[nodiscard]] nlohmann::json yaml_frontmatter_json(std::string_view yaml, std::size_t max_depth = 64,
+                                                   std::size_t max_nodes = 100000);
+
+/// The JSON value of one plain YAML scalar under the core schema (see frontmatter_json).
+[[nodiscard]] nlohmann::json core_schema_scalar(std::string_view plain);
+
+/// Largest nesting of `[`/`{` outside strings in JSON text (stops counting past `limit`).
+[[nodiscard]] std::size_t json_depth(std::string_view text, std::size_t limit);
+
+/// Random 32 hex digits (OpenSSL RAND_bytes) for session ids.
+[[nodiscard]] std::string random_hex_id();
+
+/// MIME type for a file name: text/markdown for .md, ... application/octet-stream when unknown
+/// and not text.
+[[nodiscard]] std::string mime_type_for(std::string_view file_name, bool is_text);
+
+}  // namespace agentskills::mcp::detail

@@ -1,0 +1,187 @@
+// agentskills-cpp MCP — what server and client share: base64, URI escapes, JSON depth, ids and MIME types.
+#include <array>
+#include <cctype>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include <openssl/rand.h>
+
+#include "internal.hpp"
+
+namespace agentskills::mcp::detail {
+
+namespace {
+constexpr char HEX[] = "0123456789abcdef";
+constexpr char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+}  // namespace
+
+std::string base64_encode(std::string_view bytes) {
+    std::string out;
+    out.reserve((bytes.size() + 2) / 3 * 4);
+    std::size_t i = 0;
+    for (; i + 3 <= bytes.size(); i += 3) {
+        const auto n = static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i]) << 16 |
+                                                  static_cast<unsigned char>(bytes[i + 1]) << 8 |
+                                                  static_cast<unsigned char>(bytes[i + 2]));
+        out.push_back(B64[(n >> 18) & 63]);
+        out.push_back(B64[(n >> 12) & 63]);
+        out.push_back(B64[(n >> 6) & 63]);
+        out.push_back(B64[n & 63]);
+    }
+    const std::size_t rest = bytes.size() - i;
+    if (rest > 0) {
+        std::uint32_t n = static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i]) << 16);
+        if (rest == 2) n |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1]) << 8);
+        out.push_back(B64[(n >> 18) & 63]);
+        out.push_back(B64[(n >> 12) & 63]);
+        out.push_back(rest == 2 ? B64[(n >> 6) & 63] : '=');
+        out.push_back('=');
+    }
+    return out;
+}
+
+std::optional<std::string> base64_decode(std::string_view text) {
+    if (text.size() % 4 != 0) return std::nullopt;
+    std::string out;
+    out.reserve(text.size() / 4 * 3);
+    for (std::size_t i = 0; i < text.size(); i += 4) {
+        std::uint32_t n = 0;
+        int pad = 0;
+        for (std::size_t k = 0; k < 4; ++k) {
+            const char c = text[i + k];
+            int v = 0;
+            if (c == '=') {
+                if (i + 4 != text.size() || k < 2) return std::nullopt;
+                ++pad;
+            } else {
+                if (pad > 0) return std::nullopt;
+                const char* p = std::char_traits<char>::find(B64, 64, c);
+                if (p == nullptr) return std::nullopt;
+                v = static_cast<int>(p - B64);
+            }
+            n = (n << 6) | static_cast<std::uint32_t>(v);
+        }
+        out.push_back(static_cast<char>((n >> 16) & 0xFF));
+        if (pad < 2) out.push_back(static_cast<char>((n >> 8) & 0xFF));
+        if (pad < 1) out.push_back(static_cast<char>(n & 0xFF));
+    }
+    return out;
+}
+
+std::string encode_segment(std::string_view segment) {
+    std::string out;
+    out.reserve(segment.size());
+    for (char ch : segment) {
+        const auto c = static_cast<unsigned char>(ch);
+        const bool keep = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                          std::string_view("-._~!$&'()*+,;=:@").find(ch) != std::string_view::npos;
+        if (keep) {
+            out.push_back(ch);
+        } else {
+            out.push_back('%');
+            out.push_back(static_cast<char>(std::toupper(HEX[c >> 4])));
+            out.push_back(static_cast<char>(std::toupper(HEX[c & 0x0F])));
+        }
+    }
+    return out;
+}
+
+std::optional<std::string> decode_percent(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] != '%') {
+            out.push_back(text[i]);
+            continue;
+        }
+        if (i + 2 >= text.size()) return std::nullopt;
+        const int hi = hex_value(text[i + 1]);
+        const int lo = hex_value(text[i + 2]);
+        if (hi < 0 || lo < 0) return std::nullopt;
+        out.push_back(static_cast<char>(hi * 16 + lo));
+        i += 2;
+    }
+    return out;
+}
+
+std::size_t json_depth(std::string_view text, std::size_t limit) {
+    std::size_t depth = 0;
+    std::size_t deepest = 0;
+    bool in_string = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (c == '\\') {
+                ++i;
+            } else if (c == '"') {
+                in_string = false;
+            }
+            continue;
+        }
+        if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > deepest) {
+                deepest = depth;
+                if (deepest > limit) return deepest;
+            }
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return deepest;
+}
+
+std::string random_hex_id() {
+    std::array<unsigned char, 16> bytes{};
+    if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) {
+        throw std::runtime_error("no random bytes (OpenSSL RAND_bytes)");
+    }
+    std::string out;
+    for (unsigned char b : bytes) {
+        out.push_back(HEX[b >> 4]);
+        out.push_back(HEX[b & 0x0F]);
+    }
+    return out;
+}
+
+std::string mime_type_for(std::string_view file_name, bool is_text) {
+    const std::size_t dot = file_name.rfind('.');
+    std::string ext;
+    if (dot != std::string_view::npos) {
+        for (char c : file_name.substr(dot + 1))
+            ext.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    }
+    struct Entry {
+        std::string_view ext;
+        std::string_view type;
+    };
+    static constexpr std::array<Entry, 24> known = {{
+        {"md", "text/markdown"},      {"markdown", "text/markdown"}, {"txt", "text/plain"},
+        {"py", "text/x-python"},      {"sh", "text/x-shellscript"},  {"js", "text/javascript"},
+        {"mjs", "text/javascript"},   {"ts", "text/x-typescript"},   {"json", "application/json"},
+        {"yaml", "application/yaml"}, {"yml", "application/yaml"},   {"html", "text/html"},
+        {"css", "text/css"},          {"csv", "text/csv"},           {"xml", "application/xml"},
+        {"png", "image/png"},         {"jpg", "image/jpeg"},         {"jpeg", "image/jpeg"},
+        {"gif", "image/gif"},         {"svg", "image/svg+xml"},      {"pdf", "application/pdf"},
+        {"zip", "application/zip"},   {"toml", "application/toml"},  {"webp", "image/webp"},
+    }};
+    for (const auto& e : known) {
+        if (e.ext == ext) return std::string(e.type);
+    }
+    return is_text ? "text/plain" : "application/octet-stream";
+}
+
+}  // namespace agentskills::mcp::detail

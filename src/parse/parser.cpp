@@ -1,0 +1,221 @@
+// SKILL.md parsing: the stages of a file (limits and encoding, frontmatter split, YAML), then
+// the fields (parse_fields.cpp). The YAML tree and its bounds are in parse_yaml.cpp.
+#include "agentskills/parse/parser.hpp"
+
+#include <algorithm>
+#include <condition_variable>
+#include <iterator>
+#include <mutex>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+#include <fmt/core.h>
+
+#include "../base/byte_scans.hpp"
+#include "agentskills/base/diagnostic_codes.hpp"
+#include "agentskills/base/names.hpp"
+#include "session.hpp"
+
+namespace agentskills {
+namespace detail {
+
+namespace {
+
+// The parse of a frontmatter costs up to ~250 bytes of memory per byte (yaml-cpp's tokens, the
+// tree, its JSON copy), so a discovery on many threads could hold many such parses at once.
+// Frontmatters over SKILL_LARGE_FRONTMATTER_BYTES (no real skill comes near) therefore take a
+// place in this process-wide gate first: at most SKILL_MAX_CONCURRENT_LARGE_PARSES at a time.
+class LargeParseGate {
+public:
+    static LargeParseGate& instance() {
+        static LargeParseGate gate;
+        return gate;
+    }
+    void enter() {
+        std::unique_lock<std::mutex> lock(mutex_);
+        free_.wait(lock, [this] { return active_ < SKILL_MAX_CONCURRENT_LARGE_PARSES; });
+        ++active_;
+    }
+    void leave() {
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            --active_;
+        }
+        free_.notify_one();
+    }
+
+private:
+    std::mutex mutex_;
+    std::condition_variable free_;
+    std::size_t active_ = 0;
+};
+
+// Holds a place in the gate for its lifetime when `large`.
+class LargeParsePlace {
+public:
+    explicit LargeParsePlace(bool large) : large_(large) {
+        if (large_) LargeParseGate::instance().enter();
+    }
+    ~LargeParsePlace() {
+        if (!large_) return;
+#if defined(__GLIBC__)
+        // glibc keeps what a thread freed in that thread's arena, so without this each worker
+        // thread would keep the peak of its largest parse resident.
+        malloc_trim(0);
+#endif
+        LargeParseGate::instance().leave();
+    }
+    LargeParsePlace(const LargeParsePlace&) = delete;
+    LargeParsePlace& operator=(const LargeParsePlace&) = delete;
+
+private:
+    bool large_;
+};
+
+}  // namespace
+
+void Parse::add(std::string_view code, Level standard, Level ref, std::size_t file_line, std::string message) {
+    const Level level = reference() ? ref : standard;
+    if (level == Level::none) return;
+    Diagnostic d;
+    d.code = std::string(code);
+    d.severity = level == Level::error ? Severity::error : level == Level::warning ? Severity::warning : Severity::info;
+    d.path = std::string(opt_.path);
+    d.line = file_line;
+    d.message = std::move(message);
+    if (d.severity == Severity::error) failed_ = true;
+    out_.diagnostics.push_back(std::move(d));
+}
+
+void Parse::fatal(std::string_view code, std::size_t file_line, std::string message, SkipReason reason) {
+    add(code, Level::error, Level::error, file_line, std::move(message));
+    if (!skip_) skip_ = reason;
+}
+
+void Parse::run(std::string_view text) {
+    out_.skip(SkipReason::invalid);
+    if (!check_text(text) || !split_and_interpret(text) || failed_) out_.skip(skip_.value_or(SkipReason::invalid));
+}
+
+bool Parse::split_and_interpret(std::string_view text) {
+    const std::optional<Split> parts = split(text);
+    if (!parts) return false;
+    const LargeParsePlace place(parts->frontmatter.size() > SKILL_LARGE_FRONTMATTER_BYTES);
+    if (keep_instructions_) out_.instructions = trim_blank_lines(parts->body);
+    const std::optional<YNode> root = read_frontmatter(parts->frontmatter);
+    if (!root) return false;
+    interpret(*root);
+    return true;
+}
+
+// The whole file: size, line breaks (from here on `text` is the file with LF breaks only),
+// encoding, NUL, byte-order mark (removed from `text`), line count.
+bool Parse::check_text(std::string_view& text) {
+    if (opt_.truncated || (opt_.max_bytes != 0 && text.size() > opt_.max_bytes)) {
+        fatal(codes::too_large, 0,
+              fmt::format("the file is larger than the byte limit ({} bytes); it was not read further", opt_.max_bytes),
+              SkipReason::too_large);
+        return false;
+    }
+    // CRLF and a lone CR are line breaks, as YAML 1.2 and the reference (Python's universal
+    // newlines) read them: a file saved with CR endings is the same skill as with LF ones.
+    text = with_lf_breaks(text, text_storage_);
+    if (!is_valid_utf8(text)) {
+        // Name the first line that is not valid UTF-8 on its own.
+        std::size_t line = 1;
+        for (std::size_t begin = 0; begin < text.size(); ++line) {
+            const std::size_t nl = text.find('\n', begin);
+            const std::size_t end = nl == std::string_view::npos ? text.size() : nl;
+            if (!is_valid_utf8(text.substr(begin, end - begin))) break;
+            begin = end + 1;
+        }
+        fatal(codes::invalid_utf8, line, "the file is not valid UTF-8");
+        return false;
+    }
+    if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+        const auto before = text.substr(0, nul);
+        fatal(codes::nul_byte, 1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n')),
+              "the file contains a NUL byte; a SKILL.md must be text");
+        return false;
+    }
+    if (text.substr(0, 3) == "\xEF\xBB\xBF") {
+        add(codes::bom, Level::warning, Level::error, 1,
+            reference() ? "the file starts with a byte-order mark, not with the frontmatter line ---"
+                        : "the file starts with a UTF-8 byte-order mark; it was ignored");
+        text.remove_prefix(3);
+        if (reference()) return false;
+    }
+    // Count lines (a last line without a newline counts).
+    const std::size_t lines = count_newlines(text) + ((!text.empty() && text.back() != '\n') ? 1 : 0);
+    if (!reference() && opt_.max_lines != 0 && lines > opt_.max_lines) {
+        fatal(codes::too_many_lines, opt_.max_lines + 1,
+              fmt::format("the file has {} lines, more than the limit of {}", lines, opt_.max_lines),
+              SkipReason::too_large);
+        return false;
+    }
+    return true;
+}
+
+// The frontmatter between the opening line `---` and the next line `---`, and the body after it.
+std::optional<Parse::Split> Parse::split(std::string_view text) {
+    const std::size_t first_nl = text.find('\n');
+    if (!is_delimiter(text.substr(0, first_nl))) {
+        fatal(codes::frontmatter_missing, 1, "the file must start with a line '---' that opens the YAML frontmatter");
+        return std::nullopt;
+    }
+    if (first_nl == std::string_view::npos) {
+        fatal(codes::frontmatter_unclosed, 1, "the frontmatter is not closed by a line '---'");
+        return std::nullopt;
+    }
+    for (std::size_t pos = first_nl + 1; pos < text.size();) {
+        const std::size_t nl = text.find('\n', pos);
+        const std::string_view line =
+            text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+        if (is_delimiter(line)) {
+            const std::size_t body_begin = nl == std::string_view::npos ? text.size() : nl + 1;
+            return Split{text.substr(first_nl + 1, pos - (first_nl + 1)), text.substr(body_begin)};
+        }
+        if (nl == std::string_view::npos) break;
+        pos = nl + 1;
+    }
+    fatal(codes::frontmatter_unclosed, 1, "the frontmatter opened on line 1 is not closed by a line '---'");
+    return std::nullopt;
+}
+
+// The YAML of the frontmatter as a tree whose root is a mapping; strict-YAML findings reported.
+std::optional<YNode> Parse::read_frontmatter(std::string_view frontmatter) {
+    StrictFindings strict;
+    YamlRead yaml = read_yaml(frontmatter, strict);
+    if (yaml.problem) {
+        fatal(yaml.problem->code, yaml.problem->line ? file_line(*yaml.problem->line) : 0,
+              std::move(yaml.problem->message));
+        return std::nullopt;
+    }
+    for (const auto& [line, what] : strict.list) {
+        add(codes::yaml_strict, Level::none, Level::error, file_line(line),
+            fmt::format("the frontmatter uses {}, which strict YAML does not allow", what));
+    }
+    if (!yaml.root || yaml.root->kind != YNode::Kind::mapping) {
+        fatal(codes::frontmatter_not_mapping, 2, "the frontmatter must be a YAML mapping of keys to values");
+        return std::nullopt;
+    }
+    return std::move(yaml.root);
+}
+
+}  // namespace detail
+
+ParseResult parse_skill_md(std::string_view text, const ParseOptions& options) {
+    ParseResult result;
+    detail::Parse(options, result).run(text);
+    return result;
+}
+
+ParseResult parse_skill_md(std::string_view text, const ParseOptions& options, bool truncated) {
+    ParseOptions copy = options;
+    copy.truncated = options.truncated || truncated;
+    return parse_skill_md(text, copy);
+}
+
+}  // namespace agentskills

@@ -1,0 +1,390 @@
+// SKILL.md parsing: the frontmatter fast path. Most frontmatters are a few lines of `key: value`
+// with plain or quoted scalars, a one-line `[a, b]` list, a `|` or `>` block scalar, a block list
+// or a small nested mapping; reading those by lines is many times cheaper than yaml-cpp's
+// scanner and event parser. The reader below accepts only what it can read exactly as yaml-cpp
+// does (the differential fuzz target fuzz/fuzz_frontmatter_diff.cpp and tests/test_parse_fast.cpp
+// hold it to that) and gives up on everything else, which yaml-cpp then parses as before.
+#include "yaml_fast.hpp"
+
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../base/model_output.hpp"
+
+namespace agentskills::detail {
+namespace {
+
+thread_local bool fast_path_enabled = true;
+
+// Past these the reader gives up (yaml-cpp then applies the real bounds with their messages):
+// far above any real frontmatter, far below the bounds of parse_yaml.cpp.
+constexpr std::size_t max_nodes = 20000;
+constexpr std::size_t max_depth = 8;
+constexpr std::size_t max_key_bytes = 256;
+
+// Bytes the reader is sure of: printable ASCII, line feeds, and UTF-8 sequences other than the
+// C1 controls (U+0080..U+009F, NEL among them), the line and paragraph separators U+2028 and
+// U+2029, and U+FEFF (a byte-order mark). The text is valid UTF-8 (checked before parsing).
+bool plain_bytes(std::string_view s) noexcept {
+    const std::size_t n = s.size();
+    if (std::memchr(s.data(), '\t', n) != nullptr) return false;  // TAB: the scan below passes over it
+    for (std::size_t i = skip_plain_text(s, 0); i < n; i = skip_plain_text(s, i + 1)) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c >= 0x20 && c < 0x7F) continue;
+        if (c == '\n') continue;
+        if (c < 0x80) return false;  // TAB, CR, other C0 controls, DEL
+        const auto at = [&](std::size_t k) { return k < n ? static_cast<unsigned char>(s[k]) : 0u; };
+        if (c == 0xC2 && at(i + 1) <= 0x9F) return false;
+        if (c == 0xE2 && at(i + 1) == 0x80 && (at(i + 2) == 0xA8 || at(i + 2) == 0xA9)) return false;
+        if (c == 0xEF && at(i + 1) == 0xBB && at(i + 2) == 0xBF) return false;
+    }
+    return true;
+}
+
+bool is_key_start(char c) noexcept {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+bool is_key_char(char c) noexcept { return is_key_start(c) || c == '-' || c == '.' || c == '/'; }
+
+bool is_null_word(std::string_view s) noexcept { return s == "null" || s == "Null" || s == "NULL" || s == "~"; }
+
+// What may follow a quoted scalar on its line: nothing, spaces, or spaces and a comment.
+bool only_comment_after(std::string_view tail) noexcept {
+    const std::size_t k = tail.find_first_not_of(' ');
+    return k == std::string_view::npos || (k > 0 && tail[k] == '#');
+}
+
+class Reader {
+public:
+    explicit Reader(std::string_view text) : text_(text) {}
+
+    std::optional<YNode> run() {
+        advance();
+        if (!have_ || failed_ || line_.indent != 0) return std::nullopt;
+        YNode root;
+        if (!mapping(0, 1, root) || failed_ || have_) return std::nullopt;
+        return root;
+    }
+
+    // The 0-based line of each flow collection read, in the order yaml-cpp reports them.
+    [[nodiscard]] const std::vector<std::size_t>& flow_lines() const noexcept { return flow_lines_; }
+
+private:
+    struct Line {
+        std::string_view text;
+        std::size_t indent = 0;
+        std::size_t number = 0;  // 0-based
+    };
+
+    // Moves to the next line that holds content: blank lines and comment lines at column 0 are
+    // passed over; an indented comment line makes the reader give up.
+    void advance() {
+        while (pos_ < text_.size()) {
+            const std::size_t nl = text_.find('\n', pos_);
+            const std::size_t end = nl == std::string_view::npos ? text_.size() : nl;
+            const std::string_view line = text_.substr(pos_, end - pos_);
+            const std::size_t number = next_number_++;
+            pos_ = nl == std::string_view::npos ? text_.size() : nl + 1;
+            const std::size_t indent = line.find_first_not_of(' ');
+            if (indent == std::string_view::npos) continue;
+            if (line[indent] == '#') {
+                if (indent == 0) continue;
+                failed_ = true;
+                break;
+            }
+            line_ = Line{line, indent, number};
+            have_ = true;
+            return;
+        }
+        have_ = false;
+    }
+
+    [[nodiscard]] bool at_entry(std::size_t indent) const noexcept {
+        const std::string_view t = line_.text;
+        return line_.indent == indent && t[indent] == '-' && (t.size() == indent + 1 || t[indent + 1] == ' ');
+    }
+
+    bool count() noexcept { return ++nodes_ <= max_nodes; }
+
+    // A block mapping whose keys are at column `indent`, from the current line on.
+    bool mapping(std::size_t indent, std::size_t depth, YNode& out) {
+        if (depth > max_depth) return false;
+        out.kind = YNode::Kind::mapping;
+        out.line = line_.number;
+        while (have_ && !failed_ && line_.indent == indent) {
+            if (at_entry(indent)) return false;  // a list item where a key belongs
+            const std::string_view rest = line_.text.substr(indent);
+            std::size_t k = 0;
+            if (!is_key_start(rest[0])) return false;
+            while (k < rest.size() && k < max_key_bytes && is_key_char(rest[k])) ++k;
+            if (k >= rest.size() || rest[k] != ':' || (k + 1 < rest.size() && rest[k + 1] != ' ')) return false;
+            const std::string_view key_text = rest.substr(0, k);
+            if (is_null_word(key_text)) return false;
+            YNode key;
+            key.kind = YNode::Kind::scalar;
+            key.text = std::string(key_text);
+            key.line = line_.number;
+            if (!count()) return false;
+
+            YNode value;
+            const std::string_view after = rest.substr(k + 1);
+            const std::size_t v = after.find_first_not_of(' ');
+            if (v == std::string_view::npos) {
+                // The value is on the lines below: a nested block, or a list at the key's column.
+                advance();
+                if (!have_ || failed_) return false;
+                if (line_.indent > indent) {
+                    const std::size_t inner = line_.indent;
+                    if (!(at_entry(inner) ? sequence(inner, depth + 1, value) : mapping(inner, depth + 1, value))) {
+                        return false;
+                    }
+                } else if (at_entry(indent)) {
+                    if (!sequence(indent, depth + 1, value)) return false;
+                } else {
+                    return false;  // an empty value
+                }
+            } else if (after[v] == '[') {
+                if (!flow_sequence(after.substr(v), line_.number, value)) return false;
+                advance();
+            } else if (after[v] == '|' || after[v] == '>') {
+                if (!block_scalar(after.substr(v), indent, value)) return false;
+                advance();
+            } else {
+                if (after[v] == '#') return false;  // an empty value with a comment
+                if (!scalar(after.substr(v), line_.number, value)) return false;
+                advance();
+            }
+            if (!count()) return false;
+            out.items.push_back(std::move(key));
+            out.items.push_back(std::move(value));
+            if (have_ && line_.indent > indent) return false;  // a continuation, or a stray indent
+        }
+        return !failed_;
+    }
+
+    // A block list whose `-` are at column `indent`, each item a scalar on its line.
+    bool sequence(std::size_t indent, std::size_t depth, YNode& out) {
+        if (depth > max_depth) return false;
+        out.kind = YNode::Kind::sequence;
+        out.line = line_.number;
+        while (have_ && !failed_ && at_entry(indent)) {
+            const std::string_view rest = line_.text.substr(indent + 1);
+            const std::size_t v = rest.find_first_not_of(' ');
+            if (v == std::string_view::npos || rest[v] == '#') return false;  // empty or nested
+            YNode item;
+            if (!scalar(rest.substr(v), line_.number, item) || !count()) return false;
+            out.items.push_back(std::move(item));
+            advance();
+            if (have_ && line_.indent > indent) return false;
+        }
+        return !failed_;
+    }
+
+    // A flow sequence that ends on its line, of plain words: `[]`, `[a]`, `[Read, Grep, web-search]`.
+    // Each item is letters, digits and `_ - . / ( )` with single spaces inside; anything else
+    // (quotes, `:`, `*`, nesting, an empty item, a trailing comma, a null word, a line break) is
+    // left to yaml-cpp. yaml-cpp reports a flow collection to the strict profile; so does this.
+    bool flow_sequence(std::string_view s, std::size_t line, YNode& out) {
+        out.kind = YNode::Kind::sequence;
+        out.line = line;
+        const auto starts_item = [](char c) { return is_key_start(c) || c == '.' || c == '/' || c == '('; };
+        const auto in_item = [](char c) { return is_key_char(c) || c == '(' || c == ')'; };
+        std::size_t i = 1;
+        while (i < s.size() && s[i] == ' ') ++i;
+        if (i < s.size() && s[i] == ']') {
+            ++i;
+        } else {
+            for (;;) {
+                if (i >= s.size() || !starts_item(s[i])) return false;
+                const std::size_t start = i;
+                std::size_t end = i;
+                while (i < s.size() && (in_item(s[i]) || (s[i] == ' ' && i + 1 < s.size() && in_item(s[i + 1])))) {
+                    ++i;
+                    end = i;
+                }
+                while (i < s.size() && s[i] == ' ') ++i;
+                if (i >= s.size()) return false;  // continues on the next line
+                const std::string_view word = s.substr(start, end - start);
+                if (is_null_word(word) || !count()) return false;
+                YNode item;
+                item.kind = YNode::Kind::scalar;
+                item.text = std::string(word);
+                item.line = line;
+                out.items.push_back(std::move(item));
+                if (s[i] == ']') {
+                    ++i;
+                    break;
+                }
+                if (s[i] != ',') return false;
+                ++i;
+                while (i < s.size() && s[i] == ' ') ++i;
+            }
+        }
+        if (!only_comment_after(s.substr(i))) return false;
+        flow_lines_.push_back(line);
+        return true;
+    }
+
+    // A literal (`|`) or folded (`>`) block scalar, clipped or stripped (`-`), whose header `s`
+    // ends the current line and whose lines are below it. Only the plain form is read: every
+    // line of it either empty (no spaces) or indented exactly as its first line, more than the
+    // key (`parent`), with no trailing space; no empty line before the first line. Anything else
+    // (an indentation or keep indicator, a comment after the header, lines indented more, lines
+    // of spaces) is left to yaml-cpp. Leaves the reader at the first line after the scalar.
+    bool block_scalar(std::string_view s, std::size_t parent, YNode& out) {
+        const bool folded = s[0] == '>';
+        const bool strip = s.size() == 2 && s[1] == '-';
+        if (s.size() != 1 && !strip) return false;
+        out.kind = YNode::Kind::scalar;
+        out.line = line_.number;
+        std::size_t indent = 0;       // of the scalar's lines; 0 until the first one
+        std::size_t empty = 0;        // empty lines since the last line of text
+        std::size_t last_end = pos_;  // where the line after the last line of text starts
+        std::size_t last_number = next_number_;
+        bool last_broken = false;  // the last line of text ends with a line break
+        std::string text;
+        while (pos_ < text_.size()) {
+            const std::size_t nl = text_.find('\n', pos_);
+            const std::size_t end = nl == std::string_view::npos ? text_.size() : nl;
+            const std::string_view line = text_.substr(pos_, end - pos_);
+            const std::size_t next = nl == std::string_view::npos ? text_.size() : nl + 1;
+            if (line.empty()) {
+                if (indent == 0) return false;  // an empty line before the first one
+                ++empty;
+                pos_ = next;
+                ++next_number_;
+                continue;
+            }
+            const std::size_t ind = line.find_first_not_of(' ');
+            if (ind == std::string_view::npos || line.back() == ' ') return false;  // spaces only, or trailing
+            if (indent == 0) {
+                if (ind <= parent) return false;  // an empty scalar
+                indent = ind;
+            } else if (ind < indent) {
+                break;  // the scalar ends before this line
+            } else if (ind > indent) {
+                return false;  // a line indented more (kept as it is under folding)
+            } else if (empty == 0) {
+                text += folded ? ' ' : '\n';
+            } else {
+                text.append(folded ? empty : empty + 1, '\n');
+            }
+            text.append(line.substr(indent));
+            empty = 0;
+            pos_ = next;
+            ++next_number_;
+            last_end = pos_;
+            last_number = next_number_;
+            last_broken = nl != std::string_view::npos;
+        }
+        if (indent == 0) return false;
+        if (!strip && last_broken) text += '\n';  // clip keeps the last line break, if there is one
+        out.text = std::move(text);
+        // Trailing empty lines belong to no one: read on from the line after the last text line.
+        pos_ = last_end;
+        next_number_ = last_number;
+        return count();
+    }
+
+    // One scalar that ends on its line: `s` starts at its first character, runs to the line end.
+    static bool scalar(std::string_view s, std::size_t line, YNode& out) {
+        out.line = line;
+        out.kind = YNode::Kind::scalar;
+        switch (s[0]) {
+            case '\'':
+                return single_quoted(s, out.text);
+            case '"':
+                return double_quoted(s, out.text);
+            default:
+                break;
+        }
+        // A character that starts another token (or might): the reader does not go there.
+        constexpr std::string_view indicators = "-?:,[]{}#&*!|>'\"%@`";
+        if (indicators.find(s[0]) != std::string_view::npos) return false;
+        std::size_t end = s.size();
+        for (std::size_t i = 1; i < s.size(); ++i) {
+            if (s[i] == ':' && (i + 1 == s.size() || s[i + 1] == ' ')) return false;  // a mapping
+            if (s[i] == '#' && s[i - 1] == ' ') {
+                end = i;
+                break;
+            }
+        }
+        while (end > 0 && s[end - 1] == ' ') --end;
+        const std::string_view text = s.substr(0, end);
+        if (is_null_word(text)) out.kind = YNode::Kind::null;
+        out.text = std::string(text);
+        return true;
+    }
+
+    static bool single_quoted(std::string_view s, std::string& text) {
+        std::size_t i = 1;
+        for (;;) {
+            const std::size_t q = s.find('\'', i);
+            if (q == std::string_view::npos) return false;  // continues on the next line
+            text.append(s.substr(i, q - i));
+            if (q + 1 < s.size() && s[q + 1] == '\'') {
+                text += '\'';
+                i = q + 2;
+                continue;
+            }
+            return only_comment_after(s.substr(q + 1));
+        }
+    }
+
+    static bool double_quoted(std::string_view s, std::string& text) {
+        for (std::size_t i = 1; i < s.size(); ++i) {
+            const char c = s[i];
+            if (c == '"') return only_comment_after(s.substr(i + 1));
+            if (c != '\\') {
+                text += c;
+                continue;
+            }
+            if (++i == s.size()) return false;  // an escaped line break
+            switch (s[i]) {
+                case '\\':
+                case '"':
+                case '/':
+                    text += s[i];
+                    break;
+                case 'n':
+                    text += '\n';
+                    break;
+                case 't':
+                    text += '\t';
+                    break;
+                default:
+                    return false;
+            }
+        }
+        return false;  // continues on the next line
+    }
+
+    std::vector<std::size_t> flow_lines_;  // the line of each flow collection read, in order
+    std::string_view text_;
+    std::size_t pos_ = 0;
+    std::size_t next_number_ = 0;
+    Line line_;
+    bool have_ = false;
+    bool failed_ = false;
+    std::size_t nodes_ = 0;
+};
+
+}  // namespace
+
+std::optional<YNode> read_common_yaml(std::string_view frontmatter, StrictFindings* strict) {
+    if (!plain_bytes(frontmatter)) return std::nullopt;
+    Reader reader(frontmatter);
+    std::optional<YNode> tree = reader.run();
+    if (tree && strict != nullptr) {
+        for (const std::size_t line : reader.flow_lines()) strict->add(line, std::string(flow_collection_finding));
+    }
+    return tree;
+}
+
+bool frontmatter_fast_path_enabled() noexcept { return fast_path_enabled; }
+void set_frontmatter_fast_path(bool enabled) noexcept { fast_path_enabled = enabled; }
+
+}  // namespace agentskills::detail
