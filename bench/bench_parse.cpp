@@ -1,11 +1,11 @@
 // Parsing one SKILL.md (frontmatter, field rules, body): as the parser does it (the sample's
-// frontmatter takes the fast path, src/parse_fast.cpp), and with the fast path turned off, so
+// frontmatter takes the fast path, src/parse/yaml_fast.cpp), and with the fast path turned off, so
 // that the frontmatter goes through yaml-cpp as every frontmatter did before the fast path.
 #include <benchmark/benchmark.h>
 
 #include <agentskills/parse/parser.hpp>
 
-#include "../src/parse/yaml_fast.hpp"
+#include "../src/parse/yaml.hpp"
 #include "bench_data.hpp"
 
 namespace {

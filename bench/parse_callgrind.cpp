@@ -9,7 +9,7 @@
 
 #include <agentskills/parse/parser.hpp>
 
-#include "../src/parse/yaml_fast.hpp"
+#include "../src/parse/yaml.hpp"
 #include "bench_data.hpp"
 
 int main(int argc, char** argv) {

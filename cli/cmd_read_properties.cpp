@@ -9,9 +9,9 @@
 #include <agentskills/base/skill.hpp>
 #include <agentskills/base/text.hpp>
 
-#include "../src/compat/reference_profile.hpp"
 #include "command.hpp"
 #include "json_output.hpp"
+#include "reference_commands.hpp"
 #include "skill_file.hpp"
 
 namespace agentskills::cli {

@@ -12,9 +12,9 @@
 #include <agentskills/activation/prompt.hpp>
 #include <agentskills/base/diagnostics.hpp>
 
-#include "../src/compat/reference_profile.hpp"
 #include "command.hpp"
 #include "keep_until_exit.hpp"
+#include "reference_commands.hpp"
 #include "shim_support.hpp"
 #include "skill_file.hpp"
 

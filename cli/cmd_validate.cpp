@@ -14,10 +14,10 @@
 #include <agentskills/base/skill.hpp>
 #include <agentskills/base/text.hpp>
 
-#include "../src/compat/reference_profile.hpp"
 #include "command.hpp"
 #include "json_output.hpp"
 #include "numbers.hpp"
+#include "reference_commands.hpp"
 #include "skill_file.hpp"
 #include "source_options.hpp"
 

@@ -1,4 +1,4 @@
-// Differential fuzz target: the frontmatter fast path (src/parse_fast.cpp) against yaml-cpp.
+// Differential fuzz target: the frontmatter fast path (src/parse/yaml_fast.cpp) against yaml-cpp.
 //
 // Input: one option byte (as fuzz_parser.cpp: bit 0 reference profile, bit 1 require_valid,
 // bit 2 directory name "demo", bit 3 small limits), then text. Two comparisons, each aborting on
@@ -6,14 +6,14 @@
 //   1. the text as a whole SKILL.md: parse_skill_md with the fast path and without it gives the
 //      same result (kept or skipped, skip reason, body, every diagnostic, the manifest as JSON);
 //   2. the text as a frontmatter: when the fast path reads it, yaml-cpp reads the same tree
-//      (kinds, texts, 0-based lines) with the same strict-YAML findings (flow collections).
+//      (kinds, texts, marks, anchors, flags) with the same strict-YAML findings (flow collections).
 #include <agentskills/base/names.hpp>
 #include <agentskills/parse/parser.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include "../src/parse/session.hpp"
 #include "../src/parse/yaml.hpp"
-#include "../src/parse/yaml_fast.hpp"
 #include "fuzz_common.hpp"
 
 using namespace agentskills;
@@ -47,7 +47,10 @@ void check_same(const ParseResult& a, const ParseResult& b) {
 }
 
 bool same_tree(const detail::YNode& a, const detail::YNode& b) {
-    if (a.kind != b.kind || a.text != b.text || a.line != b.line || a.anchor != b.anchor) return false;
+    if (a.kind != b.kind || a.text != b.text || a.line != b.line || a.column != b.column || a.offset != b.offset ||
+        a.anchor != b.anchor || a.flags != b.flags) {
+        return false;
+    }
     if (a.items.size() != b.items.size()) return false;
     for (std::size_t i = 0; i < a.items.size(); ++i) {
         if (!same_tree(a.items[i], b.items[i])) return false;
@@ -75,16 +78,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     // The text as a frontmatter (the parser hands the fast path valid UTF-8 without CRLF).
     if (!is_valid_utf8(text) || text.find('\0') != std::string_view::npos) return 0;
-    if (detail::prescan_frontmatter(text)) return 0;
-    detail::StrictFindings fast_strict;
-    if (std::optional<detail::YNode> fast = detail::read_common_yaml(text, &fast_strict)) {
+    if (detail::prescan_yaml(text)) return 0;
+    if (std::optional<detail::YNode> fast = detail::read_common_yaml(text)) {
         detail::StrictFindings strict;
         detail::set_frontmatter_fast_path(false);
-        const detail::YamlRead slow = detail::read_yaml(text, strict);
+        const detail::YamlRead slow = detail::read_yaml(text, &strict);
         detail::set_frontmatter_fast_path(true);
         FUZZ_CHECK(!slow.problem);
         FUZZ_CHECK(slow.root.has_value());
-        FUZZ_CHECK(strict.list == fast_strict.list);
+        detail::YamlTree fast_tree;
+        fast_tree.root = *fast;
+        FUZZ_CHECK(strict.list == detail::strict_findings(fast_tree).list);
         FUZZ_CHECK(same_tree(*fast, *slow.root));
     }
     return 0;

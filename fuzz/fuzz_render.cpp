@@ -1,5 +1,5 @@
 // Fuzz target: what the model sees — xml_escape, render_available_skills and
-// render_skill_content over hostile names, descriptions, paths, bodies and resource paths.
+// render_activation_text over hostile names, descriptions, paths, bodies and resource paths.
 //
 // Input: an option byte, then fields separated by 0x01 bytes:
 //   name, description, skill file, skill directory, body, resource paths (0x02-separated)
@@ -119,19 +119,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     skill.manifest = a;
     skill.instructions = body;
     skill.resources = resources;
-    SkillContentOptions options;
+    ActivationTextOptions options;
     options.include_directory = (flags & 1) != 0;
-    const std::string content = render_skill_content(skill, options);
+    const std::string content = render_activation_text(skill, options);
     LoadedSkill plain;
     plain.manifest = manifest("x", "x", "x", "x");
     plain.instructions = std::string(body.size(), 'x');
     plain.resources.assign(resources.size(), SkillResource{"x"});
-    const std::string plain_content = render_skill_content(plain, options);
+    const std::string plain_content = render_activation_text(plain, options);
     // The body's wrapper tags are neutralized (their `<` written `&lt;`); no other `<` is added.
     const std::string shown_body = neutralize_wrapper_tags(as_model_sees(body));
     FUZZ_CHECK(count_char(content, '<') == count_char(plain_content, '<') + count_char(shown_body, '<'));
     FUZZ_CHECK(is_clean_model_text(content));
     FUZZ_CHECK(content.find(shown_body) != std::string::npos);
-    FUZZ_CHECK(content == render_activation_text(skill, {.include_directory = options.include_directory}));
+    // The facade's section layout is the same pieces as model text, with no markup of its own.
+    const std::string section = render_activation_text(
+        skill, {.include_directory = options.include_directory, .layout = ActivationLayout::section});
+    FUZZ_CHECK(is_clean_model_text(section));
     return 0;
 }

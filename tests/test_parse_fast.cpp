@@ -1,4 +1,4 @@
-// The frontmatter fast path (src/parse_fast.cpp) gives exactly what the yaml-cpp path gives:
+// The frontmatter fast path (src/parse/yaml_fast.cpp) gives exactly what the yaml-cpp path gives:
 // over every SKILL.md of the shared corpus and over edge cases of each construct it reads or
 // declines, with the result of parse_skill_md compared field by field and the trees node by node.
 #include <catch2/catch.hpp>
@@ -14,8 +14,8 @@
 #include <agentskills/parse/parser.hpp>
 #include <nlohmann/json.hpp>
 
+#include "../src/parse/session.hpp"
 #include "../src/parse/yaml.hpp"
-#include "../src/parse/yaml_fast.hpp"
 
 using namespace agentskills;
 namespace fs = std::filesystem;
@@ -55,7 +55,14 @@ nlohmann::json seen(const ParseResult& r) {
 nlohmann::json tree(const detail::YNode& n) {
     auto items = nlohmann::json::array();
     for (const auto& c : n.items) items.push_back(tree(c));
-    return {static_cast<int>(n.kind), n.text, n.line, n.anchor, items};
+    return {static_cast<int>(n.kind), n.text, n.line, n.column, n.offset, n.anchor, n.flags, items};
+}
+
+// The strict-YAML findings of the fast path's tree.
+detail::StrictFindings findings_of(const detail::YNode& root) {
+    detail::YamlTree t;
+    t.root = root;
+    return detail::strict_findings(t);
 }
 
 // The frontmatter between the first two `---` lines of `text`, when there is one.
@@ -83,16 +90,15 @@ bool same_both_ways(const std::string& text, const std::string& label) {
     // The parser hands the fast path valid UTF-8 without CR (a file that is not is refused or
     // converted first, and was compared above).
     if (!fm || !is_valid_utf8(*fm) || fm->find('\r') != std::string::npos) return false;
-    detail::StrictFindings fast_strict;
-    const std::optional<detail::YNode> fast = detail::read_common_yaml(*fm, &fast_strict);
+    const std::optional<detail::YNode> fast = detail::read_common_yaml(*fm);
     if (!fast) return false;
     detail::StrictFindings strict;
     detail::set_frontmatter_fast_path(false);
-    const detail::YamlRead slow = detail::read_yaml(*fm, strict);
+    const detail::YamlRead slow = detail::read_yaml(*fm, &strict);
     detail::set_frontmatter_fast_path(true);
     REQUIRE(slow.root);
     CHECK(!slow.problem);
-    CHECK(strict.list == fast_strict.list);
+    CHECK(strict.list == findings_of(*fast).list);
     CHECK(tree(*fast).dump() == tree(*slow.root).dump());
     return true;
 }
@@ -223,15 +229,14 @@ TEST_CASE("fast path: a frontmatter text without a final line break reads as thr
     };
     for (const std::string& fm : texts) {
         INFO(fm);
-        detail::StrictFindings fast_strict;
-        const std::optional<detail::YNode> fast = detail::read_common_yaml(fm, &fast_strict);
+        const std::optional<detail::YNode> fast = detail::read_common_yaml(fm);
         REQUIRE(fast.has_value());
         detail::StrictFindings strict;
         detail::set_frontmatter_fast_path(false);
-        const detail::YamlRead slow = detail::read_yaml(fm, strict);
+        const detail::YamlRead slow = detail::read_yaml(fm, &strict);
         detail::set_frontmatter_fast_path(true);
         REQUIRE(slow.root);
-        CHECK(strict.list == fast_strict.list);
+        CHECK(strict.list == findings_of(*fast).list);
         CHECK(tree(*fast).dump() == tree(*slow.root).dump());
     }
 }

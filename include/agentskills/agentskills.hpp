@@ -15,6 +15,7 @@
 #include "catalog/governance.hpp"
 #include "catalog/live_catalog.hpp"
 #include "catalog/loader.hpp"
+#include "compat/reference.hpp"
 #include "compat/substrate.hpp"
 #include "harness.hpp"
 #include "harness/tool_shapes.hpp"

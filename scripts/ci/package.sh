@@ -24,7 +24,7 @@ if dpkg-query -W -f='${Status}' agentskills 2>/dev/null | grep -q "install ok in
 fi
 
 version=$(sed -n 's/^#define AGENTSKILLS_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p' \
-  "$repo/include/agentskills/version.hpp" | paste -sd.)
+  "$repo/include/agentskills/base/version.hpp" | paste -sd.)
 [[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "cannot read the version from version.hpp ($version)"
 
 step "Release build with CMAKE_INSTALL_PREFIX=/usr in $build"
@@ -41,13 +41,26 @@ step "package contents and control fields"
 dpkg-deb -I "$deb"
 contents=$(dpkg-deb -c "$deb" | awk '{print $NF}')
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
-for f in ./usr/bin/agentskills ./usr/include/agentskills/agentskills.hpp ./usr/include/agentskills/version.hpp \
+# The package ships every component (built here: all five): library, headers, CMake part, .pc.
+components=(sqlite lock archive git mcp)
+declare -A component_header=([sqlite]=sqlite/sqlite_store.hpp [lock]=lock/lock.hpp
+  [archive]=archive/archive_reader.hpp [git]=git/git_reader.hpp [mcp]=mcp/server.hpp)
+for f in ./usr/bin/agentskills ./usr/include/agentskills/agentskills.hpp ./usr/include/agentskills/base/version.hpp \
+         ./usr/include/agentskills/version.hpp \
          "./usr/lib/$multiarch/libagentskills.a" "./usr/lib/$multiarch/pkgconfig/agentskills.pc" \
          "./usr/lib/$multiarch/cmake/agentskills/agentskillsConfig.cmake" \
          "./usr/lib/$multiarch/cmake/agentskills/agentskillsConfigVersion.cmake" \
          ./usr/share/man/man1/agentskills.1 ./usr/share/doc/agentskills/copyright \
-         "./usr/lib/$multiarch/agentskills/agentskills-extras.so"; do
+         ./usr/libexec/agentskills/agentskills-extras; do
   grep -qxF "$f" <<<"$contents" || fail "the package lacks $f"
+done
+for c in "${components[@]}"; do
+  for f in "./usr/lib/$multiarch/libagentskills_$c.a" "./usr/lib/$multiarch/pkgconfig/agentskills-$c.pc" \
+           "./usr/lib/$multiarch/cmake/agentskills/agentskills-$c.cmake" \
+           "./usr/lib/$multiarch/cmake/agentskills/agentskills-$c-targets.cmake" \
+           "./usr/include/agentskills/${component_header[$c]}"; do
+    grep -qxF "$f" <<<"$contents" || fail "the package lacks $f (component $c)"
+  done
 done
 [ "$(dpkg-deb -f "$deb" Package)" = agentskills ] || fail "package name"
 [ "$(dpkg-deb -f "$deb" Version)" = "$version" ] || fail "package version $(dpkg-deb -f "$deb" Version), expected $version"
@@ -69,44 +82,59 @@ DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$
 [ "$(/usr/bin/agentskills --version)" = "agentskills $version" ] || fail "agentskills --version: $(/usr/bin/agentskills --version)"
 man -w agentskills >/dev/null 2>&1 || [ -f /usr/share/man/man1/agentskills.1 ] || fail "no man page"
 
-step "CMake consumer (tests/find-package-test) against /usr"
+step "CMake consumer (tests/find-package-test) against /usr: every component"
 rm -rf "$tmp/cmake-consumer"
-cmake -S "$repo/tests/find-package-test" -B "$tmp/cmake-consumer" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S "$repo/tests/find-package-test" -B "$tmp/cmake-consumer" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  "-DAGENTSKILLS_CONSUMER_COMPONENTS=sqlite;mcp;archive;git;lock" >/dev/null
 cmake --build "$tmp/cmake-consumer" >/dev/null
-out=$("$tmp/cmake-consumer/consumer" "$repo/tests/data/library") || fail "CMake consumer failed: $out"
+out=$(cd "$tmp/cmake-consumer" && ./consumer "$repo/tests/data/library") || fail "CMake consumer failed: $out"
 echo "$out"
 grep -qx "agentskills $version" <<<"$out" || fail "CMake consumer reports another version"
 grep -qE '^skills: [1-9]' <<<"$out" || fail "CMake consumer found no skill"
-# With the MCP server in the package, the consumer links agentskills::mcp and answers a ping.
-if grep -qxF "./usr/lib/$multiarch/libagentskills_mcp.a" <<<"$contents"; then
-  grep -qxF "./usr/lib/$multiarch/pkgconfig/agentskills-mcp.pc" <<<"$contents" || fail "the package lacks agentskills-mcp.pc"
-  grep -qxF 'mcp: {"id":1,"jsonrpc":"2.0","result":{}}' <<<"$out" || fail "CMake consumer did not link agentskills::mcp"
+for c in "${components[@]}"; do
+  grep -qx "$c: ok" <<<"$out" || fail "CMake consumer: the component $c did not link or answer"
+done
+# A component the package lacks is an error of find_package(... REQUIRED COMPONENTS ...).
+rm -rf "$tmp/cmake-consumer-missing"
+if cmake -S "$repo/tests/find-package-test" -B "$tmp/cmake-consumer-missing" -G Ninja \
+     "-DAGENTSKILLS_CONSUMER_COMPONENTS=lock;no-such-component" >/dev/null 2>&1; then
+  fail "find_package accepted an unknown component"
 fi
 
 step "pkg-config consumer (tests/pkg-config-test)"
 [ "$(pkg-config --modversion agentskills)" = "$version" ] || fail "pkg-config --modversion"
-echo "pkg-config --cflags --libs agentskills: $(pkg-config --cflags --libs agentskills)"
+modules=(agentskills)
+defines=()
+for c in "${components[@]}"; do
+  modules+=("agentskills-$c")
+  defines+=("-DAGENTSKILLS_HAVE_${c^^}=1")
+done
+echo "pkg-config --cflags --libs ${modules[*]}: $(pkg-config --cflags --libs "${modules[@]}")"
 # shellcheck disable=SC2046
-g++ -std=c++20 "$repo/tests/pkg-config-test/app.cpp" -o "$tmp/pc-app" $(pkg-config --cflags --libs agentskills)
+g++ -std=c++20 "$repo/tests/pkg-config-test/app.cpp" -o "$tmp/pc-app" "${defines[@]}" $(pkg-config --cflags --libs "${modules[@]}")
 # shellcheck disable=SC2046
-g++ -std=c++20 "$repo/tests/pkg-config-test/app.cpp" -o "$tmp/pc-app-static" $(pkg-config --static --cflags --libs agentskills)
+g++ -std=c++20 "$repo/tests/pkg-config-test/app.cpp" -o "$tmp/pc-app-static" "${defines[@]}" \
+  $(pkg-config --static --cflags --libs "${modules[@]}")
 for app in "$tmp/pc-app" "$tmp/pc-app-static"; do
-  out=$("$app" "$repo/tests/data/library") || fail "$app failed: $out"
+  out=$("$app" "$repo/tests/data/library" "$tmp") || fail "$app failed: $out"
   grep -qx "agentskills $version" <<<"$out" || fail "$app reports another version"
   grep -qE '^skills: [1-9]' <<<"$out" || fail "$app found no skill"
+  for c in "${components[@]}"; do
+    grep -qx "$c: ok" <<<"$out" || fail "$app: the component $c did not link or answer"
+  done
 done
 echo "$out"
 # The CLI from the package gives the same names as the library.
 /usr/bin/agentskills list --root "$repo/tests/data/library" >/dev/null || fail "agentskills list"
-# A command that needs the optional components' module finds it in the installed layout.
-/usr/bin/agentskills lock --root "$repo/tests/data/library" | grep -q '"skills"' || fail "agentskills lock (the module)"
+# A command that needs an optional component runs agentskills-extras from the installed layout.
+/usr/bin/agentskills lock --root "$repo/tests/data/library" | grep -q '"skills"' || fail "agentskills lock (agentskills-extras)"
 
 step "apt-get remove agentskills"
 DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq agentskills >/dev/null
 removed=1
 for p in /usr/include/agentskills /usr/bin/agentskills "/usr/lib/$multiarch/libagentskills.a" \
          "/usr/lib/$multiarch/pkgconfig/agentskills.pc" "/usr/lib/$multiarch/cmake/agentskills" \
-         /usr/share/man/man1/agentskills.1 /usr/share/doc/agentskills "/usr/lib/$multiarch/agentskills"; do
+         /usr/share/man/man1/agentskills.1 /usr/share/doc/agentskills /usr/libexec/agentskills; do
   [ ! -e "$p" ] || fail "$p is left after apt-get remove"
 done
 echo "package.sh: OK (agentskills $version)"

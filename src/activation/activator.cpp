@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_set>
 #include <utility>
 
 #include <fmt/core.h>
@@ -382,6 +383,39 @@ std::string SkillActivator::active_skills_text(const ActivationStore& store) con
 
 // ---------------------------------------------------------------------------------------
 // Diagnostics
+
+Diagnostics catalog_findings(const SkillCatalog& catalog, const SkillsPrompt& prompt) {
+    Diagnostics out;
+    const auto report = [&out](Diagnostic d) { out.push_back(std::move(d)); };
+    std::unordered_set<std::string> paths_with_diagnostic;
+    for (const auto& d : catalog.diagnostics()) {
+        paths_with_diagnostic.insert(d.path);
+        report(d);
+    }
+    for (const auto& s : catalog.skipped()) {
+        if (paths_with_diagnostic.count(s.path) != 0) continue;
+        report(Diagnostic{.code = std::string(codes::skill_skipped),
+                          .severity = Severity::warning,
+                          .path = s.path,
+                          .line = 0,
+                          .message = s.message});
+    }
+    if (!prompt.omitted.empty()) {
+        std::string names;
+        for (const auto& n : prompt.omitted) {
+            if (!names.empty()) names += ", ";
+            names += model_text(n);
+        }
+        report(Diagnostic{.code = std::string(codes::prompt_budget_omitted),
+                          .severity = Severity::warning,
+                          .path = {},
+                          .line = 0,
+                          .message = fmt::format("the catalog budget left {} skill(s) out of the system prompt: {}",
+                                                 prompt.omitted.size(), names)});
+    }
+    if (auto w = ignored_behavioral_fields_warning(catalog.skills())) report(*w);
+    return out;
+}
 
 std::optional<Diagnostic> ignored_behavioral_fields_warning(const std::vector<SkillManifest>& skills) {
     std::map<std::string, std::vector<std::string>> users;  // field -> skills, sorted by field

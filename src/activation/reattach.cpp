@@ -10,20 +10,13 @@
 
 #include "agentskills/activation/activation.hpp"
 #include "agentskills/activation/prompt.hpp"
+#include "agentskills/base/names.hpp"
 #include "agentskills/base/text.hpp"
 #include "texts.hpp"
 
 namespace agentskills {
 
 namespace {
-
-std::size_t count_code_points(std::string_view text) noexcept {
-    std::size_t n = 0;
-    for (char c : text) {
-        if ((static_cast<unsigned char>(c) & 0xC0U) != 0x80U) ++n;
-    }
-    return n;
-}
 
 using Counter = std::function<std::size_t(std::string_view)>;
 
@@ -99,7 +92,7 @@ private:
 std::string reattach_cut_marker(std::string_view skill_file) { return detail::texts::reattach_cut_note(skill_file); }
 
 Reattachment SkillActivator::reattach(const ActivationStore& store, const ReattachOptions& options) const {
-    const Counter count = options.count ? options.count : Counter(count_code_points);
+    const Counter count = options.count ? options.count : Counter(code_point_count);
     Reattachment out;
     std::vector<std::string> names = store.active_names();
     std::reverse(names.begin(), names.end());

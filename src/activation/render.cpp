@@ -7,6 +7,7 @@
 
 #include "../base/model_output.hpp"
 #include "agentskills/base/errors.hpp"
+#include "agentskills/base/names.hpp"
 #include "agentskills/base/text.hpp"
 #include "agentskills/storage/reader.hpp"
 #include "texts.hpp"
@@ -121,14 +122,6 @@ std::string render_available_skills(const std::vector<const SkillManifest*>& ski
 
 namespace {
 
-std::size_t count_code_points(std::string_view text) noexcept {
-    std::size_t n = 0;
-    for (char c : text) {
-        if ((static_cast<unsigned char>(c) & 0xC0U) != 0x80U) ++n;
-    }
-    return n;
-}
-
 struct PlaceholderValues {
     std::string_view tool_name;
     std::string_view skills;
@@ -199,7 +192,7 @@ SkillsPrompt render_skills_prompt(const std::vector<SkillManifest>& skills, cons
     if (invocable.empty()) return result;
     const std::size_t n = invocable.size();
     const CatalogBudget& budget = options.budget;
-    auto measure = [&](std::string_view text) { return budget.count ? budget.count(text) : count_code_points(text); };
+    auto measure = [&](std::string_view text) { return budget.count ? budget.count(text) : code_point_count(text); };
 
     // rank[i] = catalog position of the i-th most important entry.
     std::vector<std::size_t> rank(n);
@@ -326,23 +319,23 @@ namespace {
 std::string render_section(const LoadedSkill& skill, std::string_view instructions, bool include_directory) {
     const SkillManifest& m = skill.manifest;
     std::string out = "## Skill: ";
-    out += model_text(m.name);
+    out += detail::finished_model_text(m.name);
     out += '\n';
     if (!instructions.empty()) {
         out += '\n';
-        out += model_text(instructions);
+        out += detail::finished_model_text(instructions);
         out += '\n';
     }
     if (include_directory && !m.root.empty()) {
         out += "\nSkill directory: ";
-        out += model_text(m.root);
+        out += detail::finished_model_text(m.root);
         out += '\n';
     }
     if (!skill.resources.empty()) {
         out += "\nBundled files (relative to the skill directory):\n";
         for (const auto& r : skill.resources) {
             out += "- ";
-            out += model_text(r.path);
+            out += detail::finished_model_text(r.path);
             out += '\n';
         }
     }

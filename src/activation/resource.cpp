@@ -15,27 +15,6 @@ namespace agentskills {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string_view guess_type(std::string_view path) noexcept {
-    const std::size_t dot = path.rfind('.');
-    if (dot == std::string_view::npos || path.find('/', dot) != std::string_view::npos)
-        return "application/octet-stream";
-    std::string ext;
-    for (char c : path.substr(dot + 1)) ext += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-    if (ext == "png") return "image/png";
-    if (ext == "jpg" || ext == "jpeg") return "image/jpeg";
-    if (ext == "gif") return "image/gif";
-    if (ext == "webp") return "image/webp";
-    if (ext == "pdf") return "application/pdf";
-    if (ext == "zip") return "application/zip";
-    if (ext == "gz" || ext == "tgz") return "application/gzip";
-    if (ext == "wasm") return "application/wasm";
-    return "application/octet-stream";
-}
-
-}  // namespace
-
 std::string read_skill_resource_text(const LoadedSkill& skill, const SkillReader& reader, std::string_view path,
                                      std::size_t max_bytes) {
     const std::string relative = confined_path(path);
@@ -65,7 +44,7 @@ std::string read_skill_resource_text(const LoadedSkill& skill, const SkillReader
         // The cap may have cut the last character: drop its first bytes.
         for (std::size_t drop = 1; drop <= 3 && drop <= data.size(); ++drop) {
             if (is_valid_utf8(std::string_view(data).substr(0, data.size() - drop))) {
-                data.resize(data.size() - drop);
+                data.erase(data.size() - drop);
                 break;
             }
         }
@@ -77,7 +56,7 @@ std::string read_skill_resource_text(const LoadedSkill& skill, const SkillReader
                                      ? fmt::format("{} bytes", read->stat.size)
                                  : read->truncated ? fmt::format("more than {} bytes", cap)
                                                    : fmt::format("{} bytes", data.size());
-        return detail::texts::file_not_text(relative, guess_type(relative), size);
+        return detail::texts::file_not_text(relative, media_type_for(relative, false), size);
     }
     std::string out = model_text(data);
     if (read->truncated) {

@@ -14,7 +14,6 @@
 #include "agentskills/base/errors.hpp"
 #include "agentskills/base/names.hpp"
 #include "agentskills/base/text.hpp"
-#include "agentskills/shim/skills_shim.hpp"
 #include "texts.hpp"
 
 namespace agentskills {

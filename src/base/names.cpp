@@ -48,7 +48,7 @@ std::size_t multibyte_length(std::string_view s, std::size_t i) noexcept {
 
 // Calls f(code_point) for each code point of valid UTF-8 `s`; stops at the first invalid byte.
 template <class F>
-bool for_each_code_point(std::string_view s, F&& f) {
+bool for_each_valid_code_point(std::string_view s, F&& f) {
     std::size_t pos = 0;
     while (pos < s.size()) {
         utf8proc_int32_t cp = 0;
@@ -177,7 +177,7 @@ std::vector<NameProblem> check_skill_name(std::string_view name) {
     if (code_point_count(normalized) > SKILL_MAX_NAME_LENGTH) problems.push_back(NameProblem::too_long);
     bool lowercase = true;
     bool valid_chars = true;
-    const bool utf8_ok = for_each_code_point(normalized, [&](utf8proc_int32_t cp) {
+    const bool utf8_ok = for_each_valid_code_point(normalized, [&](utf8proc_int32_t cp) {
         if (cp < 0x80) {  // ASCII: the same answers as utf8proc's tables, without the lookups
             if (cp >= 'A' && cp <= 'Z') lowercase = false;
             const bool alnum = (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= '0' && cp <= '9');

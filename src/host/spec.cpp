@@ -8,17 +8,14 @@
 #include <limits>
 #include <mutex>
 #include <shared_mutex>
-#include <sstream>
 #include <unordered_map>
 #include <utility>
 
 #include <fmt/core.h>
 #include <fmt/ranges.h>
-#include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/yaml.h>
 #include <nlohmann/json.hpp>
 
-#include "../parse/yaml_text.hpp"
+#include "../parse/yaml.hpp"
 #include "agentskills/base/errors.hpp"
 #include "agentskills/base/names.hpp"
 #include "agentskills/catalog/policy_words.hpp"
@@ -37,163 +34,140 @@ constexpr std::string_view config_keys =
 
 bool over(std::size_t value, std::size_t limit) noexcept { return limit != 0 && value > limit; }
 
-/// YAML -> JSON with every scalar as its literal text (no YAML 1.1 typing), built from
-/// yaml-cpp's parse events under a budget: every node made counts, and so does every node an
-/// alias copies and every node copied into the anchor table; the same for scalar bytes; and
-/// the nesting depth, counting what an alias brings. A 1 KB alias bomb therefore stops after
-/// `max_nodes` nodes, not after the memory is gone. Mapping keys must be strings.
-class SpecJsonBuilder final : public YAML::EventHandler {
-public:
-    explicit SpecJsonBuilder(const AgentSpecLimits& limits) : limits_(limits) {}
-
-    [[nodiscard]] json take() { return root_ ? std::move(*root_) : json(nullptr); }
-
-    void OnDocumentStart(const YAML::Mark&) override {}
-    void OnDocumentEnd() override {}
-    void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(json(nullptr), 0, anchor, mark); }
-    void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
-                  const std::string& value) override {
-        std::string text = detail::yaml_scalar_text(value);
-        const std::size_t bytes = text.size();
-        leaf(json(std::move(text)), bytes, anchor, mark);
-    }
-    void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
-        if (anchor >= anchors_.size() || !anchors_[anchor]) {
-            throw ConfigurationError(
-                fmt::format("agent spec: line {}: an alias refers to an anchor that is not complete", mark.line + 1));
-        }
-        const Anchored& a = *anchors_[anchor];
-        charge(a.nodes, a.text, mark);
-        made_nodes_ += a.nodes;
-        made_text_ += a.text;
-        if (over(stack_.size() + a.height, limits_.max_depth)) too_deep(mark);
-        add(json(a.value), a.height, mark);
-    }
-    void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
-                         YAML::EmitterStyle::value) override {
-        open(json::array(), anchor, mark);
-    }
-    void OnSequenceEnd() override { close(); }
-    void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
-                    YAML::EmitterStyle::value) override {
-        open(json::object(), anchor, mark);
-    }
-    void OnMapEnd() override { close(); }
-
-private:
-    struct Frame {
-        json value;
-        YAML::anchor_t anchor = YAML::NullAnchor;
-        YAML::Mark mark;
-        std::size_t nodes_before = 0;  // nodes made before the collection started
-        std::size_t text_before = 0;
-        std::size_t height = 1;  // levels of this collection and what it holds
-        std::optional<std::string> key = std::nullopt;
-    };
-    struct Anchored {
-        json value;
-        std::size_t nodes = 0;
-        std::size_t text = 0;
-        std::size_t height = 0;
-    };
-
-    [[noreturn]] void too_deep(const YAML::Mark& mark) const {
-        throw ConfigurationError(fmt::format("agent spec: line {}: nested deeper than the limit of {} levels",
-                                             mark.line + 1, limits_.max_depth));
-    }
-
-    void charge(std::size_t nodes, std::size_t text, const YAML::Mark& mark) {
-        nodes_ += nodes;
-        text_ += text;
-        if (over(nodes_, limits_.max_nodes)) {
-            throw ConfigurationError(fmt::format(
-                "agent spec: line {}: more than {} YAML nodes (anchors and aliases count every node they copy)",
-                mark.line + 1, limits_.max_nodes));
-        }
-        if (over(text_, limits_.max_text_bytes)) {
-            throw ConfigurationError(fmt::format(
-                "agent spec: line {}: more than {} bytes of YAML text (anchors and aliases count every byte they copy)",
-                mark.line + 1, limits_.max_text_bytes));
-        }
-    }
-
-    void remember(YAML::anchor_t anchor, const json& value, std::size_t nodes, std::size_t text, std::size_t height,
-                  const YAML::Mark& mark) {
-        if (anchor == YAML::NullAnchor) return;
-        charge(nodes, text, mark);  // the copy in the anchor table
-        // yaml-cpp numbers anchors 1, 2, ... in document order, so the table grows by one.
-        if (anchor >= anchors_.size()) anchors_.resize(anchor + 1);
-        anchors_[anchor] = Anchored{value, nodes, text, height};
-    }
-
-    void leaf(json value, std::size_t bytes, YAML::anchor_t anchor, const YAML::Mark& mark) {
-        charge(1, bytes, mark);
-        made_nodes_ += 1;
-        made_text_ += bytes;
-        remember(anchor, value, 1, bytes, 0, mark);
-        add(std::move(value), 0, mark);
-    }
-
-    void open(json value, YAML::anchor_t anchor, const YAML::Mark& mark) {
-        charge(1, 0, mark);
-        if (over(stack_.size() + 1, limits_.max_depth)) too_deep(mark);
-        stack_.push_back(Frame{std::move(value), anchor, mark, made_nodes_, made_text_, 1, std::nullopt});
-        made_nodes_ += 1;
-    }
-
-    void close() {
-        Frame f = std::move(stack_.back());
-        stack_.pop_back();
-        if (f.key) {
-            throw ConfigurationError(
-                fmt::format("agent spec: line {}: the key '{}' has no value", f.mark.line + 1, *f.key));
-        }
-        remember(f.anchor, f.value, made_nodes_ - f.nodes_before, made_text_ - f.text_before, f.height, f.mark);
-        add(std::move(f.value), f.height, f.mark);
-    }
-
-    void add(json value, std::size_t height, const YAML::Mark& mark) {
-        if (stack_.empty()) {
-            if (!root_) root_ = std::move(value);
-            return;
-        }
-        Frame& top = stack_.back();
-        top.height = std::max(top.height, height + 1);
-        if (top.value.is_array()) {
-            top.value.push_back(std::move(value));
-            return;
-        }
-        if (!top.key) {
-            if (!value.is_string()) {
-                throw ConfigurationError(
-                    fmt::format("agent spec: line {}: a mapping key must be a string", mark.line + 1));
-            }
-            top.key = value.get<std::string>();
-            return;
-        }
-        if (top.value.contains(*top.key)) {
-            throw ConfigurationError(fmt::format("agent spec: duplicate key '{}'", *top.key));
-        }
-        top.value[*top.key] = std::move(value);
-        top.key.reset();
-    }
-
-    AgentSpecLimits limits_;
-    std::vector<Frame> stack_;
-    std::vector<std::optional<Anchored>> anchors_;
-    std::optional<json> root_;
-    std::size_t nodes_ = 0;  // the budget used: nodes made, copied by aliases, copied into the table
-    std::size_t text_ = 0;
-    std::size_t made_nodes_ = 0;  // nodes of the document itself (aliases expanded)
-    std::size_t made_text_ = 0;
+// The text of a YAML document that yaml-cpp refuses: its what() ("yaml-cpp: error at line ...").
+struct InvalidYaml {
+    std::string what;
 };
 
-json yaml_to_json(std::string_view text, const AgentSpecLimits& limits) {
-    std::istringstream in{std::string(text)};
-    YAML::Parser parser(in);
-    SpecJsonBuilder builder(limits);
-    (void)parser.HandleNextDocument(builder);  // the first document, as YAML::Load reads it
-    return builder.take();
+std::size_t bound(std::size_t limit) noexcept { return limit == 0 ? detail::yaml_unbounded : limit; }
+
+/// The first YAML document of a spec as JSON, every scalar its literal text (no YAML 1.1
+/// typing): the front end's tree (parse/yaml.hpp) read under the spec's budgets, where every
+/// node made counts, and so does every node an alias copies and every node copied for an
+/// anchor; the same for scalar bytes; and the nesting depth, counting what an alias brings. A
+/// 1 KB alias bomb therefore stops after `max_nodes` nodes, not after the memory is gone.
+/// Mapping keys must be strings and may not repeat. The checks run in document order over what
+/// was read, so that a problem of the text before the place where a budget stopped the read (or
+/// yaml-cpp did) is the one reported.
+class SpecJson {
+public:
+    SpecJson(const detail::YamlTree& tree, const AgentSpecLimits& limits) : tree_(tree), limits_(limits) {}
+
+    [[nodiscard]] json take() const {
+        json out;
+        const bool complete = !tree_.root || build(*tree_.root, out, false);
+        if (tree_.problem) refuse(*tree_.problem);
+        if (!complete || !tree_.root) return json(nullptr);
+        return out;
+    }
+
+    static detail::YamlOptions options(const AgentSpecLimits& limits) {
+        return {.bounds = {.max_nodes = bound(limits.max_nodes),
+                           .max_text_bytes = bound(limits.max_text_bytes),
+                           .max_depth = bound(limits.max_depth),
+                           .max_json_bytes = detail::yaml_unbounded,
+                           .text = detail::YamlBounds::Text::all,
+                           .keys_count = true,
+                           .anchor_copies_count = true,
+                           .alias_counts_itself = false,
+                           .alias_depth = true},
+                .prescan = false,
+                .valid_utf8 = false,
+                .one_document = false};
+    }
+
+private:
+    using YNode = detail::YNode;
+
+    [[noreturn]] void refuse(const detail::YamlProblem& p) const {
+        using Kind = detail::YamlProblem::Kind;
+        const std::size_t line = p.mark ? p.mark->line + 1 : 0;
+        switch (p.kind) {
+            case Kind::nodes:
+                throw ConfigurationError(fmt::format(
+                    "agent spec: line {}: more than {} YAML nodes (anchors and aliases count every node they copy)",
+                    line, limits_.max_nodes));
+            case Kind::text_bytes:
+                throw ConfigurationError(
+                    fmt::format("agent spec: line {}: more than {} bytes of YAML text (anchors and aliases count "
+                                "every byte they copy)",
+                                line, limits_.max_text_bytes));
+            case Kind::depth:
+                throw ConfigurationError(fmt::format("agent spec: line {}: nested deeper than the limit of {} levels",
+                                                     line, limits_.max_depth));
+            default:
+                throw InvalidYaml{p.what};
+        }
+    }
+
+    // The JSON of `n` into `out`; false when `n` is a collection the read stopped inside (its
+    // items are checked, it never reached its parent). `copy`: inside an alias's copy.
+    bool build(const YNode& n, json& out, bool copy) const {
+        if (n.has(YNode::alias) && !copy) {
+            if (n.has(YNode::unresolved)) {
+                throw ConfigurationError(
+                    fmt::format("agent spec: line {}: an alias refers to an anchor that is not complete", n.line + 1));
+            }
+            return build(n, out, true);
+        }
+        switch (n.kind) {
+            case YNode::Kind::null:
+                out = nullptr;
+                return true;
+            case YNode::Kind::scalar:
+                out = n.text;
+                return true;
+            case YNode::Kind::sequence:
+                out = json::array();
+                for (const YNode& item : n.items) {
+                    json value;
+                    if (!build(item, value, copy)) return false;
+                    out.push_back(std::move(value));
+                }
+                return !n.has(YNode::unclosed);
+            case YNode::Kind::mapping:
+                out = json::object();
+                for (std::size_t i = 0; i < n.items.size(); i += 2) {
+                    const YNode& key_node = n.items[i];
+                    json key;
+                    if (!build(key_node, key, copy)) return false;
+                    if (!key.is_string()) {
+                        throw ConfigurationError(fmt::format("agent spec: line {}: a mapping key must be a string",
+                                                             tree_.alias_mark(key_node).line + 1));
+                    }
+                    std::string text = key.get<std::string>();
+                    if (i + 1 == n.items.size()) {
+                        if (n.has(YNode::unclosed)) return false;
+                        throw ConfigurationError(
+                            fmt::format("agent spec: line {}: the key '{}' has no value", n.line + 1, text));
+                    }
+                    json value;
+                    if (!build(n.items[i + 1], value, copy)) return false;
+                    if (out.contains(text))
+                        throw ConfigurationError(fmt::format("agent spec: duplicate key '{}'", text));
+                    out[text] = std::move(value);
+                }
+                return !n.has(YNode::unclosed);
+        }
+        return true;
+    }
+
+    const detail::YamlTree& tree_;
+    const AgentSpecLimits& limits_;
+};
+
+// A YAML spec's tree and its JSON; ConfigurationError past a budget or for a bad key,
+// InvalidYaml for text that is not YAML.
+struct SpecYaml {
+    detail::YamlTree tree;
+    json doc;
+};
+
+SpecYaml yaml_to_json(std::string_view text, const AgentSpecLimits& limits) {
+    SpecYaml out;
+    out.tree = detail::read_yaml_tree(text, SpecJson::options(limits));
+    out.doc = SpecJson(out.tree, limits).take();
+    return out;
 }
 
 json json_to_json(std::string_view text, const AgentSpecLimits& limits) {
@@ -410,9 +384,9 @@ std::vector<SkillsConfig> parse_agent_spec(std::string_view text, SpecFormat for
         }
     } else {
         try {
-            doc = yaml_to_json(text, limits);
-        } catch (const YAML::Exception& e) {
-            throw ConfigurationError(fmt::format("agent spec: invalid YAML: {}", valid_utf8(e.what())));
+            doc = yaml_to_json(text, limits).doc;
+        } catch (const InvalidYaml& e) {
+            throw ConfigurationError(fmt::format("agent spec: invalid YAML: {}", valid_utf8(e.what)));
         }
     }
     return configs_from_document(doc);
@@ -452,32 +426,36 @@ std::vector<SkillsConfig> load_agent_spec(const std::string& path, const AgentSp
 
 namespace {
 
-// The line (1-based) of each rule of `skills: overrides:` and of each key's value in it, read
-// after the bounded pass has accepted the text (yaml-cpp's nodes share what aliases copy).
+// The line (1-based) of each rule of `skills: overrides:` and of each key's value in it, from the
+// tree the bounded read accepted (an alias's copy has the lines of what it copies).
 struct RuleLines {
     std::vector<std::size_t> rule;
     std::vector<std::unordered_map<std::string, std::size_t>> keys;
 };
 
-RuleLines rule_lines(std::string_view text) {
+const detail::YNode* value_of(const detail::YNode& map, std::string_view key) {
+    for (std::size_t i = 0; i + 1 < map.items.size(); i += 2) {
+        if (map.items[i].kind == detail::YNode::Kind::scalar && map.items[i].text == key) return &map.items[i + 1];
+    }
+    return nullptr;
+}
+
+RuleLines rule_lines(const detail::YamlTree& tree) {
+    using Kind = detail::YNode::Kind;
     RuleLines out;
-    try {
-        const YAML::Node doc = YAML::Load(std::string(text));
-        if (!doc.IsMap() || !doc["skills"] || !doc["skills"].IsMap()) return out;
-        const YAML::Node list = doc["skills"]["overrides"];
-        if (!list || !list.IsSequence()) return out;
-        for (const YAML::Node& item : list) {
-            out.rule.push_back(static_cast<std::size_t>(item.Mark().line) + 1);
-            auto& keys = out.keys.emplace_back();
-            if (!item.IsMap()) continue;
-            for (const auto& kv : item) {
-                if (kv.first.IsScalar()) {
-                    keys.emplace(kv.first.Scalar(), static_cast<std::size_t>(kv.second.Mark().line) + 1);
-                }
-            }
+    if (!tree.root || tree.root->kind != Kind::mapping) return out;
+    const detail::YNode* skills = value_of(*tree.root, "skills");
+    if (skills == nullptr || skills->kind != Kind::mapping) return out;
+    const detail::YNode* list = value_of(*skills, "overrides");
+    if (list == nullptr || list->kind != Kind::sequence) return out;
+    for (const detail::YNode& item : list->items) {
+        out.rule.push_back(std::size_t{item.line} + 1);
+        auto& keys = out.keys.emplace_back();
+        if (item.kind != Kind::mapping) continue;
+        for (std::size_t i = 0; i + 1 < item.items.size(); i += 2) {
+            if (item.items[i].kind == Kind::scalar)
+                keys.emplace(item.items[i].text, std::size_t{item.items[i + 1].line} + 1);
         }
-    } catch (const YAML::Exception&) {
-        // Lines are a courtesy: the bounded pass has already judged the text.
     }
     return out;
 }
@@ -489,11 +467,11 @@ GovernanceConfig governance_from(std::string_view text, const AgentSpecLimits& l
         throw ConfigurationError(fmt::format("skills config: the text is {} bytes, more than the limit of {}",
                                              text.size(), limits.max_bytes));
     }
-    json doc;
+    SpecYaml yaml;
     try {
-        doc = yaml_to_json(text, limits);
-    } catch (const YAML::Exception& e) {
-        throw ConfigurationError(fmt::format("skills config: invalid YAML: {}", valid_utf8(e.what())));
+        yaml = yaml_to_json(text, limits);
+    } catch (const InvalidYaml& e) {
+        throw ConfigurationError(fmt::format("skills config: invalid YAML: {}", valid_utf8(e.what)));
     } catch (const ConfigurationError& e) {
         // The budget messages say "agent spec: line N: ..."; this is a skills config.
         std::string_view message = e.what();
@@ -501,6 +479,7 @@ GovernanceConfig governance_from(std::string_view text, const AgentSpecLimits& l
         if (message.substr(0, spec.size()) == spec) message.remove_prefix(spec.size());
         throw ConfigurationError(fmt::format("{}{}", config_prefix, message));
     }
+    const json& doc = yaml.doc;
     GovernanceConfig out;
     if (doc.is_null()) return out;
     if (!doc.is_object()) {
@@ -519,7 +498,7 @@ GovernanceConfig governance_from(std::string_view text, const AgentSpecLimits& l
                 throw ConfigurationError(
                     fmt::format("skills config: unknown key '{}' under 'skills' (accepted: overrides)", k));
             }
-            const RuleLines lines = rule_lines(text);
+            const RuleLines lines = rule_lines(yaml.tree);
             out.overrides = overrides_from(v, [&lines](std::size_t i, std::string_view rule_key) {
                 std::size_t line = 0;
                 if (i < lines.rule.size()) {

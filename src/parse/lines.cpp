@@ -6,7 +6,7 @@
 
 #include "../base/model_output.hpp"
 #include "agentskills/base/names.hpp"
-#include "yaml.hpp"
+#include "session.hpp"
 
 namespace agentskills::detail {
 

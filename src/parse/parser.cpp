@@ -1,5 +1,5 @@
 // SKILL.md parsing: the stages of a file (limits and encoding, frontmatter split, YAML), then
-// the fields (parse_fields.cpp). The YAML tree and its bounds are in parse_yaml.cpp.
+// the fields (fields.cpp). The YAML is read by the front end (yaml.hpp) under the bounds below.
 #include "agentskills/parse/parser.hpp"
 
 #include <algorithm>
@@ -74,7 +74,122 @@ private:
     bool large_;
 };
 
+// The parser's bounds: every node built, every node copied for an alias and every node copied
+// for an anchor counts against the node budget (an alias counts as a node itself too); the text
+// copied by anchors and aliases counts against the byte budget (one alias of a long scalar
+// repeated many times is a bomb in bytes, not in nodes); nesting; the size of the JSON copy.
+constexpr std::size_t max_yaml_nodes = 100000;
+constexpr std::size_t max_yaml_copied_bytes = 4 * 1024 * 1024;
+
+constexpr YamlOptions frontmatter_options{.bounds = {.max_nodes = max_yaml_nodes,
+                                                     .max_text_bytes = max_yaml_copied_bytes,
+                                                     .max_depth = SKILL_MAX_FRONTMATTER_DEPTH,
+                                                     .max_json_bytes = SKILL_MAX_FRONTMATTER_JSON_BYTES,
+                                                     .text = YamlBounds::Text::copied,
+                                                     .keys_count = true,
+                                                     .anchor_copies_count = true,
+                                                     .alias_counts_itself = true,
+                                                     .alias_depth = false},
+                                          .prescan = true,
+                                          .valid_utf8 = true,  // check_text has seen to it
+                                          .one_document = false};
+
+FrontmatterProblem frontmatter_problem(const YamlProblem& p) {
+    const std::optional<std::size_t> line =
+        p.mark ? std::optional<std::size_t>(p.mark->line) : std::optional<std::size_t>();
+    switch (p.kind) {
+        case YamlProblem::Kind::document_marker:
+            return {codes::yaml_syntax, line,
+                    fmt::format("the frontmatter has the YAML document marker '{}' on line {}; it must be one YAML "
+                                "document (keys after the marker would be lost)",
+                                p.message, p.mark->line + 1)};
+        case YamlProblem::Kind::flow_depth:
+            return {
+                codes::yaml_too_complex, line,
+                fmt::format("the frontmatter nests '[' and '{{' deeper than {} levels", SKILL_MAX_FRONTMATTER_DEPTH)};
+        case YamlProblem::Kind::indicators:
+            return {codes::yaml_too_complex, line,
+                    fmt::format("the frontmatter has more than {} YAML indicator characters ([ ] {{ }} , & * ! - ? :); "
+                                "it is refused before parsing",
+                                SKILL_MAX_YAML_INDICATORS)};
+        case YamlProblem::Kind::syntax:
+            // yaml-cpp may quote one byte of a multi-byte character ("unknown escape character").
+            return {codes::yaml_syntax, line,
+                    fmt::format("the frontmatter is not valid YAML: {}", valid_utf8(p.message))};
+        case YamlProblem::Kind::depth:
+            return {codes::yaml_too_complex, std::nullopt,
+                    fmt::format("the frontmatter nests collections deeper than {} levels (line {})",
+                                SKILL_MAX_FRONTMATTER_DEPTH, p.mark ? p.mark->line + 1 : 1)};
+        case YamlProblem::Kind::json_bytes:
+            return {codes::yaml_too_complex, std::nullopt,
+                    fmt::format("the frontmatter is larger than {} bytes as JSON (aliases count once per use)",
+                                SKILL_MAX_FRONTMATTER_JSON_BYTES)};
+        case YamlProblem::Kind::nodes:
+        case YamlProblem::Kind::text_bytes:
+        case YamlProblem::Kind::second_document:
+            break;
+    }
+    return {codes::yaml_too_complex, std::nullopt,
+            fmt::format("the frontmatter expands past the YAML budget ({} nodes, {} bytes of text copied by anchors "
+                        "and aliases); is it an alias bomb?",
+                        max_yaml_nodes, max_yaml_copied_bytes)};
+}
+
+// What strict YAML refuses, from `n` on, in document order; an alias's copy is one finding.
+void add_findings(const YamlTree& tree, const YNode& n, StrictFindings& out) {
+    if (n.has(YNode::alias)) {
+        out.add(tree.alias_mark(n).line, "an alias");
+        return;
+    }
+    if (n.has(YNode::tagged)) out.add(n.line, fmt::format("the tag '{}'", tree.tag(n)));
+    if (n.anchor != 0) out.add(n.line, "an anchor");
+    if (n.has(YNode::flow)) out.add(n.line, std::string(flow_collection_finding));
+    for (const YNode& item : n.items) add_findings(tree, item, out);
+}
+
 }  // namespace
+
+StrictFindings strict_findings(const YamlTree& tree) {
+    StrictFindings out;
+    if (tree.root) add_findings(tree, *tree.root, out);
+    return out;
+}
+
+YamlRead read_yaml(std::string_view frontmatter, StrictFindings* strict) {
+    YamlTree tree = read_yaml_tree(frontmatter, frontmatter_options);
+    YamlRead out;
+    if (tree.problem) {
+        out.problem = frontmatter_problem(*tree.problem);
+        return out;
+    }
+    if (strict != nullptr) *strict = strict_findings(tree);
+    out.root = std::move(tree.root);
+    return out;
+}
+
+std::string key_text(const YNode& key) {
+    if (key.is_scalar()) return key.text;
+    return to_json(key).dump();
+}
+
+nlohmann::json to_json(const YNode& n) {
+    switch (n.kind) {
+        case YNode::Kind::null:
+        case YNode::Kind::scalar:
+            return n.text;
+        case YNode::Kind::sequence: {
+            auto arr = nlohmann::json::array();
+            for (const auto& item : n.items) arr.push_back(to_json(item));
+            return arr;
+        }
+        case YNode::Kind::mapping: {
+            auto obj = nlohmann::json::object();
+            for (std::size_t i = 0; i + 1 < n.items.size(); i += 2) obj[key_text(n.items[i])] = to_json(n.items[i + 1]);
+            return obj;
+        }
+    }
+    return {};
+}
 
 void Parse::add(std::string_view code, Level standard, Level ref, std::size_t file_line, std::string message) {
     const Level level = reference() ? ref : standard;
@@ -184,10 +299,11 @@ std::optional<Parse::Split> Parse::split(std::string_view text) {
     return std::nullopt;
 }
 
-// The YAML of the frontmatter as a tree whose root is a mapping; strict-YAML findings reported.
+// The YAML of the frontmatter as a tree whose root is a mapping; strict-YAML findings reported
+// (the reference profile's errors; the standard profile has no use for them).
 std::optional<YNode> Parse::read_frontmatter(std::string_view frontmatter) {
     StrictFindings strict;
-    YamlRead yaml = read_yaml(frontmatter, strict);
+    YamlRead yaml = read_yaml(frontmatter, reference() ? &strict : nullptr);
     if (yaml.problem) {
         fatal(yaml.problem->code, yaml.problem->line ? file_line(*yaml.problem->line) : 0,
               std::move(yaml.problem->message));

@@ -1,5 +1,6 @@
-// agentskills-cpp (private) — one run of parse_skill_md: the stages of a SKILL.md (parser.cpp)
-// and one reader per frontmatter field (parse_fields.cpp).
+// agentskills-cpp (private) — one run of parse_skill_md: the stages of a SKILL.md (parser.cpp),
+// its view of the YAML front end (yaml.hpp), one reader per frontmatter field (fields.cpp) and
+// the text helpers (lines.cpp).
 #pragma once
 
 #include <cstddef>
@@ -10,10 +11,67 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "agentskills/parse/parser.hpp"
 #include "yaml.hpp"
 
 namespace agentskills::detail {
+
+// ---- The frontmatter's YAML (parser.cpp)
+
+// Findings that only the reference profile rejects: line (0-based), what.
+inline constexpr std::string_view flow_collection_finding = "a flow collection ([...] or {...})";
+struct StrictFindings {
+    std::vector<std::pair<std::size_t, std::string>> list;
+    void add(std::size_t line, std::string what) { list.emplace_back(line, std::move(what)); }
+};
+
+// The strict-YAML findings of a tree in document order: flow collections, anchors, aliases, tags.
+[[nodiscard]] StrictFindings strict_findings(const YamlTree& tree);
+
+// A refusal of the frontmatter: a diagnostic code, the 0-based frontmatter line when one applies,
+// and the sentence to report.
+struct FrontmatterProblem {
+    std::string_view code;
+    std::optional<std::size_t> line;
+    std::string message;
+};
+
+// The first document of `frontmatter` as a tree (nullopt for an empty document), or the
+// problem: a pre-scan bound, a yaml-cpp error, a node/byte/depth budget, the JSON budget. With
+// `strict`, the tree's strict-YAML findings are added to it.
+struct YamlRead {
+    std::optional<YNode> root;
+    std::optional<FrontmatterProblem> problem;
+};
+[[nodiscard]] YamlRead read_yaml(std::string_view frontmatter, StrictFindings* strict = nullptr);
+
+// JSON forms of a tree: scalars as their text, mappings as objects (a key that is not a scalar
+// becomes its compact JSON text).
+[[nodiscard]] nlohmann::json to_json(const YNode& n);
+[[nodiscard]] std::string key_text(const YNode& key);
+
+// ---- Text (lines.cpp)
+
+[[nodiscard]] bool is_blank(std::string_view s) noexcept;          // only ASCII white space
+[[nodiscard]] std::string_view trim(std::string_view s) noexcept;  // ASCII white space off both ends
+[[nodiscard]] bool is_delimiter(std::string_view line) noexcept;   // `---` and blanks
+// `s` with every line break as LF: CRLF and a CR on its own (YAML 1.2's and Python's universal
+// newlines) turned into LF; `storage` holds the text when a copy was needed.
+[[nodiscard]] std::string_view with_lf_breaks(std::string_view s, std::string& storage);
+// The body: without leading and trailing blank lines.
+[[nodiscard]] std::string trim_blank_lines(std::string_view text);
+// Items of a comma- or blank-separated list, trimmed, blanks dropped.
+[[nodiscard]] std::vector<std::string> split_list(std::string_view text, bool on_commas);
+// Keeps the first of equal items, in order.
+void dedupe(std::vector<std::string>& v);
+// A value as quoted in a diagnostic: at most 64 code points, then an ellipsis.
+[[nodiscard]] std::string shown(std::string_view value);
+// A C0 control other than TAB and LF, DEL, or a C1 control.
+[[nodiscard]] bool has_control_character(std::string_view s) noexcept;
+
+// ---- One run
 
 // Severity a finding has under the profile in use; `none` drops it.
 enum class Level { none, info, warning, error };

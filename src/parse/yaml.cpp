@@ -1,48 +1,27 @@
-// SKILL.md parsing: the frontmatter's YAML through yaml-cpp's event API, as a small tree, within
-// bounds on tokens, nodes, copied text, depth and the size of its JSON copy.
-#include <array>
-#include <cstdint>
-#include <cstring>
-#include <exception>
+// The YAML front end (yaml.hpp): yaml-cpp's events into the tree, under the caller's bounds, with
+// the pre-scan of a frontmatter and the budget of its JSON copy. This file holds the library's
+// one YAML::EventHandler.
+#include <algorithm>
 #include <istream>
 #include <streambuf>
-#include <unordered_map>
+#include <utility>
 
-#include <fmt/core.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/exceptions.h>
 #include <yaml-cpp/parser.h>
 
 #include "../base/byte_scans.hpp"
-#include "agentskills/base/diagnostic_codes.hpp"
 #include "agentskills/base/names.hpp"
 #include "agentskills/parse/parser.hpp"
 #include "yaml.hpp"
-#include "yaml_fast.hpp"
-#include "yaml_text.hpp"
 
 namespace agentskills::detail {
 namespace {
 
-// Thrown past a bound; `what` ends the sentence "the frontmatter ...".
-class TooComplex : public std::exception {
-public:
-    explicit TooComplex(std::string why) : why_(std::move(why)) {}
-    const char* what() const noexcept override { return why_.c_str(); }
+thread_local bool fast_path_enabled = true;
 
-private:
-    std::string why_;
-};
-
-// Limits that keep hostile YAML (alias bombs, huge documents) bounded: every node built, every
-// node copied for an alias and every node copied into the anchor table counts against the node
-// budget; the text copied for aliases and anchors counts against the byte budget (one alias of a
-// long scalar repeated many times is a bomb in bytes, not in nodes).
-constexpr std::size_t max_yaml_nodes = 100000;
-constexpr std::size_t max_yaml_copied_bytes = 4 * 1024 * 1024;
-
-// A read-only stream buffer over text that outlives it, so that yaml-cpp reads the
-// frontmatter in place instead of from a copy in an istringstream.
+// A read-only stream buffer over text that outlives it, so that yaml-cpp reads the text in
+// place instead of from a copy in an istringstream.
 class ViewStreamBuf final : public std::streambuf {
 public:
     explicit ViewStreamBuf(std::string_view text) {
@@ -53,50 +32,78 @@ public:
     }
 };
 
+// Thrown by the builder once the problem is recorded (a bound, a second document).
+struct Stop {};
+
+std::uint32_t mark_number(int n) noexcept { return n < 0 ? 0 : static_cast<std::uint32_t>(n); }
+
+YamlMark mark_of(const YAML::Mark& m) noexcept {
+    return {mark_number(m.pos), mark_number(m.line), mark_number(m.column)};
+}
+
+// yaml-cpp 0.7 decodes the double-quoted escapes \N (U+0085) and \_ (U+00A0) to the single
+// Latin-1 bytes 0x85 and 0xA0, not to their UTF-8 forms, so a scalar of a valid UTF-8 document
+// can hold a stray byte. Reading such bytes as Latin-1 gives the characters the escapes mean.
+std::string scalar_text(const std::string& value) {
+    return is_valid_utf8(value) ? value : valid_utf8(value, InvalidByte::latin1);
+}
+
+// What a copy of a subtree costs: its nodes, the bytes of its text, its levels of collections.
+struct Cost {
+    std::size_t nodes = 0;
+    std::size_t bytes = 0;
+    std::size_t height = 0;
+};
+
 class TreeBuilder final : public YAML::EventHandler {
 public:
-    TreeBuilder(std::string_view source, StrictFindings& strict) : source_(source), strict_(strict) {}
+    TreeBuilder(std::string_view source, const YamlBounds& bounds, YamlTree& out)
+        : source_(source), bounds_(bounds), out_(out) {}
 
-    std::optional<YNode> root;
-
-    void OnDocumentStart(const YAML::Mark&) override {}
+    void OnDocumentStart(const YAML::Mark& mark) override {
+        if (documents_++ == 0) return;
+        fail(YamlProblem::Kind::second_document, mark_of(mark));
+    }
     void OnDocumentEnd() override {}
 
     void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
-        YNode n;
-        n.kind = YNode::Kind::null;
-        n.line = line_of(mark);
+        YNode n = node(YNode::Kind::null, mark, anchor);
+        n.flags |= YNode::plain;
         n.text = null_spelling(mark);
-        note_anchor(mark, anchor);
-        n.anchor = anchor;
-        attach(std::move(n));
-    }
-
-    void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
-        strict_.add(line_of(mark), "an alias");
-        auto it = anchors_.find(anchor);
-        if (it == anchors_.end()) {
-            YNode n;
-            n.line = line_of(mark);
-            attach(std::move(n));
-            return;
-        }
-        charge(cost_of(it->second));
-        YNode copy = it->second;
-        copy.anchor = 0;
-        attach(std::move(copy));
+        leaf(std::move(n));
     }
 
     void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                   const std::string& value) override {
-        note_tag(mark, tag);
-        note_anchor(mark, anchor);
-        YNode n;
-        n.kind = YNode::Kind::scalar;
-        n.text = detail::yaml_scalar_text(value);
-        n.line = line_of(mark);
-        n.anchor = anchor;
-        attach(std::move(n));
+        YNode n = node(YNode::Kind::scalar, mark, anchor);
+        if (tag == "?") n.flags |= YNode::plain;
+        note_tag(n, tag);
+        n.text = scalar_text(value);
+        leaf(std::move(n));
+    }
+
+    void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+        const YamlMark at = mark_of(mark);
+        const bool key = at_key();
+        const YNode* target = resolve(anchor);
+        if (target == nullptr) {
+            YNode n = node(YNode::Kind::null, mark, anchor);
+            n.flags |= YNode::plain | YNode::alias | YNode::unresolved;
+            n.extra = add_extra({{}, at, false});
+            if (bounds_.alias_counts_itself && (bounds_.keys_count || !key)) charge({1, 0, 0}, at);
+            attach(std::move(n));
+            return;
+        }
+        Cost c = (bounds_.keys_count || !key) ? cost_of(*target) : Cost{};
+        if (bounds_.alias_counts_itself && (bounds_.keys_count || !key)) ++c.nodes;
+        charge(c, at);
+        if (bounds_.alias_depth && over(stack_.size() + c.height, bounds_.max_depth)) {
+            fail(YamlProblem::Kind::depth, at);
+        }
+        YNode copy = *target;
+        copy.flags = static_cast<std::uint8_t>((copy.flags & ~YNode::key) | YNode::alias | (key ? YNode::key : 0));
+        copy.extra = add_extra({std::string(out_.tag(*target)), at, target->has(YNode::key)});
+        attach(std::move(copy));
     }
 
     void OnSequenceStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
@@ -104,16 +111,63 @@ public:
         open(YNode::Kind::sequence, mark, tag, anchor, style);
     }
     void OnSequenceEnd() override { close(); }
-
     void OnMapStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                     YAML::EmitterStyle::value style) override {
         open(YNode::Kind::mapping, mark, tag, anchor, style);
     }
     void OnMapEnd() override { close(); }
 
+    [[nodiscard]] std::optional<YamlProblem::Open> innermost_open() const {
+        if (stack_.empty()) return std::nullopt;
+        const YNode& top = stack_.back();
+        return YamlProblem::Open{top.kind, top.has(YNode::flow), top.mark()};
+    }
+
+    // The root, with the collections still open attached (flagged) when the read stopped.
+    void finish() {
+        while (!stack_.empty()) {
+            YNode n = std::move(stack_.back());
+            stack_.pop_back();
+            n.flags |= YNode::unclosed;
+            place(std::move(n));
+        }
+    }
+
 private:
-    [[nodiscard]] static std::size_t line_of(const YAML::Mark& mark) noexcept {
-        return mark.line < 0 ? 0 : static_cast<std::size_t>(mark.line);
+    // Where an anchored node is: its child indices from the root, through the collections
+    // open when it was complete (each becomes the next item of the one before it).
+    struct AnchorPlace {
+        std::vector<std::uint32_t> path;
+        bool complete = false;
+    };
+
+    [[nodiscard]] static bool over(std::size_t value, std::size_t limit) noexcept { return value > limit; }
+
+    [[nodiscard]] bool at_key() const noexcept {
+        return !stack_.empty() && stack_.back().kind == YNode::Kind::mapping && stack_.back().items.size() % 2 == 0;
+    }
+
+    [[nodiscard]] YNode node(YNode::Kind kind, const YAML::Mark& mark, YAML::anchor_t anchor) const {
+        YNode n;
+        n.kind = kind;
+        const YamlMark m = mark_of(mark);
+        n.line = m.line;
+        n.column = m.column;
+        n.offset = m.offset;
+        n.anchor = static_cast<std::uint32_t>(anchor);
+        if (at_key()) n.flags |= YNode::key;
+        return n;
+    }
+
+    std::uint32_t add_extra(YamlExtra e) {
+        out_.extras.push_back(std::move(e));
+        return static_cast<std::uint32_t>(out_.extras.size());
+    }
+
+    void note_tag(YNode& n, const std::string& tag) {
+        if (tag.empty() || tag == "?" || tag == "!") return;
+        n.flags |= YNode::tagged;
+        n.extra = add_extra({tag, {}, false});
     }
 
     [[nodiscard]] std::string null_spelling(const YAML::Mark& mark) const {
@@ -134,100 +188,129 @@ private:
         return {};
     }
 
-    void note_tag(const YAML::Mark& mark, const std::string& tag) {
-        if (!tag.empty() && tag != "?" && tag != "!") strict_.add(line_of(mark), fmt::format("the tag '{}'", tag));
+    [[noreturn]] void fail(YamlProblem::Kind kind, YamlMark at) {
+        YamlProblem p;
+        p.kind = kind;
+        p.mark = at;
+        out_.problem = std::move(p);
+        throw Stop{};
     }
-    void note_anchor(const YAML::Mark& mark, YAML::anchor_t anchor) {
-        if (anchor != 0) strict_.add(line_of(mark), "an anchor");
-    }
 
-    // What a copy of a subtree costs: its nodes and the bytes of its text.
-    struct Cost {
-        std::size_t nodes = 0;
-        std::size_t bytes = 0;
-    };
-
-    void count(std::size_t nodes) { charge(Cost{nodes, 0}); }
-
-    void charge(Cost c) {
+    void charge(Cost c, YamlMark at) {
         nodes_ += c.nodes;
-        copied_bytes_ += c.bytes;
-        if (nodes_ > max_yaml_nodes || copied_bytes_ > max_yaml_copied_bytes) {
-            throw TooComplex(
-                fmt::format("expands past the YAML budget ({} nodes, {} bytes of text copied by anchors "
-                            "and aliases); is it an alias bomb?",
-                            max_yaml_nodes, max_yaml_copied_bytes));
-        }
+        bytes_ += c.bytes;
+        if (over(nodes_, bounds_.max_nodes)) fail(YamlProblem::Kind::nodes, at);
+        if (over(bytes_, bounds_.max_text_bytes)) fail(YamlProblem::Kind::text_bytes, at);
     }
 
-    // The cost of copying `n`; the walk stops once either budget is exceeded.
-    static Cost cost_of(const YNode& n) {
-        Cost total{1, n.text.size()};
-        std::vector<const YNode*> todo{&n};
+    // The cost of copying `n` (keys only when they count); the walk stops once a budget that
+    // the copy is charged to would be passed.
+    [[nodiscard]] Cost cost_of(const YNode& n) const {
+        Cost total{1, n.kind == YNode::Kind::scalar ? n.text.size() : 0, n.is_scalar() ? 0u : 1u};
+        std::vector<std::pair<const YNode*, std::size_t>> todo{{&n, 1}};
         while (!todo.empty()) {
-            const YNode* cur = todo.back();
+            const auto [cur, level] = todo.back();
             todo.pop_back();
-            total.nodes += cur->items.size();
             for (const auto& child : cur->items) {
-                total.bytes += child.text.size();
-                if (!child.items.empty()) todo.push_back(&child);
+                if (bounds_.keys_count || !child.has(YNode::key)) ++total.nodes;
+                if (child.kind == YNode::Kind::scalar) total.bytes += child.text.size();
+                if (!child.is_scalar()) {
+                    total.height = std::max(total.height, level + 1);
+                    todo.emplace_back(&child, level + 1);
+                }
             }
-            if (total.nodes > max_yaml_nodes || total.bytes > max_yaml_copied_bytes) break;
+            if (over(nodes_ + total.nodes, bounds_.max_nodes) || over(bytes_ + total.bytes, bounds_.max_text_bytes)) {
+                break;
+            }
         }
         return total;
     }
 
+    void leaf(YNode n) {
+        const YamlMark at = n.mark();
+        const bool counted = bounds_.keys_count || !n.has(YNode::key);
+        const bool all_text = bounds_.text == YamlBounds::Text::all && n.kind == YNode::Kind::scalar;
+        charge({counted ? 1u : 0u, all_text ? n.text.size() : 0, 0}, at);
+        if (n.anchor != 0 && bounds_.anchor_copies_count) charge(cost_of(n), at);
+        attach(std::move(n));
+    }
+
     void open(YNode::Kind kind, const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
               YAML::EmitterStyle::value style) {
-        note_tag(mark, tag);
-        note_anchor(mark, anchor);
-        if (style == YAML::EmitterStyle::Flow) strict_.add(line_of(mark), std::string(flow_collection_finding));
-        if (stack_.size() >= SKILL_MAX_FRONTMATTER_DEPTH) {
-            throw TooComplex(fmt::format("nests collections deeper than {} levels (line {})",
-                                         SKILL_MAX_FRONTMATTER_DEPTH, line_of(mark) + 1));
-        }
-        YNode n;
-        n.kind = kind;
-        n.line = line_of(mark);
-        n.anchor = anchor;
+        YNode n = node(kind, mark, anchor);
+        if (style == YAML::EmitterStyle::Flow) n.flags |= YNode::flow;
+        note_tag(n, tag);
+        if (over(stack_.size() + 1, bounds_.max_depth)) fail(YamlProblem::Kind::depth, n.mark());
+        if (bounds_.keys_count || !n.has(YNode::key)) charge({1, 0, 0}, n.mark());
         stack_.push_back(std::move(n));
     }
 
     void close() {
+        // The anchor's copy is charged while the collection is still open: past a bound it
+        // stays in the tree as an open one, as it never reached its parent.
+        if (stack_.back().anchor != 0 && bounds_.anchor_copies_count) {
+            charge(cost_of(stack_.back()), stack_.back().mark());
+        }
         YNode n = std::move(stack_.back());
         stack_.pop_back();
         attach(std::move(n));
     }
 
     void attach(YNode n) {
-        count(1);
-        if (n.anchor != 0) {
-            // The anchor table holds a copy of the subtree: it costs its size, or nested
-            // anchors over one large collection would copy it once per level (quadratic).
-            charge(cost_of(n));
-            anchors_[n.anchor] = n;
+        if (n.anchor != 0 && !n.has(YNode::alias)) {
+            if (anchors_.size() <= n.anchor) anchors_.resize(n.anchor + 1);
+            AnchorPlace& place = anchors_[n.anchor];
+            place.path.clear();
+            for (std::size_t i = 1; i < stack_.size(); ++i) {
+                place.path.push_back(static_cast<std::uint32_t>(stack_[i - 1].items.size()));
+            }
+            if (!stack_.empty()) place.path.push_back(static_cast<std::uint32_t>(stack_.back().items.size()));
+            place.complete = true;
         }
+        place(std::move(n));
+    }
+
+    void place(YNode n) {
         if (stack_.empty()) {
-            if (!root) root = std::move(n);
+            if (!out_.root) out_.root = std::move(n);
             return;
         }
         stack_.back().items.push_back(std::move(n));
     }
 
+    // The complete node that `anchor` names, or null.
+    [[nodiscard]] const YNode* resolve(YAML::anchor_t anchor) const {
+        if (anchor >= anchors_.size() || !anchors_[anchor].complete || stack_.empty()) return nullptr;
+        const YNode* cur = &stack_[0];
+        std::size_t level = 0;  // cur is stack_[level] while it is still on the stack
+        bool on_stack = true;
+        for (const std::uint32_t index : anchors_[anchor].path) {
+            if (on_stack && level + 1 < stack_.size() && index == cur->items.size()) {
+                cur = &stack_[++level];
+                continue;
+            }
+            if (index >= cur->items.size()) return nullptr;
+            cur = &cur->items[index];
+            on_stack = false;
+        }
+        return on_stack ? nullptr : cur;
+    }
+
     std::string_view source_;
-    StrictFindings& strict_;
+    const YamlBounds& bounds_;
+    YamlTree& out_;
     std::vector<YNode> stack_;
-    std::unordered_map<YAML::anchor_t, YNode> anchors_;
+    std::vector<AnchorPlace> anchors_;  // by anchor id
     std::size_t nodes_ = 0;
-    std::size_t copied_bytes_ = 0;
+    std::size_t bytes_ = 0;
+    int documents_ = 0;
 };
 
-// What the JSON copy of `n` costs against SKILL_MAX_FRONTMATTER_JSON_BYTES: an upper bound of
-// its size printed with an indent of 2 (`dump(2)`, as the CLI prints it): each value on a line
-// indented by two bytes per level, a collection closed on a line of its own, a key charged as a
-// value. The walk is iterative and stops as soon as the budget is spent, so that the copy is
-// only made when it fits.
-void check_json_budget(const YNode& root) {
+// Whether the JSON copy of `root` fits `limit`: an upper bound of its size printed with an
+// indent of 2 (`dump(2)`, as the CLI prints it): each value on a line indented by two bytes per
+// level, a collection closed on a line of its own, a key charged as a value. The walk is
+// iterative and stops as soon as the budget is spent.
+bool json_fits(const YNode& root, std::size_t limit) {
     std::size_t total = 0;
     std::vector<std::pair<const YNode*, std::size_t>> todo{{&root, 1}};
     while (!todo.empty()) {
@@ -236,38 +319,19 @@ void check_json_budget(const YNode& root) {
         const std::size_t line = 2 * depth + 2;  // indentation, a comma or colon, the line feed
         total += n->is_scalar() ? line + json_string_bound(n->text) : 2 * line;
         for (const auto& child : n->items) todo.emplace_back(&child, depth + 1);
-        if (total > SKILL_MAX_FRONTMATTER_JSON_BYTES) {
-            throw TooComplex(fmt::format("is larger than {} bytes as JSON (aliases count once per use)",
-                                         SKILL_MAX_FRONTMATTER_JSON_BYTES));
-        }
+        if (total > limit) return false;
     }
+    return true;
+}
+
+// Whether every tree of the fast path is within `b` for a text of `size` bytes (else yaml-cpp
+// reads the text, and says where a bound is passed).
+bool fast_path_fits(const YamlBounds& b, std::size_t size) noexcept {
+    return b.max_nodes >= fast_path_max_nodes && b.max_depth >= fast_path_max_depth &&
+           (b.text == YamlBounds::Text::copied || b.max_text_bytes >= size);
 }
 
 }  // namespace
-
-std::string key_text(const YNode& key) {
-    if (key.is_scalar()) return key.text;
-    return to_json(key).dump();
-}
-
-nlohmann::json to_json(const YNode& n) {
-    switch (n.kind) {
-        case YNode::Kind::null:
-        case YNode::Kind::scalar:
-            return n.text;
-        case YNode::Kind::sequence: {
-            auto arr = nlohmann::json::array();
-            for (const auto& item : n.items) arr.push_back(to_json(item));
-            return arr;
-        }
-        case YNode::Kind::mapping: {
-            auto obj = nlohmann::json::object();
-            for (std::size_t i = 0; i + 1 < n.items.size(); i += 2) obj[key_text(n.items[i])] = to_json(n.items[i + 1]);
-            return obj;
-        }
-    }
-    return {};
-}
 
 // One pass over the frontmatter before yaml-cpp sees it. yaml-cpp queues every token of a
 // collection whose key status is still open (a line of a million `[` holds a million tokens,
@@ -276,27 +340,31 @@ nlohmann::json to_json(const YNode& n) {
 // The count is of bytes, whatever they are inside (quotes, comments): it can only overcount, so
 // no spelling hides a flood. A line starting with `---` or `...` (a YAML document marker, which
 // may not appear inside any scalar) would begin a second document whose keys yaml-cpp drops
-// silently: that is a syntax error here.
-std::optional<YamlProblem> prescan_frontmatter(std::string_view fm) {
+// silently: that is refused too.
+std::optional<YamlProblem> prescan_yaml(std::string_view fm) {
     std::size_t line = 0;
     std::size_t indicators = 0;
     std::size_t flow_depth = 0;
     const auto blank_or_end = [&](std::size_t i) {
         return i >= fm.size() || fm[i] == ' ' || fm[i] == '\t' || fm[i] == '\n';
     };
+    const auto problem = [&](YamlProblem::Kind kind, std::size_t at, std::string_view message) {
+        YamlProblem p;
+        p.kind = kind;
+        p.mark = YamlMark{static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(line), 0};
+        p.message = std::string(message);
+        return p;
+    };
     // A document marker at the start of the line that starts at `i`.
     const auto marker_at = [&](std::size_t i) -> std::optional<YamlProblem> {
         const std::string_view start = fm.substr(i, 3);
         if ((start == "---" || start == "...") && blank_or_end(i + 3)) {
-            return YamlProblem{codes::yaml_syntax, line,
-                               fmt::format("the frontmatter has the YAML document marker '{}' on line {}; it "
-                                           "must be one YAML document (keys after the marker would be lost)",
-                                           start, line + 1)};
+            return problem(YamlProblem::Kind::document_marker, i, start);
         }
         return std::nullopt;
     };
     if (!fm.empty()) {
-        if (auto problem = marker_at(0)) return problem;
+        if (auto p = marker_at(0)) return p;
     }
     for (std::size_t i = next_yaml_indicator(fm, 0); i < fm.size(); i = next_yaml_indicator(fm, i + 1)) {
         const char c = fm[i];
@@ -304,16 +372,12 @@ std::optional<YamlProblem> prescan_frontmatter(std::string_view fm) {
             case '\n':
                 ++line;
                 if (i + 1 < fm.size()) {
-                    if (auto problem = marker_at(i + 1)) return problem;
+                    if (auto p = marker_at(i + 1)) return p;
                 }
                 continue;
             case '[':
             case '{':
-                if (++flow_depth > SKILL_MAX_FRONTMATTER_DEPTH) {
-                    return YamlProblem{codes::yaml_too_complex, line,
-                                       fmt::format("the frontmatter nests '[' and '{{' deeper than {} levels",
-                                                   SKILL_MAX_FRONTMATTER_DEPTH)};
-                }
+                if (++flow_depth > SKILL_MAX_FRONTMATTER_DEPTH) return problem(YamlProblem::Kind::flow_depth, i, {});
                 break;
             case ']':
             case '}':
@@ -327,56 +391,61 @@ std::optional<YamlProblem> prescan_frontmatter(std::string_view fm) {
             default:  // , & * !
                 break;
         }
-        if (++indicators > SKILL_MAX_YAML_INDICATORS) {
-            return YamlProblem{codes::yaml_too_complex, line,
-                               fmt::format("the frontmatter has more than {} YAML indicator characters "
-                                           "([ ] {{ }} , & * ! - ? :); it is refused before parsing",
-                                           SKILL_MAX_YAML_INDICATORS)};
-        }
+        if (++indicators > SKILL_MAX_YAML_INDICATORS) return problem(YamlProblem::Kind::indicators, i, {});
     }
     return std::nullopt;
 }
 
-YamlRead read_yaml(std::string_view frontmatter, StrictFindings& strict) {
-    YamlRead out;
-    if (auto problem = prescan_frontmatter(frontmatter)) {
-        out.problem = std::move(problem);
-        return out;
-    }
-    // The common shape without yaml-cpp (parse_fast.cpp): the same tree, so the same result.
-    if (frontmatter_fast_path_enabled()) {
-        if (std::optional<YNode> tree = read_common_yaml(frontmatter, &strict)) {
-            try {
-                check_json_budget(*tree);
-            } catch (const TooComplex& e) {
-                out.problem =
-                    YamlProblem{codes::yaml_too_complex, std::nullopt, fmt::format("the frontmatter {}", e.what())};
-                return out;
-            }
-            out.root = std::move(tree);
+YamlTree read_yaml_tree(std::string_view text, const YamlOptions& options) {
+    YamlTree out;
+    if (options.prescan) {
+        if (auto p = prescan_yaml(text)) {
+            out.problem = std::move(p);
             return out;
         }
     }
-    TreeBuilder builder(frontmatter, strict);
+    const YamlBounds& bounds = options.bounds;
+    const auto check_json = [&] {
+        if (bounds.max_json_bytes != yaml_unbounded && out.root && !json_fits(*out.root, bounds.max_json_bytes)) {
+            YamlProblem p;
+            p.kind = YamlProblem::Kind::json_bytes;
+            out.problem = std::move(p);
+        }
+    };
+    // The common shape without yaml-cpp (yaml_fast.cpp): the same tree, so the same result.
+    if (options.fast_path && fast_path_enabled && fast_path_fits(bounds, text.size()) &&
+        (options.valid_utf8 || is_valid_utf8(text))) {
+        if (std::optional<YNode> tree = read_common_yaml(text)) {
+            out.root = std::move(tree);
+            check_json();
+            return out;
+        }
+    }
+    TreeBuilder builder(text, bounds, out);
     try {
-        ViewStreamBuf buffer(frontmatter);
+        ViewStreamBuf buffer(text);
         std::istream in(&buffer);
         YAML::Parser parser(in);
-        parser.HandleNextDocument(builder);
-        if (builder.root) check_json_budget(*builder.root);
+        if (parser.HandleNextDocument(builder) && options.one_document) (void)parser.HandleNextDocument(builder);
     } catch (const YAML::Exception& e) {
-        std::optional<std::size_t> line;
-        if (e.mark.line >= 0) line = static_cast<std::size_t>(e.mark.line);
-        // yaml-cpp may quote one byte of a multi-byte character ("unknown escape character").
-        out.problem = YamlProblem{codes::yaml_syntax, line,
-                                  fmt::format("the frontmatter is not valid YAML: {}", valid_utf8(e.msg))};
+        YamlProblem p;
+        p.kind = YamlProblem::Kind::syntax;
+        if (!e.mark.is_null()) p.mark = mark_of(e.mark);
+        p.message = e.msg;
+        p.what = e.what();
+        p.open = builder.innermost_open();
+        out.problem = std::move(p);
+        builder.finish();
         return out;
-    } catch (const TooComplex& e) {
-        out.problem = YamlProblem{codes::yaml_too_complex, std::nullopt, fmt::format("the frontmatter {}", e.what())};
+    } catch (const Stop&) {
+        builder.finish();
         return out;
     }
-    out.root = std::move(builder.root);
+    check_json();
     return out;
 }
+
+bool frontmatter_fast_path_enabled() noexcept { return fast_path_enabled; }
+void set_frontmatter_fast_path(bool enabled) noexcept { fast_path_enabled = enabled; }
 
 }  // namespace agentskills::detail

@@ -1,83 +1,173 @@
-// agentskills-cpp (private) — the parts of the SKILL.md parser below the field rules: the YAML
-// tree and its bounds (parse_yaml.cpp) and the text helpers (parse_text.cpp).
+// agentskills-cpp (private) — the library's one YAML front end. yaml-cpp's events (yaml.cpp), or
+// for the common shape of a frontmatter a reader of its own that gives the same tree
+// (yaml_fast.cpp), make one tree of the first document under bounds the caller gives. Every YAML
+// reader of the library is a view over that tree: the SKILL.md manifest (parse/parser.cpp and
+// parse/fields.cpp), agent specs and governance files (host/spec.cpp), the MCP frontmatter JSON
+// (mcp/shared/frontmatter_json.cpp) and the reference profile's strictyaml emulation
+// (compat/reference_yaml.cpp).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace agentskills::detail {
 
-// ---- YAML (parse_yaml.cpp)
+/// Where a node starts, as yaml-cpp marks it: 0-based line, column (in bytes) and byte offset
+/// in the text read. A node with properties starts at its first property (`&a`, `!!str`).
+struct YamlMark {
+    std::uint32_t offset = 0;
+    std::uint32_t line = 0;
+    std::uint32_t column = 0;
+    friend bool operator==(const YamlMark&, const YamlMark&) = default;
+};
 
-// A small YAML tree with positions, built from yaml-cpp events. Every scalar keeps its literal
-// text (no YAML 1.1 typing), which yaml-cpp's event API gives directly.
+/// One node of the tree. Scalars keep their literal text (no typing: a view types them). A
+/// mapping holds key, value, key, value, ... in `items`. An alias is a copy of the node its
+/// anchor names (flag `alias`): the copy keeps that node's marks, as yaml-cpp's own nodes do,
+/// and YamlTree::alias_mark gives where the alias itself is. What few nodes have (a tag, the
+/// mark of an alias) is in YamlTree::extras, so that a node stays 80 bytes.
 struct YNode {
-    enum class Kind { null, scalar, sequence, mapping };
+    enum class Kind : std::uint8_t { null, scalar, sequence, mapping };
+    enum Flag : std::uint8_t {
+        plain = 1,        ///< a plain scalar without a tag (yaml-cpp's tag "?"); every null
+        flow = 2,         ///< a flow collection (`[...]`, `{...}`)
+        tagged = 4,       ///< an explicit tag other than `!` (YamlTree::tag)
+        alias = 8,        ///< the copy an alias made (YamlTree::alias_mark)
+        unresolved = 16,  ///< an alias of an anchor not complete yet (inside its own node): a null
+        unclosed = 32,    ///< a collection still open when the read stopped (YamlTree::problem)
+        key = 64,         ///< read as a key of a mapping
+    };
+
+    std::string text;          ///< scalar text; for a null, its literal spelling ("" when empty)
+    std::vector<YNode> items;  ///< sequence items; mapping: key, value, key, value, ...
+    std::uint32_t line = 0;    ///< the mark (YamlMark)
+    std::uint32_t column = 0;
+    std::uint32_t offset = 0;
+    std::uint32_t anchor = 0;  ///< yaml-cpp's anchor id (1, 2, ...); an alias: the one it names
+    std::uint32_t extra = 0;   ///< 1 + index into YamlTree::extras; 0 = none
     Kind kind = Kind::null;
-    std::string text;          // scalar text; for null, the literal spelling ("" when empty)
-    std::vector<YNode> items;  // sequence items; mapping: key, value, key, value, ...
-    std::size_t line = 0;      // 0-based line in the frontmatter
-    std::size_t anchor = 0;    // yaml-cpp's anchor id; 0 = none
+    std::uint8_t flags = 0;
 
     [[nodiscard]] bool is_scalar() const noexcept { return kind == Kind::scalar || kind == Kind::null; }
+    [[nodiscard]] bool has(Flag f) const noexcept { return (flags & f) != 0; }
+    /// Whether the node defines an anchor (an alias's copy only repeats it).
+    [[nodiscard]] bool anchored() const noexcept { return anchor != 0 && !has(alias); }
+    [[nodiscard]] YamlMark mark() const noexcept { return {offset, line, column}; }
 };
 
-// Findings that only the reference profile rejects: line (0-based), what.
-// What a strict-YAML finding of a flow collection says (both YAML readers use it).
-inline constexpr std::string_view flow_collection_finding = "a flow collection ([...] or {...})";
-
-struct StrictFindings {
-    std::vector<std::pair<std::size_t, std::string>> list;
-    void add(std::size_t line, std::string what) { list.emplace_back(line, std::move(what)); }
+/// Bounds of a read; `yaml_unbounded` is none. Every node made counts against `max_nodes` when
+/// it starts (a collection when it opens); an alias counts every node it copies, and an anchor
+/// the copy of its node that an alias can take. `max_text_bytes` counts the text aliases and
+/// anchors copy, and with `text = all` the text of every scalar as well. `max_depth` counts the
+/// open collections, with the new one. `max_json_bytes` bounds the literal-text JSON copy of the
+/// tree printed with an indent of 2 (aliases count once per use). The switches fit each
+/// caller's own accounting (see its call).
+inline constexpr std::size_t yaml_unbounded = SIZE_MAX;
+struct YamlBounds {
+    enum class Text : std::uint8_t { copied, all };
+    std::size_t max_nodes = yaml_unbounded;
+    std::size_t max_text_bytes = yaml_unbounded;
+    std::size_t max_depth = yaml_unbounded;
+    std::size_t max_json_bytes = yaml_unbounded;
+    Text text = Text::copied;
+    bool keys_count = true;            ///< scalar (and collection) keys count as nodes
+    bool anchor_copies_count = true;   ///< an anchored node counts its copy once more
+    bool alias_counts_itself = false;  ///< an alias counts one node besides what it copies
+    bool alias_depth = false;          ///< the depth of what an alias copies counts from where it is
 };
 
-// A refusal of the frontmatter: a diagnostic code, the 0-based frontmatter line when one applies,
-// and the sentence to report.
+struct YamlOptions {
+    YamlBounds bounds;
+    /// Run prescan_yaml first (the SKILL.md frontmatter: token floods, document markers).
+    bool prescan = false;
+    /// The text is known to be valid UTF-8 (else it is checked before the fast path is tried).
+    bool valid_utf8 = false;
+    /// A second document is a problem (`second_document`); else what follows the first is not read.
+    bool one_document = false;
+    /// Try the fast path first (where the thread's switch, set_frontmatter_fast_path, allows).
+    bool fast_path = true;
+};
+
+/// Why a read stopped: yaml-cpp refused the text, a bound was passed, or the pre-scan refused it.
 struct YamlProblem {
-    std::string_view code;
-    std::optional<std::size_t> line;
-    std::string message;
+    enum class Kind : std::uint8_t {
+        syntax,           ///< yaml-cpp's error: `message`, `what`, `mark` (unless yaml-cpp had none), `open`
+        nodes,            ///< YamlBounds::max_nodes, at the node being read (`mark`)
+        text_bytes,       ///< YamlBounds::max_text_bytes, at `mark`
+        depth,            ///< YamlBounds::max_depth, at the collection or alias (`mark`)
+        json_bytes,       ///< YamlBounds::max_json_bytes
+        indicators,       ///< prescan_yaml: more than SKILL_MAX_YAML_INDICATORS, on `mark`'s line
+        flow_depth,       ///< prescan_yaml: `[`/`{` deeper than SKILL_MAX_FRONTMATTER_DEPTH
+        document_marker,  ///< prescan_yaml: `---` or `...` (`message`) starts a line
+        second_document,  ///< YamlOptions::one_document, and a second one starts
+    };
+    /// The innermost collection open when yaml-cpp's error came.
+    struct Open {
+        YNode::Kind kind = YNode::Kind::mapping;
+        bool flow = false;
+        YamlMark mark;
+    };
+    Kind kind = Kind::syntax;
+    std::optional<YamlMark> mark;
+    std::string message;  ///< yaml-cpp's message as it gives it (not always UTF-8); a marker
+    std::string what;     ///< yaml-cpp's what(): "yaml-cpp: error at line 1, column 2: ..."
+    std::optional<Open> open;
 };
 
-// The first document of `frontmatter` as a tree (nullopt for an empty document), or the
-// problem: a pre-scan bound, a yaml-cpp error, a node/byte/depth budget, the JSON budget.
-struct YamlRead {
+/// What few nodes carry besides their fields.
+struct YamlExtra {
+    std::string tag;          ///< the explicit tag as yaml-cpp resolves it ("tag:yaml.org,2002:str")
+    YamlMark alias;           ///< where the alias is, for the copy it made
+    bool copied_key = false;  ///< the node the alias copied was a mapping key
+};
+
+/// The first document read: its root (none for an empty stream), or the problem. With a problem,
+/// `root` holds what was read before it, in document order: complete nodes, then the
+/// collections still open (flag `unclosed`, each the last item of the one before), so that a
+/// view sees every event before the problem.
+struct YamlTree {
     std::optional<YNode> root;
     std::optional<YamlProblem> problem;
+    std::vector<YamlExtra> extras;
+
+    [[nodiscard]] std::string_view tag(const YNode& n) const noexcept {
+        return n.extra == 0 ? std::string_view() : std::string_view(extras[n.extra - 1].tag);
+    }
+    /// Where the alias of an alias's copy is; the node's own mark for any other node.
+    [[nodiscard]] YamlMark alias_mark(const YNode& n) const noexcept {
+        return n.has(YNode::alias) && n.extra != 0 ? extras[n.extra - 1].alias : n.mark();
+    }
 };
-[[nodiscard]] YamlRead read_yaml(std::string_view frontmatter, StrictFindings& strict);
 
-// The pre-scan run by read_yaml before yaml-cpp sees the text (token floods, document markers).
-[[nodiscard]] std::optional<YamlProblem> prescan_frontmatter(std::string_view frontmatter);
+/// Reads the first document of `text` under `options` (see YamlOptions).
+[[nodiscard]] YamlTree read_yaml_tree(std::string_view text, const YamlOptions& options);
 
-// JSON forms of a tree: scalars as their text, mappings as objects (a key that is not a scalar
-// becomes its compact JSON text).
-[[nodiscard]] nlohmann::json to_json(const YNode& n);
-[[nodiscard]] std::string key_text(const YNode& key);
+/// The pre-scan of a SKILL.md frontmatter (run by read_yaml_tree under YamlOptions::prescan):
+/// more indicator characters than SKILL_MAX_YAML_INDICATORS, `[`/`{` nested deeper than
+/// SKILL_MAX_FRONTMATTER_DEPTH, or a line starting with a document marker.
+[[nodiscard]] std::optional<YamlProblem> prescan_yaml(std::string_view text);
 
-// ---- Text (parse_text.cpp)
+/// The fast path (yaml_fast.cpp): the tree of `text` when it has the common shape, node for
+/// node, text for text, mark for mark and flag for flag what yaml-cpp's events build; nullopt
+/// when it does not (read_yaml_tree then uses yaml-cpp). `text` must be valid UTF-8. The shape:
+/// lines of `key: value` at column 0, whose value is a plain, single- or double-quoted scalar on
+/// the key's line, a one-line flow sequence of plain words, a block scalar of the plain form
+/// (`|`, `|-`, `>`, `>-`, its lines indented alike), a block list of scalars, or a block mapping
+/// of the same shape, up to a few levels deep; blank lines; comment lines at column 0 and
+/// comments after a value. No tab, CR or other control character, no anchor, alias, tag, flow
+/// mapping, multi-line plain or quoted scalar, empty value or directive. Its trees have at most
+/// fast_path_max_nodes nodes and fast_path_max_depth levels of collections.
+[[nodiscard]] std::optional<YNode> read_common_yaml(std::string_view text);
+inline constexpr std::size_t fast_path_max_nodes = 20001;
+inline constexpr std::size_t fast_path_max_depth = 9;
 
-[[nodiscard]] bool is_blank(std::string_view s) noexcept;          // only ASCII white space
-[[nodiscard]] std::string_view trim(std::string_view s) noexcept;  // ASCII white space off both ends
-[[nodiscard]] bool is_delimiter(std::string_view line) noexcept;   // `---` and blanks
-// `s` with every line break as LF: CRLF and a CR on its own (YAML 1.2's and Python's universal
-// newlines) turned into LF; `storage` holds the text when a copy was needed.
-[[nodiscard]] std::string_view with_lf_breaks(std::string_view s, std::string& storage);
-// The body: without leading and trailing blank lines.
-[[nodiscard]] std::string trim_blank_lines(std::string_view text);
-// Items of a comma- or blank-separated list, trimmed, blanks dropped.
-[[nodiscard]] std::vector<std::string> split_list(std::string_view text, bool on_commas);
-// Keeps the first of equal items, in order.
-void dedupe(std::vector<std::string>& v);
-// A value as quoted in a diagnostic: at most 64 code points, then an ellipsis.
-[[nodiscard]] std::string shown(std::string_view value);
-// A C0 control other than TAB and LF, DEL, or a C1 control.
-[[nodiscard]] bool has_control_character(std::string_view s) noexcept;
+/// Whether read_yaml_tree tries the fast path, for the calling thread (default true). The
+/// differential fuzz target, the tests and the benchmarks turn it off to get yaml-cpp's tree.
+[[nodiscard]] bool frontmatter_fast_path_enabled() noexcept;
+void set_frontmatter_fast_path(bool enabled) noexcept;
 
 }  // namespace agentskills::detail

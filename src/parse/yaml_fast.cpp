@@ -2,10 +2,9 @@
 // with plain or quoted scalars, a one-line `[a, b]` list, a `|` or `>` block scalar, a block list
 // or a small nested mapping; reading those by lines is many times cheaper than yaml-cpp's
 // scanner and event parser. The reader below accepts only what it can read exactly as yaml-cpp
-// does (the differential fuzz target fuzz/fuzz_frontmatter_diff.cpp and tests/test_parse_fast.cpp
-// hold it to that) and gives up on everything else, which yaml-cpp then parses as before.
-#include "yaml_fast.hpp"
-
+// does, marks and flags included (the differential fuzz target fuzz/fuzz_frontmatter_diff.cpp and
+// tests/test_parse_fast.cpp hold it to that), and gives up on everything else, which yaml-cpp
+// then parses (yaml.cpp).
 #include <cstddef>
 #include <cstring>
 #include <string>
@@ -13,16 +12,16 @@
 #include <vector>
 
 #include "../base/model_output.hpp"
+#include "yaml.hpp"
 
 namespace agentskills::detail {
 namespace {
 
-thread_local bool fast_path_enabled = true;
-
-// Past these the reader gives up (yaml-cpp then applies the real bounds with their messages):
-// far above any real frontmatter, far below the bounds of parse_yaml.cpp.
-constexpr std::size_t max_nodes = 20000;
-constexpr std::size_t max_depth = 8;
+// Past these the reader gives up (yaml-cpp then applies the caller's bounds): far above any
+// real frontmatter, far below the bounds of its callers (yaml.hpp: fast_path_max_nodes and
+// fast_path_max_depth, which a tree of this reader never passes).
+constexpr std::size_t max_nodes = fast_path_max_nodes - 1;
+constexpr std::size_t max_depth = fast_path_max_depth - 1;
 constexpr std::size_t max_key_bytes = 256;
 
 // Bytes the reader is sure of: printable ASCII, line feeds, and UTF-8 sequences other than the
@@ -69,15 +68,21 @@ public:
         return root;
     }
 
-    // The 0-based line of each flow collection read, in the order yaml-cpp reports them.
-    [[nodiscard]] const std::vector<std::size_t>& flow_lines() const noexcept { return flow_lines_; }
-
 private:
     struct Line {
         std::string_view text;
         std::size_t indent = 0;
         std::size_t number = 0;  // 0-based
+        std::size_t start = 0;   // byte offset of its first byte
     };
+
+    // Gives `n` the mark of the byte at `p`, on the current line.
+    void mark(YNode& n, const char* p) const noexcept {
+        const auto offset = static_cast<std::size_t>(p - text_.data());
+        n.offset = static_cast<std::uint32_t>(offset);
+        n.line = static_cast<std::uint32_t>(line_.number);
+        n.column = static_cast<std::uint32_t>(offset - line_.start);
+    }
 
     // Moves to the next line that holds content: blank lines and comment lines at column 0 are
     // passed over; an indented comment line makes the reader give up.
@@ -95,7 +100,7 @@ private:
                 failed_ = true;
                 break;
             }
-            line_ = Line{line, indent, number};
+            line_ = Line{line, indent, number, static_cast<std::size_t>(line.data() - text_.data())};
             have_ = true;
             return;
         }
@@ -113,7 +118,7 @@ private:
     bool mapping(std::size_t indent, std::size_t depth, YNode& out) {
         if (depth > max_depth) return false;
         out.kind = YNode::Kind::mapping;
-        out.line = line_.number;
+        mark(out, line_.text.data() + indent);
         while (have_ && !failed_ && line_.indent == indent) {
             if (at_entry(indent)) return false;  // a list item where a key belongs
             const std::string_view rest = line_.text.substr(indent);
@@ -125,8 +130,9 @@ private:
             if (is_null_word(key_text)) return false;
             YNode key;
             key.kind = YNode::Kind::scalar;
+            key.flags = YNode::plain | YNode::key;
             key.text = std::string(key_text);
-            key.line = line_.number;
+            mark(key, rest.data());
             if (!count()) return false;
 
             YNode value;
@@ -147,14 +153,14 @@ private:
                     return false;  // an empty value
                 }
             } else if (after[v] == '[') {
-                if (!flow_sequence(after.substr(v), line_.number, value)) return false;
+                if (!flow_sequence(after.substr(v), value)) return false;
                 advance();
             } else if (after[v] == '|' || after[v] == '>') {
                 if (!block_scalar(after.substr(v), indent, value)) return false;
                 advance();
             } else {
                 if (after[v] == '#') return false;  // an empty value with a comment
-                if (!scalar(after.substr(v), line_.number, value)) return false;
+                if (!scalar(after.substr(v), value)) return false;
                 advance();
             }
             if (!count()) return false;
@@ -169,13 +175,13 @@ private:
     bool sequence(std::size_t indent, std::size_t depth, YNode& out) {
         if (depth > max_depth) return false;
         out.kind = YNode::Kind::sequence;
-        out.line = line_.number;
+        mark(out, line_.text.data() + indent);
         while (have_ && !failed_ && at_entry(indent)) {
             const std::string_view rest = line_.text.substr(indent + 1);
             const std::size_t v = rest.find_first_not_of(' ');
             if (v == std::string_view::npos || rest[v] == '#') return false;  // empty or nested
             YNode item;
-            if (!scalar(rest.substr(v), line_.number, item) || !count()) return false;
+            if (!scalar(rest.substr(v), item) || !count()) return false;
             out.items.push_back(std::move(item));
             advance();
             if (have_ && line_.indent > indent) return false;
@@ -187,9 +193,10 @@ private:
     // Each item is letters, digits and `_ - . / ( )` with single spaces inside; anything else
     // (quotes, `:`, `*`, nesting, an empty item, a trailing comma, a null word, a line break) is
     // left to yaml-cpp. yaml-cpp reports a flow collection to the strict profile; so does this.
-    bool flow_sequence(std::string_view s, std::size_t line, YNode& out) {
+    bool flow_sequence(std::string_view s, YNode& out) {
         out.kind = YNode::Kind::sequence;
-        out.line = line;
+        out.flags = YNode::flow;
+        mark(out, s.data());
         const auto starts_item = [](char c) { return is_key_start(c) || c == '.' || c == '/' || c == '('; };
         const auto in_item = [](char c) { return is_key_char(c) || c == '(' || c == ')'; };
         std::size_t i = 1;
@@ -211,8 +218,9 @@ private:
                 if (is_null_word(word) || !count()) return false;
                 YNode item;
                 item.kind = YNode::Kind::scalar;
+                item.flags = YNode::plain;
                 item.text = std::string(word);
-                item.line = line;
+                mark(item, word.data());
                 out.items.push_back(std::move(item));
                 if (s[i] == ']') {
                     ++i;
@@ -223,9 +231,7 @@ private:
                 while (i < s.size() && s[i] == ' ') ++i;
             }
         }
-        if (!only_comment_after(s.substr(i))) return false;
-        flow_lines_.push_back(line);
-        return true;
+        return only_comment_after(s.substr(i));
     }
 
     // A literal (`|`) or folded (`>`) block scalar, clipped or stripped (`-`), whose header `s`
@@ -239,7 +245,7 @@ private:
         const bool strip = s.size() == 2 && s[1] == '-';
         if (s.size() != 1 && !strip) return false;
         out.kind = YNode::Kind::scalar;
-        out.line = line_.number;
+        mark(out, s.data());
         std::size_t indent = 0;       // of the scalar's lines; 0 until the first one
         std::size_t empty = 0;        // empty lines since the last line of text
         std::size_t last_end = pos_;  // where the line after the last line of text starts
@@ -290,8 +296,8 @@ private:
     }
 
     // One scalar that ends on its line: `s` starts at its first character, runs to the line end.
-    static bool scalar(std::string_view s, std::size_t line, YNode& out) {
-        out.line = line;
+    bool scalar(std::string_view s, YNode& out) const {
+        mark(out, s.data());
         out.kind = YNode::Kind::scalar;
         switch (s[0]) {
             case '\'':
@@ -315,6 +321,7 @@ private:
         while (end > 0 && s[end - 1] == ' ') --end;
         const std::string_view text = s.substr(0, end);
         if (is_null_word(text)) out.kind = YNode::Kind::null;
+        out.flags = YNode::plain;
         out.text = std::string(text);
         return true;
     }
@@ -362,7 +369,6 @@ private:
         return false;  // continues on the next line
     }
 
-    std::vector<std::size_t> flow_lines_;  // the line of each flow collection read, in order
     std::string_view text_;
     std::size_t pos_ = 0;
     std::size_t next_number_ = 0;
@@ -374,17 +380,9 @@ private:
 
 }  // namespace
 
-std::optional<YNode> read_common_yaml(std::string_view frontmatter, StrictFindings* strict) {
-    if (!plain_bytes(frontmatter)) return std::nullopt;
-    Reader reader(frontmatter);
-    std::optional<YNode> tree = reader.run();
-    if (tree && strict != nullptr) {
-        for (const std::size_t line : reader.flow_lines()) strict->add(line, std::string(flow_collection_finding));
-    }
-    return tree;
+std::optional<YNode> read_common_yaml(std::string_view text) {
+    if (!plain_bytes(text)) return std::nullopt;
+    return Reader(text).run();
 }
-
-bool frontmatter_fast_path_enabled() noexcept { return fast_path_enabled; }
-void set_frontmatter_fast_path(bool enabled) noexcept { fast_path_enabled = enabled; }
 
 }  // namespace agentskills::detail

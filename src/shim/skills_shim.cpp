@@ -2,7 +2,6 @@
 // instructions, its tools on every turn, the turn's tools filtered, generations of a live catalog.
 #include "agentskills/shim/skills_shim.hpp"
 
-#include <unordered_set>
 #include <utility>
 
 #include <fmt/core.h>
@@ -110,41 +109,6 @@ private:
 
 }  // namespace detail
 
-namespace {
-
-void report_bind_diagnostics(const SkillCatalog& catalog, const SkillsPrompt& prompt,
-                             const std::function<void(const Diagnostic&)>& report) {
-    std::unordered_set<std::string> paths_with_diagnostic;
-    for (const auto& d : catalog.diagnostics()) {
-        paths_with_diagnostic.insert(d.path);
-        report(d);
-    }
-    for (const auto& s : catalog.skipped()) {
-        if (paths_with_diagnostic.count(s.path) != 0) continue;
-        report(Diagnostic{.code = std::string(codes::skill_skipped),
-                          .severity = Severity::warning,
-                          .path = s.path,
-                          .line = 0,
-                          .message = s.message});
-    }
-    if (!prompt.omitted.empty()) {
-        std::string names;
-        for (const auto& n : prompt.omitted) {
-            if (!names.empty()) names += ", ";
-            names += model_text(n);
-        }
-        report(Diagnostic{.code = std::string(codes::prompt_budget_omitted),
-                          .severity = Severity::warning,
-                          .path = {},
-                          .line = 0,
-                          .message = fmt::format("the catalog budget left {} skill(s) out of the system prompt: {}",
-                                                 prompt.omitted.size(), names)});
-    }
-    if (auto w = ignored_behavioral_fields_warning(catalog.skills())) report(*w);
-}
-
-}  // namespace
-
 SkillsShim::SkillsShim(SkillsShimOptions options) : options_(std::move(options)) {
     if (options_.loader && options_.catalog) {
         throw ConfigurationError("SkillsShim: give a loader or a catalog, not both (a catalog carries its loader)");
@@ -236,7 +200,9 @@ std::unique_ptr<BoundShim> SkillsShim::bind(const AgentDescriptor& agent) {
 
 std::shared_ptr<const detail::ShimBinding> SkillsShim::make_binding(SkillCatalogPtr catalog, std::uint64_t generation) {
     SkillsPrompt prompt = render_prompt(*catalog);
-    if (options_.on_diagnostic) report_bind_diagnostics(*catalog, prompt, options_.on_diagnostic);
+    if (options_.on_diagnostic) {
+        for (const auto& d : catalog_findings(*catalog, prompt)) options_.on_diagnostic(d);
+    }
 
     SkillActivatorOptions activator;  // (named, not a designated temporary: GCC 12 -O3 warns of its std::function)
     activator.tool_name = options_.tool_name;

@@ -80,12 +80,15 @@ Scan scan_path(std::string_view path, bool allow_parent, std::vector<std::string
 }
 
 std::string join_parts(const std::vector<std::string_view>& parts, bool rooted) {
+    if (parts.empty()) return rooted ? "/" : ".";
+    std::size_t size = 0;
+    for (const auto part : parts) size += part.size() + 1;
     std::string out;
-    for (auto part : parts) {
-        if (!out.empty() || rooted) out += '/';
-        out += part;
+    out.reserve(size);
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (i > 0 || rooted) out.push_back('/');
+        out.append(parts[i].data(), parts[i].size());
     }
-    if (out.empty()) out = rooted ? "/" : ".";
     return out;
 }
 
@@ -166,6 +169,41 @@ std::string_view path_basename(std::string_view path) noexcept {
     if (path == "/") return {};
     std::size_t slash = path.rfind('/');
     return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+std::string_view media_type_for(std::string_view file_name, bool is_text) noexcept {
+    file_name = path_basename(file_name);
+    const std::size_t dot = file_name.rfind('.');
+    const std::string_view ext = dot == std::string_view::npos ? std::string_view() : file_name.substr(dot + 1);
+    const auto is = [ext](std::string_view known) {
+        if (ext.size() != known.size()) return false;
+        for (std::size_t i = 0; i < ext.size(); ++i) {
+            const char c = ext[i] >= 'A' && ext[i] <= 'Z' ? static_cast<char>(ext[i] - 'A' + 'a') : ext[i];
+            if (c != known[i]) return false;
+        }
+        return true;
+    };
+    struct Entry {
+        std::string_view ext;
+        std::string_view type;
+    };
+    static constexpr Entry known[] = {
+        {"md", "text/markdown"},      {"markdown", "text/markdown"}, {"txt", "text/plain"},
+        {"py", "text/x-python"},      {"sh", "text/x-shellscript"},  {"js", "text/javascript"},
+        {"mjs", "text/javascript"},   {"ts", "text/x-typescript"},   {"json", "application/json"},
+        {"yaml", "application/yaml"}, {"yml", "application/yaml"},   {"html", "text/html"},
+        {"css", "text/css"},          {"csv", "text/csv"},           {"xml", "application/xml"},
+        {"png", "image/png"},         {"jpg", "image/jpeg"},         {"jpeg", "image/jpeg"},
+        {"gif", "image/gif"},         {"svg", "image/svg+xml"},      {"webp", "image/webp"},
+        {"pdf", "application/pdf"},   {"zip", "application/zip"},    {"gz", "application/gzip"},
+        {"tgz", "application/gzip"},  {"wasm", "application/wasm"},  {"toml", "application/toml"},
+    };
+    if (!ext.empty()) {
+        for (const auto& e : known) {
+            if (is(e.ext)) return e.type;
+        }
+    }
+    return is_text ? "text/plain" : "application/octet-stream";
 }
 
 }  // namespace agentskills

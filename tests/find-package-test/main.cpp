@@ -1,11 +1,12 @@
-// A program that uses an installed agentskills through find_package.
+// A program that uses an installed agentskills through find_package, with every optional
+// component the package was asked for (CMakeLists.txt, AGENTSKILLS_CONSUMER_COMPONENTS).
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 
 #include <agentskills/agentskills.hpp>
-#ifdef AGENTSKILLS_CONSUMER_MCP
-#include <agentskills/mcp/server.hpp>
-#endif
+
+#include "use_components.hpp"
 
 int main(int argc, char** argv) {
     if (argc < 2) return 2;
@@ -20,11 +21,6 @@ int main(int argc, char** argv) {
     std::cout << "agentskills " << agentskills::version_string << "\n";
     std::cout << "skills: " << catalog->size() << "\n";
     for (const auto& m : *catalog) std::cout << m.name << "\n";
-#ifdef AGENTSKILLS_CONSUMER_MCP
-    agentskills::mcp::Server server(catalog);
-    auto session = server.open_session();
-    std::cout << "mcp: " << server.handle(R"({"jsonrpc":"2.0","id":1,"method":"ping"})", *session).response.value_or("")
-              << "\n";
-#endif
+    if (use_components(catalog, std::filesystem::current_path().string()) != 0) return 4;
     return catalog->empty() ? 1 : 0;
 }

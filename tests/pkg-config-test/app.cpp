@@ -1,5 +1,6 @@
 // A program built against an installed agentskills with nothing but pkg-config:
 //     g++ -std=c++20 app.cpp $(pkg-config --cflags --libs agentskills)
+// and with the components: `agentskills-<name>` modules and -DAGENTSKILLS_HAVE_<NAME>=1 each.
 // It discovers the skills under argv[1] (YAML through yaml-cpp, names through utf8proc, so every
 // private dependency of the static library must be on the link line) and prints how many it
 // found, their names and the library version.
@@ -7,6 +8,8 @@
 #include <memory>
 
 #include <agentskills/agentskills.hpp>
+
+#include "../find-package-test/use_components.hpp"
 
 int main(int argc, char** argv) {
     if (argc < 2) {
@@ -19,5 +22,6 @@ int main(int argc, char** argv) {
     std::cout << "agentskills " << agentskills::version_string << "\n";
     std::cout << "skills: " << catalog->size() << "\n";
     for (const auto& m : *catalog) std::cout << m.name << "\n";
+    if (use_components(catalog, argc > 2 ? argv[2] : ".") != 0) return 4;
     return catalog->empty() ? 1 : 0;
 }

@@ -353,6 +353,12 @@ private:
 /// provider accepts); `what` names it in the message.
 void check_tool_name(std::string_view name, std::string_view what);
 
+/// What a host hears about a catalog when it binds it (SkillsShimOptions::on_diagnostic), in this
+/// order: the catalog's diagnostics, a `skill-skipped` warning for each skipped path that has none,
+/// a `prompt-budget-omitted` warning when `prompt` left skills out, and the one
+/// `ignored-behavioral-fields` warning.
+[[nodiscard]] Diagnostics catalog_findings(const SkillCatalog& catalog, const SkillsPrompt& prompt);
+
 /// One warning (code `ignored-behavioral-fields`) naming every Claude-Code behavioural field that
 /// `skills` use but this library does not implement, each with the skills using it; nullopt when
 /// none does.

@@ -196,7 +196,7 @@ struct ActivationTextOptions {
 /// XML-escaped; the body is verbatim except that the `<` of anything in it that reads as a tag of
 /// the wrapper (`skill_content`, `skill_resources`, opening or closing, any ASCII case, `-` for
 /// `_`, white space after `<` or `/`) is written `&lt;`, so that no body can end its block or forge
-/// another. The `section` layout has the same pieces as model text, unescaped (it is Markdown).
+/// another. The `section` layout has the same pieces as that model text, unescaped (it is Markdown).
 [[nodiscard]] std::string render_activation_text(const LoadedSkill& skill, const ActivationTextOptions& options = {});
 
 /// `body` with the wrapper tags neutralized as `render_activation_text` does (no other change).

@@ -127,6 +127,11 @@ using SkillReaderPtr = std::shared_ptr<const SkillReader>;
 /// The last component of a path ("a/b/" -> "b").
 [[nodiscard]] std::string_view path_basename(std::string_view path) noexcept;
 
+/// The media type a file's name suggests (`text/markdown` for `.md`, `image/png`, ...; the
+/// extension in any case); for an unknown one `text/plain` when `is_text`, else
+/// `application/octet-stream`.
+[[nodiscard]] std::string_view media_type_for(std::string_view file_name, bool is_text) noexcept;
+
 // ---------------------------------------------------------------------------------------
 
 /// The local file system. Paths are native paths; relative ones resolve from the process's

@@ -35,8 +35,9 @@ using agentskills::sha256_digest;
 [[nodiscard]] nlohmann::json frontmatter_json(std::string_view skill_md, std::size_t max_depth = 64,
                                               std::size_t max_nodes = 100000);
 
-/// frontmatter_json's two paths over the YAML text alone: a reader of flat `key: value` lines
-/// (one level of nesting, simple scalars) that gives nullopt for anything else, and yaml-cpp.
+/// frontmatter_json's two paths over the YAML text alone, both through the library's YAML front
+/// end (src/parse/yaml.hpp): its fast path only (nullopt where it does not read the text, or
+/// where the text is refused), and yaml-cpp only.
 [[nodiscard]] std::optional<nlohmann::json> simple_frontmatter_json(std::string_view yaml);
 [[nodiscard]] nlohmann::json yaml_frontmatter_json(std::string_view yaml, std::size_t max_depth = 64,
                                                    std::size_t max_nodes = 100000);

@@ -1,18 +1,15 @@
-// agentskills CLI — `--profile reference`: what the Python reference CLI skills-ref 0.1 prints.
-//
-// The reference reads a SKILL.md its own way (Python text decoding with universal newlines, a
-// split at the first two "---" of the file, strictyaml without a schema), so the commands do not
-// go through the library's parser in this profile: this file reproduces the reference's reading,
-// its checks and its messages, and the commands print them the way its CLI does.
+// agentskills-cpp — the Python reference validator skills-ref 0.1, reproduced: how it reads a
+// SKILL.md (Python text decoding with universal newlines, a split at the first two "---" of the
+// file, strictyaml without a schema), its checks and its messages. This is what the CLI's
+// `--profile reference` prints; the library's own parser (parse/parser.hpp) is not used here.
 #pragma once
 
 #include <cstddef>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
-namespace agentskills::cli::reference {
+namespace agentskills::reference {
 
 /// Bounds of this profile (docs/security.md): a larger SKILL.md, or a frontmatter with more YAML
 /// nodes, is refused with an error. The reference itself has neither.
@@ -88,19 +85,4 @@ struct Validation {
 [[nodiscard]] std::string missing_path_usage(const std::string& command, const std::string& argument,
                                              const std::string& path);
 
-}  // namespace agentskills::cli::reference
-
-namespace agentskills::cli::reference {
-
-/// `agentskills read-properties --profile reference PATH`: prints what `skills-ref read-properties`
-/// prints and returns its exit status.
-int read_properties_command(const std::string& path);
-
-/// `agentskills to-prompt --profile reference PATH...`, as `skills-ref to-prompt`.
-int to_prompt_command(const std::vector<std::string>& paths);
-
-/// `agentskills validate --profile reference PATH...`, as `skills-ref validate` once per path;
-/// the status is 1 when any path is invalid.
-int validate_command(const std::vector<std::string>& paths);
-
-}  // namespace agentskills::cli::reference
+}  // namespace agentskills::reference
