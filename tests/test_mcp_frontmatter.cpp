@@ -135,9 +135,9 @@ TEST_CASE("mcp helpers: digest, base64, percent escapes, JSON depth", "[mcp]") {
     agentskills::append_json_string(escaped, raw);  // the core escaper the MCP server uses
     CHECK(escaped == "\"q\\\"b\\\\ n\\n r\\r t\\t \\u0001 \x7f \xC3\xA9 \\u0000\"");
     CHECK(json::parse(escaped) == raw);
-    CHECK(d::mime_type_for("x.MD", true) == "text/markdown");
-    CHECK(d::mime_type_for("blob", false) == "application/octet-stream");
-    CHECK(d::mime_type_for("notes", true) == "text/plain");
+    CHECK(agentskills::media_type_for("x.MD", true) == "text/markdown");
+    CHECK(agentskills::media_type_for("blob", false) == "application/octet-stream");
+    CHECK(agentskills::media_type_for("notes", true) == "text/plain");
 }
 
 namespace {

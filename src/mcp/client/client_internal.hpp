@@ -2,6 +2,8 @@
 // the fuzz target: framing of server messages and the checks of skill entries.
 #pragma once
 
+#include "../shared/internal.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -25,17 +27,9 @@ namespace agentskills::mcp::client_detail {
 /// JSON-RPC message.
 [[nodiscard]] std::vector<nlohmann::json> parse_sse(std::string_view body);
 
-/// A `skill://` URI split into decoded path segments.
-struct SkillUri {
-    std::vector<std::string> segments;
-};
-
-/// Parses a clean `skill://` URI: scheme exactly `skill://`, no query or fragment, at least one
-/// segment, no empty, `.` or `..` segment (raw or decoded), no escape that decodes to `/`, `\`,
-/// NUL or a control character, only RFC 3986 path characters raw, valid UTF-8 after decoding,
-/// no `@` or `:` in the first segment (no user or port), at most 1,024 bytes and 64 segments.
-/// Returns nullopt with `why` set when it is not clean.
-[[nodiscard]] std::optional<SkillUri> parse_skill_uri(std::string_view uri, std::string& why);
+/// The one `skill://` parser (mcp/shared).
+using detail::parse_skill_uri;
+using detail::SkillUri;
 
 /// One listed file of an entry.
 struct ListedFile {

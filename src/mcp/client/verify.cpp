@@ -18,37 +18,6 @@ using nlohmann::json;
 namespace {
 
 constexpr std::size_t MAX_JSON_DEPTH = 64;
-constexpr std::size_t MAX_URI_BYTES = 1024;
-constexpr std::size_t MAX_URI_SEGMENTS = 64;
-constexpr std::string_view SCHEME = "skill://";
-
-bool raw_uri_char(unsigned char c) {
-    if (c >= 0x80) return true;  // checked as UTF-8 after decoding
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
-    switch (c) {
-        case '-':
-        case '.':
-        case '_':
-        case '~':
-        case '!':
-        case '$':
-        case '&':
-        case '\'':
-        case '(':
-        case ')':
-        case '*':
-        case '+':
-        case ',':
-        case ';':
-        case '=':
-        case ':':
-        case '@':
-        case '%':
-            return true;
-        default:
-            return false;
-    }
-}
 
 bool is_sha256_digest(const json& v) {
     if (!v.is_string()) return false;
@@ -118,53 +87,8 @@ std::vector<json> parse_sse(std::string_view body) {
     return out;
 }
 
-std::optional<SkillUri> parse_skill_uri(std::string_view uri, std::string& why) {
-    auto fail = [&](std::string text) -> std::optional<SkillUri> {
-        why = std::move(text);
-        return std::nullopt;
-    };
-    if (uri.size() > MAX_URI_BYTES) return fail(fmt::format("longer than {} bytes", MAX_URI_BYTES));
-    if (uri.substr(0, SCHEME.size()) != SCHEME) return fail("not a skill:// URI");
-    const std::string_view path = uri.substr(SCHEME.size());
-    SkillUri out;
-    std::size_t pos = 0;
-    while (true) {
-        if (out.segments.size() >= MAX_URI_SEGMENTS)
-            return fail(fmt::format("more than {} segments", MAX_URI_SEGMENTS));
-        std::size_t end = path.find('/', pos);
-        if (end == std::string_view::npos) end = path.size();
-        const std::string_view raw = path.substr(pos, end - pos);
-        if (raw.empty()) return fail("an empty path segment");
-        for (char ch : raw) {
-            const auto c = static_cast<unsigned char>(ch);
-            if (c == '?') return fail("a query");
-            if (c == '#') return fail("a fragment");
-            if (!raw_uri_char(c)) return fail(fmt::format("the character 0x{:02x} is not allowed unescaped", c));
-        }
-        if (raw == "." || raw == "..") return fail("a '.' or '..' segment");
-        std::optional<std::string> decoded = agentskills::mcp::detail::decode_percent(raw);
-        if (!decoded) return fail("a malformed percent escape");
-        if (*decoded == "." || *decoded == ".." || decoded->empty())
-            return fail("a segment that decodes to '.' or '..'");
-        for (char ch : *decoded) {
-            const auto c = static_cast<unsigned char>(ch);
-            if (c == '/' || c == '\\') return fail("a segment that decodes to a path separator");
-            if (c < 0x20 || c == 0x7f) return fail("a segment that decodes to a control character");
-        }
-        if (!is_valid_utf8(*decoded)) return fail("a segment that is not UTF-8");
-        if (out.segments.empty() &&
-            (raw.find('@') != std::string_view::npos || raw.find(':') != std::string_view::npos)) {
-            return fail("user information or a port in the authority");
-        }
-        out.segments.push_back(std::move(*decoded));
-        if (end == path.size()) break;
-        pos = end + 1;
-    }
-    return out;
-}
-
 std::string CheckedEntry::base() const {
-    std::string out(SCHEME);
+    std::string out(detail::SCHEME);
     for (const auto& p : prefix) {
         out += p;
         out += '/';

@@ -95,29 +95,15 @@ std::string file_uri(std::string_view name, std::string_view rel) {
     return uri;
 }
 
-std::optional<ParsedUri> parse_skill_uri(std::string_view uri) {
-    if (uri.substr(0, SCHEME.size()) != SCHEME) return std::nullopt;
-    uri.remove_prefix(SCHEME.size());
-    if (uri.find_first_of("?#") != std::string_view::npos) return std::nullopt;
+std::optional<ParsedUri> skill_uri_parts(std::string_view uri) {
+    std::string why;
+    std::optional<SkillUri> parsed = parse_skill_uri(uri, why);
+    if (!parsed) return std::nullopt;
     ParsedUri out;
-    std::size_t start = 0;
-    bool first = true;
-    while (start <= uri.size()) {
-        std::size_t end = uri.find('/', start);
-        if (end == std::string_view::npos) end = uri.size();
-        auto decoded = decode_percent(uri.substr(start, end - start));
-        if (!decoded || decoded->empty() || *decoded == "." || *decoded == ".." ||
-            decoded->find('/') != std::string::npos || decoded->find('\0') != std::string::npos) {
-            return std::nullopt;
-        }
-        if (first) {
-            out.name = std::move(*decoded);
-            first = false;
-        } else {
-            if (!out.rel.empty()) out.rel += '/';
-            out.rel += *decoded;
-        }
-        start = end + 1;
+    out.name = std::move(parsed->segments.front());
+    for (std::size_t i = 1; i < parsed->segments.size(); ++i) {
+        if (i > 1) out.rel += '/';
+        out.rel += parsed->segments[i];
     }
     return out;
 }
@@ -247,7 +233,7 @@ EntryPtr build_entry(const SkillManifest& manifest, std::shared_ptr<const FileSo
             }
         }
         total += f.size;
-        f.mime = rel == "SKILL.md" ? "text/markdown" : mime_type_for(path_basename(rel), f.text);
+        f.mime = rel == "SKILL.md" ? "text/markdown" : std::string(media_type_for(rel, f.text));
         if (rel == "SKILL.md") {
             if (!f.text) throw std::runtime_error("SKILL.md is not valid UTF-8");
             entry->frontmatter = frontmatter_json(*content, max_depth);

@@ -15,12 +15,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../shared/internal.hpp"
 #include "agentskills/base/skill.hpp"
 #include "agentskills/storage/reader.hpp"
 
 namespace agentskills::mcp::detail {
-
-inline constexpr std::string_view SCHEME = "skill://";
 
 /// What a file looked like when its bytes were read (the reader's FileStat of the very file read):
 /// enough to tell, with one stat, whether it changed since (size, identity, modification and, for
@@ -125,7 +124,8 @@ struct ParsedUri {
     std::string name;
     std::string rel;  // "" for the root
 };
-[[nodiscard]] std::optional<ParsedUri> parse_skill_uri(std::string_view uri);
+/// `uri` by the one parser (parse_skill_uri), as the skill's name and the path below its root.
+[[nodiscard]] std::optional<ParsedUri> skill_uri_parts(std::string_view uri);
 
 /// Serializes JSON as the server sends it (invalid UTF-8 replaced).
 [[nodiscard]] std::string dump(const nlohmann::json& j);

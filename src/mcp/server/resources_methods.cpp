@@ -52,7 +52,7 @@ std::string Server::Impl::resources_read(detail::Snapshot& snap, const json& par
                                          const json& id) const {
     const std::string& uri = detail::string_param(params, "uri");
     const int not_found = modern ? detail::INVALID_PARAMS : detail::RESOURCE_NOT_FOUND_2025;
-    const auto parsed = detail::parse_skill_uri(uri);
+    const auto parsed = detail::skill_uri_parts(uri);
     EntryPtr e = parsed ? snap.find(parsed->name) : nullptr;
     const auto file_of = [&](const EntryPtr& entry) -> const SkillFile* {
         if (!entry) return nullptr;
@@ -118,7 +118,7 @@ std::string Server::Impl::resources_read(detail::Snapshot& snap, const json& par
 
 json Server::Impl::directory_read(const detail::Snapshot& snap, const json& params) const {
     const std::string& uri = detail::string_param(params, "uri");
-    const auto parsed = detail::parse_skill_uri(uri);
+    const auto parsed = detail::skill_uri_parts(uri);
     const EntryPtr e = parsed ? snap.find(parsed->name) : nullptr;
     if (!e) detail::invalid_params(fmt::format("No directory resource at {}", uri));
     if (!e->dirs.count(parsed->rel)) {

@@ -30,7 +30,7 @@ std::string Server::Impl::skills_list(const detail::Snapshot& snap, const json& 
 
 std::string Server::Impl::skills_get(const detail::Snapshot& snap, const json& params, bool modern) const {
     const std::string& uri = detail::string_param(params, "uri");
-    const auto parsed = detail::parse_skill_uri(uri);
+    const auto parsed = detail::skill_uri_parts(uri);
     const detail::EntryPtr e = parsed && parsed->rel == "SKILL.md" ? snap.find(parsed->name) : nullptr;
     if (!e) detail::invalid_params(fmt::format("No skill is served at {}", uri));
     return R"({"skill":)" + e->json_text + modern_fields(modern) + '}';

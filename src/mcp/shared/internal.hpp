@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -48,11 +49,25 @@ using agentskills::sha256_digest;
 /// Largest nesting of `[`/`{` outside strings in JSON text (stops counting past `limit`).
 [[nodiscard]] std::size_t json_depth(std::string_view text, std::size_t limit);
 
+inline constexpr std::string_view SCHEME = "skill://";
+/// Bounds of a `skill://` URI that parse_skill_uri accepts.
+inline constexpr std::size_t MAX_URI_BYTES = 1024;
+inline constexpr std::size_t MAX_URI_SEGMENTS = 64;
+
+/// A `skill://` URI split into decoded path segments.
+struct SkillUri {
+    std::vector<std::string> segments;
+};
+
+/// The one parser of `skill://` URIs, for the server (what clients ask for) and the client (what
+/// servers list): scheme exactly `skill://`, no query or fragment, at least one segment, no empty,
+/// `.` or `..` segment (raw or decoded), no escape that decodes to `/`, `\`, NUL or a control
+/// character, only RFC 3986 path characters raw, valid UTF-8 after decoding, no `@` or `:` in the
+/// first segment (no user or port), at most MAX_URI_BYTES bytes and MAX_URI_SEGMENTS segments.
+/// Returns nullopt with `why` set when it is not clean.
+[[nodiscard]] std::optional<SkillUri> parse_skill_uri(std::string_view uri, std::string& why);
+
 /// Random 32 hex digits (OpenSSL RAND_bytes) for session ids.
 [[nodiscard]] std::string random_hex_id();
-
-/// MIME type for a file name: text/markdown for .md, ... application/octet-stream when unknown
-/// and not text.
-[[nodiscard]] std::string mime_type_for(std::string_view file_name, bool is_text);
 
 }  // namespace agentskills::mcp::detail

@@ -9,8 +9,11 @@
 #include <string>
 #include <string_view>
 
+#include <fmt/core.h>
+
 #include <openssl/rand.h>
 
+#include "agentskills/base/names.hpp"
 #include "internal.hpp"
 
 namespace agentskills::mcp::detail {
@@ -157,31 +160,81 @@ std::string random_hex_id() {
     return out;
 }
 
-std::string mime_type_for(std::string_view file_name, bool is_text) {
-    const std::size_t dot = file_name.rfind('.');
-    std::string ext;
-    if (dot != std::string_view::npos) {
-        for (char c : file_name.substr(dot + 1))
-            ext.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+namespace {
+
+bool raw_uri_char(unsigned char c) {
+    if (c >= 0x80) return true;  // checked as UTF-8 after decoding
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
+    switch (c) {
+        case '-':
+        case '.':
+        case '_':
+        case '~':
+        case '!':
+        case '$':
+        case '&':
+        case '\'':
+        case '(':
+        case ')':
+        case '*':
+        case '+':
+        case ',':
+        case ';':
+        case '=':
+        case ':':
+        case '@':
+        case '%':
+            return true;
+        default:
+            return false;
     }
-    struct Entry {
-        std::string_view ext;
-        std::string_view type;
+}
+
+}  // namespace
+
+std::optional<SkillUri> parse_skill_uri(std::string_view uri, std::string& why) {
+    auto fail = [&](std::string text) -> std::optional<SkillUri> {
+        why = std::move(text);
+        return std::nullopt;
     };
-    static constexpr std::array<Entry, 24> known = {{
-        {"md", "text/markdown"},      {"markdown", "text/markdown"}, {"txt", "text/plain"},
-        {"py", "text/x-python"},      {"sh", "text/x-shellscript"},  {"js", "text/javascript"},
-        {"mjs", "text/javascript"},   {"ts", "text/x-typescript"},   {"json", "application/json"},
-        {"yaml", "application/yaml"}, {"yml", "application/yaml"},   {"html", "text/html"},
-        {"css", "text/css"},          {"csv", "text/csv"},           {"xml", "application/xml"},
-        {"png", "image/png"},         {"jpg", "image/jpeg"},         {"jpeg", "image/jpeg"},
-        {"gif", "image/gif"},         {"svg", "image/svg+xml"},      {"pdf", "application/pdf"},
-        {"zip", "application/zip"},   {"toml", "application/toml"},  {"webp", "image/webp"},
-    }};
-    for (const auto& e : known) {
-        if (e.ext == ext) return std::string(e.type);
+    if (uri.size() > MAX_URI_BYTES) return fail(fmt::format("longer than {} bytes", MAX_URI_BYTES));
+    if (uri.substr(0, SCHEME.size()) != SCHEME) return fail("not a skill:// URI");
+    const std::string_view path = uri.substr(SCHEME.size());
+    SkillUri out;
+    std::size_t pos = 0;
+    while (true) {
+        if (out.segments.size() >= MAX_URI_SEGMENTS)
+            return fail(fmt::format("more than {} segments", MAX_URI_SEGMENTS));
+        std::size_t end = path.find('/', pos);
+        if (end == std::string_view::npos) end = path.size();
+        const std::string_view raw = path.substr(pos, end - pos);
+        if (raw.empty()) return fail("an empty path segment");
+        for (char ch : raw) {
+            const auto c = static_cast<unsigned char>(ch);
+            if (c == '?') return fail("a query");
+            if (c == '#') return fail("a fragment");
+            if (!raw_uri_char(c)) return fail(fmt::format("the character 0x{:02x} is not allowed unescaped", c));
+        }
+        if (raw == "." || raw == "..") return fail("a '.' or '..' segment");
+        std::optional<std::string> decoded = decode_percent(raw);
+        if (!decoded) return fail("a malformed percent escape");
+        if (*decoded == "." || *decoded == ".." || decoded->empty())
+            return fail("a segment that decodes to '.' or '..'");
+        for (char ch : *decoded) {
+            const auto c = static_cast<unsigned char>(ch);
+            if (c == '/' || c == '\\') return fail("a segment that decodes to a path separator");
+            if (c < 0x20 || c == 0x7f) return fail("a segment that decodes to a control character");
+        }
+        if (!is_valid_utf8(*decoded)) return fail("a segment that is not UTF-8");
+        if (out.segments.empty() &&
+            (raw.find('@') != std::string_view::npos || raw.find(':') != std::string_view::npos)) {
+            return fail("user information or a port in the authority");
+        }
+        out.segments.push_back(std::move(*decoded));
+        if (end == path.size()) break;
+        pos = end + 1;
     }
-    return is_text ? "text/plain" : "application/octet-stream";
+    return out;
 }
 
 }  // namespace agentskills::mcp::detail
