@@ -3,7 +3,7 @@
 // or a small nested mapping; reading those by lines is many times cheaper than yaml-cpp's
 // scanner and event parser. The reader below accepts only what it can read exactly as yaml-cpp
 // does, marks and flags included (the differential fuzz target fuzz/fuzz_frontmatter_diff.cpp and
-// tests/test_parse_fast.cpp hold it to that), and gives up on everything else, which yaml-cpp
+// tests/parse/test_parser.cpp hold it to that), and gives up on everything else, which yaml-cpp
 // then parses (yaml.cpp).
 #include <cstddef>
 #include <cstring>

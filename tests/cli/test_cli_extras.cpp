@@ -9,8 +9,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "../cli_runner.hpp"
-#include "../fs_fixtures.hpp"
+#include "cli_runner.hpp"
+#include "fs_fixtures.hpp"
+
+namespace cli_extras_tests {
 
 using agentskills::test::run_cli;
 using agentskills::test::run_program;
@@ -134,3 +136,5 @@ TEST_CASE("extras: a command line that needs a component runs agentskills-extras
     CHECK(list.status == 0);
     CHECK(list.out == "alpha\t" + dir.path("lib") + "/alpha/SKILL.md\n");
 }
+
+}  // namespace cli_extras_tests

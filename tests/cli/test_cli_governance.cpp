@@ -5,8 +5,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "../cli_runner.hpp"
-#include "../fs_fixtures.hpp"
+#include "cli_runner.hpp"
+#include "fs_fixtures.hpp"
+
+namespace cli_governance_tests {
 
 using agentskills::test::run_cli;
 using agentskills_test::skill_md;
@@ -158,3 +160,5 @@ TEST_CASE("governance flags: --nested group names, the depth, and lock over nest
     auto p = run_cli({"prompt", "--root", "lib", "--nested=2"}, dir.path());
     CHECK(p.out.find("<name>team:ops:deploy</name>") != std::string::npos);
 }
+
+}  // namespace cli_governance_tests

@@ -1,5 +1,8 @@
 // Output hardening of the program (issue 12): file names with bytes that are not UTF-8, fields
 // that could forge a line of text output, numbers that do not fit.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -9,8 +12,10 @@
 
 #include <agentskills/base/names.hpp>
 
-#include "../cli_runner.hpp"
-#include "../fs_fixtures.hpp"
+#include "cli_runner.hpp"
+#include "fs_fixtures.hpp"
+
+namespace cli_hardening_tests {
 
 using agentskills::is_valid_utf8;
 using agentskills::test::run_cli;
@@ -215,9 +220,6 @@ TEST_CASE("cli: the prompt block and activation text carry no control character 
 // ---------------------------------------------------------------------------------------
 // Agent specs and the rendering budget through `render` (items 6 and 4)
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 TEST_CASE("cli: render --spec refuses hostile specs with exit 1 and the file named", "[cli][spec]") {
     TempDir dir;
     dir.write("lib/good/SKILL.md", skill_md("good", "A good skill."));
@@ -298,3 +300,5 @@ TEST_CASE("cli: every count option refuses values that are not a size", "[cli][u
         CHECK(run_cli(args).status == 0);
     }
 }
+
+}  // namespace cli_hardening_tests

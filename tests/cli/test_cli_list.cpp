@@ -6,9 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../cli_runner.hpp"
-#include "../fs_fixtures.hpp"
 #include "agentskills/catalog/loader.hpp"
+#include "cli_runner.hpp"
+#include "fs_fixtures.hpp"
+
+namespace cli_list_tests {
 
 using agentskills::test::run_cli;
 using agentskills_test::skill_md;
@@ -139,3 +141,5 @@ TEST_CASE("list: without --root the default roots apply", "[cli][list]") {
     const std::string dir = std::filesystem::canonical(tmp.path()).string();
     CHECK(r.out.find("project-skill\t" + dir + "/.agents/skills/project-skill/SKILL.md\n") != std::string::npos);
 }
+
+}  // namespace cli_list_tests

@@ -12,7 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../cli_runner.hpp"
+#include "cli_runner.hpp"
+
+namespace cli_reference_tests {
 
 using agentskills::test::run_cli;
 namespace fs = std::filesystem;
@@ -124,3 +126,5 @@ TEST_CASE("reference profile: the default profile keeps its own output", "[cli][
     auto to_prompt = run_cli({"to-prompt", "--profile", "reference", "--root", "."}, dir);
     CHECK(to_prompt.status == 2);
 }
+
+}  // namespace cli_reference_tests

@@ -5,8 +5,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "../cli_runner.hpp"
-#include "../fs_fixtures.hpp"
+#include "cli_runner.hpp"
+#include "fs_fixtures.hpp"
+
+namespace cli_skipped_tests {
 
 using agentskills::test::run_cli;
 using agentskills_test::skill_md;
@@ -51,3 +53,5 @@ TEST_CASE("shim commands: one aggregated warning for the Claude Code fields the 
     CHECK(activate.status == 0);
     CHECK(activate.err == "agentskills activate: " + warning);
 }
+
+}  // namespace cli_skipped_tests

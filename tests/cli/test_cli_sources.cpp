@@ -4,10 +4,12 @@
 
 #include <catch2/catch.hpp>
 
-#include "../cli_runner.hpp"
 #include "agentskills/base/errors.hpp"
 #include "agentskills/catalog/policy_words.hpp"
 #include "agentskills/host/host.hpp"
+#include "cli_runner.hpp"
+
+namespace cli_sources_tests {
 
 using agentskills::test::run_cli;
 
@@ -60,3 +62,5 @@ TEST_CASE("source flags: --root takes one value per flag", "[cli][policy]") {
     auto r = run_cli({"prompt", "--root", "library", "library"});
     CHECK(r.status == 2);
 }
+
+}  // namespace cli_sources_tests

@@ -5,8 +5,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "../cli_runner.hpp"
-#include "../fs_fixtures.hpp"
+#include "cli_runner.hpp"
+#include "fs_fixtures.hpp"
+
+namespace cli_tools_tests {
 
 using agentskills::test::run_cli;
 using agentskills_test::TempDir;
@@ -287,3 +289,5 @@ TEST_CASE("tool-call: bad input exits 1 with a clear message", "[cli][tool-call]
     CHECK(chat.status == 0);
     CHECK(chat.out.rfind(R"({"function":{"arguments":"[1]","name":"a"},"id":"c","type":"function"})", 0) == 0);
 }
+
+}  // namespace cli_tools_tests

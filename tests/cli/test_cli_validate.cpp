@@ -2,7 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../cli_runner.hpp"
+#include "cli_runner.hpp"
+
+namespace cli_validate_tests {
 
 using agentskills::test::run_cli;
 
@@ -136,3 +138,5 @@ TEST_CASE("read-properties", "[cli]") {
           "agentskills read-properties: cannot read the skill at validate/no-frontmatter\n");
     CHECK(run_cli({"read-properties"}).status == 2);
 }
+
+}  // namespace cli_validate_tests

@@ -17,8 +17,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../cli_runner.hpp"
-#include "../fs_fixtures.hpp"
+#include "cli_runner.hpp"
+#include "fs_fixtures.hpp"
+
+namespace cli_watch_tests {
 
 using agentskills::test::run_cli;
 using agentskills_test::skill_md;
@@ -31,7 +33,8 @@ namespace {
 class Watch {
 public:
     explicit Watch(const std::string& args) {
-        const std::string command = std::string("exec '") + AGENTSKILLS_CLI_PATH + "' " + args;
+        std::string command = "exec '";  // appended, not `+`: GCC 12 draws a false -Warray-bounds
+        command.append(AGENTSKILLS_CLI_PATH).append("' ").append(args);
         pipe_ = ::popen(command.c_str(), "r");
     }
     ~Watch() {
@@ -242,3 +245,5 @@ TEST_CASE("mcp --watch: an edit swaps the catalog and sends notifications/resour
     ::close(from_server[0]);
 }
 #endif
+
+}  // namespace cli_watch_tests

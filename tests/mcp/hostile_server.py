@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A lying MCP skills server for tests/test_mcp_client.cpp (stdio, one JSON message per line).
+"""A lying MCP skills server for tests/mcp/test_client.cpp (stdio, one JSON message per line).
 
     hostile_server.py MODE
 

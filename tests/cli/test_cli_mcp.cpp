@@ -1,0 +1,152 @@
+// The CLI's MCP sources: `list --mcp-command "agentskills mcp --root L"` against `list --root L`
+// in each era, the order of --root and --mcp-* deciding precedence, two servers sharing a name,
+// activation through a server, and bad flags.
+#if defined(AGENTSKILLS_HAVE_MCP_CLIENT)
+
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <agentskills/activation/prompt.hpp>
+
+#include "cli_runner.hpp"
+#include "fs_fixtures.hpp"
+
+namespace cli_mcp_tests {
+
+using agentskills::test::run_cli;
+using nlohmann::json;
+
+namespace {
+
+const std::string HOSTILE = std::string(AGENTSKILLS_SOURCE_DIR) + "/tests/mcp/hostile_server.py";
+
+std::string hostile(const std::string& mode) { return "python3 \"" + HOSTILE + "\" " + mode; }
+
+std::vector<std::string> names_of(const json& listing) {
+    std::vector<std::string> out;
+    for (const auto& s : listing.at("skills")) out.push_back(s.at("name").get<std::string>());
+    return out;
+}
+
+json list_json(const std::vector<std::string>& args) {
+    std::vector<std::string> all = {"list", "--json"};
+    all.insert(all.end(), args.begin(), args.end());
+    const auto r = run_cli(all);
+    INFO(r.err);
+    REQUIRE((r.status == 0 || r.status == 1));
+    return json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_CASE("cli mcp: list through `agentskills mcp` gives the local names, each era", "[mcp][client][cli]") {
+    const std::string cli = AGENTSKILLS_CLI_PATH;
+    const std::string server = "\"" + cli + "\" mcp --root library";
+    const json local = list_json({"--root", "library"});
+    REQUIRE(names_of(local).size() >= 3);
+    for (const char* era : {"auto", "2026-07-28", "2025-11-25"}) {
+        INFO(era);
+        const json remote = list_json({"--mcp-era", era, "--mcp-command", server});
+        CHECK(names_of(remote) == names_of(local));
+        for (const auto& s : remote.at("skills")) {
+            CHECK(s.at("library") == "mcp:mcp1");
+            CHECK(s.at("location") == "skill://" + s.at("name").get<std::string>() + "/SKILL.md");
+        }
+        for (const auto& d : remote.at("diagnostics")) CHECK(d.at("code") != "mcp-verification-failed");
+    }
+}
+
+TEST_CASE("cli mcp: the order of --root and --mcp-command decides precedence", "[mcp][client][cli]") {
+    agentskills_test::TempDir dir;
+    dir.write("lib/alpha/SKILL.md", "---\nname: alpha\ndescription: The local alpha.\n---\nLocal body.\n");
+    const std::string lib = dir.path("lib");
+
+    const json local_first = list_json({"--root", lib, "--mcp-command", hostile("honest")});
+    CHECK(names_of(local_first) == std::vector<std::string>{"alpha", "beta"});
+    CHECK(local_first.at("skills")[0].at("description") == "The local alpha.");
+    REQUIRE(local_first.at("skipped").size() == 1);
+    CHECK(local_first.at("skipped")[0].at("path") == "skill://alpha/SKILL.md");
+    CHECK(local_first.at("skipped")[0].at("reason") == "duplicate_name");
+
+    const json mcp_first = list_json({"--mcp-command", hostile("honest"), "--root", lib});
+    CHECK(names_of(mcp_first) == std::vector<std::string>{"alpha", "beta"});
+    CHECK(mcp_first.at("skills")[0].at("description") == "The first honest skill.");
+    REQUIRE(mcp_first.at("skipped").size() == 1);
+    CHECK(mcp_first.at("skipped")[0].at("path") == lib + "/alpha/SKILL.md");
+
+    // Two servers with the same skills: both kept, told apart by the server label.
+    const json two = list_json({"--mcp-command", hostile("honest"), "--mcp-command", hostile("legacy")});
+    CHECK(names_of(two) == std::vector<std::string>{"mcp1:alpha", "mcp1:beta", "mcp2:alpha", "mcp2:beta"});
+
+    // include / exclude apply to the combined catalog.
+    CHECK(names_of(list_json({"--mcp-command", hostile("honest"), "--exclude", "beta"})) ==
+          std::vector<std::string>{"alpha"});
+    CHECK(names_of(list_json({"--root", lib, "--mcp-command", hostile("honest"), "--include", "beta"})) ==
+          std::vector<std::string>{"beta"});
+}
+
+TEST_CASE("cli mcp: activation through a server names skill:// URIs", "[mcp][client][cli]") {
+    const auto r = run_cli({"activate", "--mcp-command", hostile("honest"), "alpha"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("<skill_content name=\"alpha\">\n# alpha\n\nAlpha body with $ARGUMENTS.\n\nSkill directory: "
+                     "skill://alpha\n") != std::string::npos);
+    CHECK(r.out.find("read_path=\"skill://alpha/scripts/run.sh\"") != std::string::npos);
+
+    const auto p = run_cli({"prompt", "--mcp-command", hostile("honest")});
+    INFO(p.err);
+    CHECK(p.status == 0);
+    CHECK(p.out.find("alpha") != std::string::npos);
+    CHECK(p.out.find("The second honest skill.") != std::string::npos);
+}
+
+TEST_CASE("cli mcp: render and validate read servers too", "[mcp][client][cli]") {
+    const auto r = run_cli({"render", "--mcp-command", hostile("honest"), "/alpha", "x", "y"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.out.rfind(
+              "<skill_content name=\"alpha\">\n# alpha\n\nAlpha body with x y.\n\nSkill directory: skill://alpha\n",
+              0) == 0);
+    CHECK(run_cli({"render", "--mcp-command", hostile("honest"), "gamma"}).status == 1);
+
+    const auto v = run_cli({"validate", "--json", "--mcp-command", hostile("lies")});
+    CHECK(v.status == 1);
+    const json doc = json::parse(v.out);
+    CHECK(doc.at("valid") == false);
+    std::size_t valid = 0;
+    std::size_t invalid = 0;
+    for (const auto& s : doc.at("skills")) {
+        (s.at("valid") == true ? valid : invalid) += 1;
+        if (s.at("path") == "skill://bad-digest/SKILL.md") {
+            CHECK(s.at("skip_reason") == "invalid");
+            REQUIRE(s.at("diagnostics").size() == 1);
+            CHECK(s.at("diagnostics")[0].at("code") == "mcp-verification-failed");
+        }
+    }
+    CHECK(valid == 5);
+    CHECK(invalid == 21);
+    const auto ok = run_cli({"validate", "--mcp-command", hostile("honest")});
+    CHECK(ok.status == 0);
+    CHECK(ok.out == "skill://alpha/SKILL.md: ok\nskill://beta/SKILL.md: ok\n");
+}
+
+TEST_CASE("cli mcp: lying skills are reported, bad flags are usage errors", "[mcp][client][cli]") {
+    const json lies = list_json({"--mcp-command", hostile("lies")});
+    CHECK(names_of(lies) == std::vector<std::string>{"alpha", "beta", "team-a:dup", "team-b:dup", "lying-file"});
+    std::size_t refused = 0;
+    for (const auto& d : lies.at("diagnostics")) refused += d.at("code") == "mcp-verification-failed" ? 1 : 0;
+    CHECK(refused == 21);
+
+    const auto gone = run_cli({"list", "--mcp-command", "/nonexistent/mcp-server"});
+    CHECK(gone.err.find("mcp-server-error") != std::string::npos);
+    CHECK(run_cli({"list", "--mcp-url", "ftp://x/"}).status != 0);
+    CHECK(run_cli({"list", "--mcp-command", "\"unclosed"}).status != 0);
+    CHECK(run_cli({"list", "--mcp-era", "2024", "--mcp-command", "x"}).status == 2);
+}
+
+}  // namespace cli_mcp_tests
+
+#endif

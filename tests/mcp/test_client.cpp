@@ -1,0 +1,712 @@
+// Tests of mcp/client.hpp: the MCP client, its transports and its verifying loader.
+// One file per public header; the hostile cases are sections of it.
+#ifdef AGENTSKILLS_HAVE_MCP
+#include <sys/stat.h>
+
+#include <fcntl.h>
+#include <httplib.h>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <streambuf>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <agentskills/activation/activation.hpp>
+#include <agentskills/activation/prompt.hpp>
+#include <agentskills/base/diagnostic_codes.hpp>
+#include <agentskills/base/text.hpp>
+#include <agentskills/catalog/catalog.hpp>
+#include <agentskills/catalog/loader.hpp>
+#include <agentskills/mcp/client.hpp>
+#include <agentskills/mcp/server.hpp>
+#include <agentskills/storage/reader.hpp>
+
+#include "fs_fixtures.hpp"
+#include "src/mcp/client/client_internal.hpp"
+#include "src/mcp/shared/internal.hpp"
+#include "support/http_fixture.hpp"
+
+// =======================================================================================
+// The MCP client as a skill source: command lines, URI checks, both transports and eras against
+
+namespace mcp_client_tests {
+
+using namespace std::string_literals;
+
+using nlohmann::json;
+using namespace agentskills;
+
+namespace {
+
+const std::string HOSTILE = std::string(AGENTSKILLS_SOURCE_DIR) + "/tests/mcp/hostile_server.py";
+
+mcp::McpLoaderOptions quick(std::chrono::milliseconds timeout = std::chrono::milliseconds(5000)) {
+    mcp::McpLoaderOptions o;
+    o.transport.timeout = timeout;
+    return o;
+}
+
+std::shared_ptr<mcp::McpSkillLoader> hostile(const std::string& mode, mcp::McpLoaderOptions options = quick()) {
+    return std::make_shared<mcp::McpSkillLoader>(
+        std::vector<mcp::ServerSource>{{.label = "hostile", .command = {"python3", HOSTILE, mode}}}, options);
+}
+
+std::vector<std::string> names(const Discovery& d) {
+    std::vector<std::string> out;
+    for (const auto& m : d.skills) out.push_back(m.name);
+    return out;
+}
+
+/// The check named by each mcp-verification-failed diagnostic, by URI.
+std::map<std::string, std::string> refusals(const Discovery& d) {
+    std::map<std::string, std::string> out;
+    for (const auto& diag : d.diagnostics) {
+        if (diag.code != codes::mcp_verification_failed) continue;
+        const std::size_t at = diag.message.find("the check '");
+        REQUIRE(at != std::string::npos);
+        const std::size_t from = at + 11;
+        out[diag.path] = diag.message.substr(from, diag.message.find('\'', from) - from);
+    }
+    return out;
+}
+
+std::size_t count_code(const Discovery& d, std::string_view code) {
+    return static_cast<std::size_t>(
+        std::count_if(d.diagnostics.begin(), d.diagnostics.end(), [&](const Diagnostic& x) { return x.code == code; }));
+}
+
+}  // namespace
+
+TEST_CASE("mcp client: command lines split on white space with double quotes", "[mcp][client]") {
+    CHECK(mcp::split_command_line("  node  server.mjs --root /x ") ==
+          std::vector<std::string>{"node", "server.mjs", "--root", "/x"});
+    CHECK(mcp::split_command_line(R"(a "b c" d"e f"g "" "q\"x\\y" $HOME *)") ==
+          std::vector<std::string>{"a", "b c", "de fg", "", "q\"x\\y", "$HOME", "*"});
+    CHECK(mcp::split_command_line(R"(a\b 'c d')") == std::vector<std::string>{"a\\b", "'c", "d'"});
+    CHECK_THROWS_AS(mcp::split_command_line("a \"b"), ConfigurationError);
+    CHECK_THROWS_AS(mcp::split_command_line("   "), ConfigurationError);
+    CHECK_THROWS_AS(mcp::split_command_line("\"\" x"), ConfigurationError);
+}
+
+TEST_CASE("mcp client: only clean skill:// URIs are accepted", "[mcp][client]") {
+    std::string why;
+    auto segments = [&](std::string_view uri) {
+        auto u = mcp::client_detail::parse_skill_uri(uri, why);
+        REQUIRE(u);
+        return u->segments;
+    };
+    CHECK(segments("skill://a/SKILL.md") == std::vector<std::string>{"a", "SKILL.md"});
+    CHECK(segments("skill://team/a/Q%26A%20x.md") == std::vector<std::string>{"team", "a", "Q&A x.md"});
+    CHECK(segments("skill://a/caf\xc3\xa9.md") == std::vector<std::string>{"a", "caf\xc3\xa9.md"});
+    for (const char* bad :
+         {"skill://",      "skill:///a",       "skill://a//b",    "skill://a/",      "skill://../a",   "skill://a/../b",
+          "skill://a/./b", "skill://%2e%2e/a", "skill://a/%2E/b", "skill://a%2Fb/c", "skill://a%2fb",  "skill://a%5Cb",
+          "skill://a%00b", "skill://a%0ab",    "skill://a/b?x",   "skill://a/b#f",   "skill://u@h/a",  "skill://h:80/a",
+          "file:///a",     "SKILL://a/b",      "skill:a/b",       "skill://a b/c",   "skill://a/b%zz", "skill://a/b%",
+          "skill://a/%ff", "skill://a\\b",     "skill://a\"b"}) {
+        INFO(bad);
+        CHECK_FALSE(mcp::client_detail::parse_skill_uri(bad, why));
+        CHECK_FALSE(why.empty());
+    }
+    CHECK_FALSE(mcp::client_detail::parse_skill_uri("skill://" + std::string(1100, 'a'), why));
+}
+
+TEST_CASE("mcp client: SSE bodies give their JSON-RPC messages", "[mcp][client]") {
+    const auto messages = mcp::client_detail::parse_sse(
+        ": comment\r\nevent: message\r\nid: 1\r\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"n\"}\r\n\r\n"
+        "data: {\"jsonrpc\":\"2.0\",\ndata: \"id\":7,\"result\":{}}\n\nevent: empty\n\n");
+    REQUIRE(messages.size() == 2);
+    CHECK(messages[1] == json{{"jsonrpc", "2.0"}, {"id", 7}, {"result", json::object()}});
+    CHECK(mcp::client_detail::answers(messages[1], 7));
+    CHECK_FALSE(mcp::client_detail::answers(messages[0], 7));
+    CHECK_THROWS_AS(mcp::client_detail::parse_sse("data: nope\n\n"), mcp::ClientError);
+    CHECK_THROWS_AS(mcp::client_detail::parse_message(std::string(100, '[') + std::string(100, ']')), mcp::ClientError);
+    CHECK_THROWS_AS(mcp::client_detail::parse_message(R"({"jsonrpc":"1.0","id":1,"result":{}})"), mcp::ClientError);
+}
+
+TEST_CASE("mcp client: round trip through `agentskills mcp` over stdio, each era pinned", "[mcp][client]") {
+    const std::string cli = AGENTSKILLS_CLI_PATH;
+    if (cli.empty()) return;
+    const std::string library = std::string(AGENTSKILLS_TEST_DATA_DIR) + "/library";
+    auto local = std::make_shared<FilesystemSkillLoader>(
+        FilesystemLoaderOptions{.roots = {library}, .include_default_roots = false});
+    const Discovery expected = local->discover();
+    REQUIRE(expected.skills.size() >= 3);
+    for (const auto era : {mcp::ProtocolEra::v2026_07_28, mcp::ProtocolEra::v2025_11_25, mcp::ProtocolEra::automatic}) {
+        mcp::McpLoaderOptions options = quick();
+        options.era = era;
+        options.trust_allowed_tools = true;
+        mcp::McpSkillLoader loader({{.label = "ours", .command = {cli, "mcp", "--root", library}}}, options);
+        const Discovery got = loader.discover();
+        CHECK(count_code(got, codes::mcp_verification_failed) == 0);
+        CHECK(count_code(got, codes::mcp_server_error) == 0);
+        REQUIRE(names(got) == names(expected));
+        for (const auto& m : expected.skills) {
+            INFO(m.name);
+            const LoadedSkill mine = loader.load(m.name);
+            const LoadedSkill theirs = local->load(m.name);
+            CHECK(mine.instructions == theirs.instructions);
+            CHECK(mine.resources == theirs.resources);
+            CHECK(mine.manifest.description == theirs.manifest.description);
+            CHECK(mine.manifest.allowed_tools == theirs.manifest.allowed_tools);
+            CHECK(mine.manifest.library == "mcp:ours");
+            CHECK(mine.manifest.root == "skill://" + m.name);
+            CHECK(mine.manifest.skill_file == "skill://" + m.name + "/SKILL.md");
+            // Every file reads back through the verifying reader with the local bytes.
+            const SkillReaderPtr reader = loader.reader_for(m.name);
+            REQUIRE(reader);
+            for (const auto& r : mine.resources) {
+                CHECK(reader->read_file(mine.manifest.root + "/" + r.path, 0).data ==
+                      local->reader()->read_file(theirs.manifest.root + "/" + r.path, 0).data);
+            }
+        }
+    }
+}
+
+namespace {
+
+/// Two skills (one with a file), listed one per page.
+struct HttpServer : agentskills_test::McpHttpFixture {
+    HttpServer()
+        : McpHttpFixture(
+              {{"lib/alpha/SKILL.md", "---\nname: alpha\ndescription: First.\n---\nAlpha body.\n"},
+               {"lib/alpha/references/a.md", "A\n"},
+               {"lib/beta/SKILL.md", "---\nname: beta\ndescription: Second.\nversion: 1.0\n---\nBeta body.\n"}},
+              options()) {}
+
+    static mcp::ServerOptions options() {
+        mcp::ServerOptions o;
+        o.page_size = 1;
+        return o;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("mcp client: Streamable HTTP against our server, both eras, paged", "[mcp][client][http]") {
+    HttpServer s;
+    for (const auto era : {mcp::ProtocolEra::v2026_07_28, mcp::ProtocolEra::v2025_11_25}) {
+        mcp::McpLoaderOptions options = quick();
+        options.era = era;
+        mcp::McpSkillLoader loader({{.label = "web", .url = "http://127.0.0.1:" + std::to_string(s.port) + "/mcp"}},
+                                   options);
+        const Discovery d = loader.discover();
+        CHECK(d.diagnostics.empty());
+        CHECK(names(d) == std::vector<std::string>{"alpha", "beta"});
+        const LoadedSkill alpha = loader.load("alpha");
+        CHECK(alpha.instructions == "Alpha body.");
+        CHECK(alpha.resources == std::vector<SkillResource>{{"references/a.md"}});
+        CHECK(loader.reader_for("alpha")->read_file("skill://alpha/references/a.md", 0).data == "A\n");
+        CHECK(loader.load("beta").manifest.version == "1.0");
+    }
+    CHECK_THROWS_AS(mcp::make_http_transport("https://127.0.0.1/mcp"), ConfigurationError);
+    CHECK_THROWS_AS(mcp::make_http_transport("ftp://x/"), ConfigurationError);
+    CHECK_THROWS_AS(mcp::make_http_transport("http://a b/"), ConfigurationError);
+    CHECK_THROWS_AS(mcp::make_http_transport("http://h:99999/"), ConfigurationError);
+}
+
+TEST_CASE("mcp client: an event-stream answer and the session id", "[mcp][client][http]") {
+    httplib::Server http;
+    std::atomic<int> with_session{0};
+    http.Post("/mcp", [&](const httplib::Request& req, httplib::Response& res) {
+        const json msg = json::parse(req.body);
+        if (!msg.contains("id")) {
+            res.status = 202;
+            return;
+        }
+        if (req.get_header_value("Mcp-Session-Id") == "s-1") ++with_session;
+        res.set_header("Mcp-Session-Id", "s-1");
+        const std::string method = msg["method"];
+        json result = json::object();
+        if (method == "server/discover") {
+            res.status = 200;
+            res.set_content(
+                json{{"jsonrpc", "2.0"}, {"id", msg["id"]}, {"error", {{"code", -32601}, {"message", "no"}}}}.dump(),
+                "application/json");
+            return;
+        }
+        if (method == "initialize") result = {{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()}};
+        if (method == "skills/list") result = {{"skills", json::array()}};
+        const std::string body =
+            "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n"
+            "event: message\ndata: " +
+            json{{"jsonrpc", "2.0"}, {"id", msg["id"]}, {"result", result}}.dump() + "\n\n";
+        res.set_content(body, "text/event-stream");
+    });
+    const int port = http.bind_to_any_port("127.0.0.1");
+    std::thread t([&] { http.listen_after_bind(); });
+    {
+        mcp::Client client(mcp::make_http_transport("http://127.0.0.1:" + std::to_string(port) + "/mcp"));
+        CHECK(client.call("skills/list") == json{{"skills", json::array()}});
+        CHECK(client.era() == mcp::ProtocolEra::v2025_11_25);
+        CHECK(with_session.load() >= 2);  // notifications/initialized is not counted; skills/list is
+    }
+    http.stop();
+    t.join();
+}
+
+TEST_CASE("mcp client: every lie of a hostile server is refused, honest skills load", "[mcp][client][hostile]") {
+    auto loader = hostile("lies");
+    const Discovery d = loader->discover();
+    CHECK(names(d) == std::vector<std::string>{"alpha", "beta", "team-a:dup", "team-b:dup", "lying-file"});
+    const std::map<std::string, std::string> expected = {
+        {"skill://bad-digest/SKILL.md", "file-digest"}, {"skill://bad-size/SKILL.md", "file-size"},
+        {"skill://bad-name/SKILL.md", "name"},          {"skill://bad-frontmatter/SKILL.md", "frontmatter"},
+        {"skill://too-many/SKILL.md", "file-count"},    {"skill://too-big/SKILL.md", "total-size"},
+        {"skill://../escape/SKILL.md", "uri"},          {"skill://a/../escape/SKILL.md", "uri"},
+        {"skill://%2e%2e/escape/SKILL.md", "uri"},      {"skill://a%2Fescape/SKILL.md", "uri"},
+        {"file:///etc/escape/SKILL.md", "uri"},         {"skill://escape/SKILL.md?x=1", "uri"},
+        {"skill://escape/SKILL.md#f", "uri"},           {"skill://a//escape/SKILL.md", "uri"},
+        {"skill://user@host/escape/SKILL.md", "uri"},   {"SKILL://escape/SKILL.md", "uri"},
+        {"skill://./escape/SKILL.md", "uri"},           {"skill://outside/SKILL.md", "file-uri"},
+        {"skill://other-content/SKILL.md", "content"},  {"skill://no-skill-md/SKILL.md", "skill-file-unlisted"},
+        {"skill://beta/SKILL.md", "duplicate-uri"},
+    };
+    CHECK(refusals(d) == expected);
+    CHECK(d.skipped.size() == expected.size());
+    for (const auto& diag : d.diagnostics) {
+        if (diag.code == codes::mcp_verification_failed) {
+            CHECK(diag.message.rfind("MCP server 'hostile': skill " + diag.path + " refused: the check '", 0) == 0);
+        }
+    }
+    CHECK(count_code(d, codes::mcp_name_qualified) == 2);
+    CHECK(count_code(d, codes::mcp_server_error) == 0);
+
+    // allowed-tools from a server is dropped unless the host opts in.
+    CHECK(loader->load("alpha").manifest.allowed_tools.empty());
+    mcp::McpLoaderOptions trusting = quick();
+    trusting.trust_allowed_tools = true;
+    auto trusted = hostile("lies", trusting);
+    (void)trusted->discover();
+    CHECK(trusted->load("alpha").manifest.allowed_tools == std::vector<std::string>{"Bash"});
+
+    // The activation text gives skill:// URIs, never a local path.
+    const LoadedSkill alpha = loader->load("alpha");
+    CHECK(render_activation_text(alpha) ==
+          std::string("<skill_content name=\"alpha\">\n# alpha\n\nAlpha body with "
+                      "$ARGUMENTS.\n\nSkill directory: skill://alpha\n") +
+              std::string(SKILL_DIRECTORY_NOTE) +
+              "\n\nSource: the MCP server \"hostile\".\n\n<skill_resources>\n  <file path=\"scripts/run.sh\" "
+              "read_path=\"skill://alpha/scripts/run.sh\" />\n</skill_resources>\n"
+              "</skill_content>");
+    CHECK(loader->in_run_workspace("alpha"));
+
+    // A listed file whose bytes lie is refused when it is read; an unlisted path is not read.
+    const SkillReaderPtr reader = loader->reader_for("lying-file");
+    REQUIRE(reader);
+    try {
+        (void)reader->read_file("skill://lying-file/scripts/run.sh", 0);
+        FAIL("a lying file was read");
+    } catch (const IoError& e) {
+        CHECK(std::string(e.what()).find("the check 'file-size' failed") != std::string::npos);
+    }
+    CHECK_THROWS_AS(reader->read_file("skill://lying-file/../alpha/SKILL.md", 0), NotFoundError);
+    CHECK_THROWS_AS(reader->read_file("/etc/passwd", 0), NotFoundError);
+    CHECK(reader->read_file("skill://alpha/scripts/run.sh", 5).data == "echo ");
+    CHECK(reader->stat("skill://alpha/scripts").kind == EntryKind::directory);
+    const auto children = reader->list_dir("skill://alpha");
+    REQUIRE(children.size() == 2);
+    CHECK(children[0].name == "SKILL.md");
+    CHECK(children[1].name == "scripts");
+    CHECK(children[1].kind == EntryKind::directory);
+    CHECK(loader->reader_for("bad-digest") == nullptr);
+    CHECK_THROWS_AS(loader->load("bad-digest"), NotFoundError);
+    CHECK(loader->load("team-b:dup").manifest.description == "Dup from team-b.");
+}
+
+TEST_CASE("mcp client: a failing server is skipped with a clean error, nothing hangs", "[mcp][client][hostile]") {
+    struct Case {
+        std::string mode;
+        std::string says;
+    };
+    const std::vector<Case> cases = {
+        {"stall", "no answer within 2000 ms"},
+        {"die", "closed its output in the middle of a message"},
+        {"garbage", "not JSON"},
+        {"huge", "a message longer than 1048576 bytes"},
+        {"error", "error -32603: Internal error"},
+        {"cursor-loop", "the same nextCursor twice"},
+    };
+    for (const auto& c : cases) {
+        INFO(c.mode);
+        mcp::McpLoaderOptions options = quick(std::chrono::milliseconds(2000));
+        options.transport.max_message_bytes = 1024 * 1024;
+        const auto start = std::chrono::steady_clock::now();
+        // The failing server next to an honest one: the honest skills still load.
+        mcp::McpSkillLoader loader({{.label = "bad", .command = {"python3", HOSTILE, c.mode}},
+                                    {.label = "good", .command = {"python3", HOSTILE, "honest"}}},
+                                   options);
+        const Discovery d = loader.discover();
+        CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+        REQUIRE(count_code(d, codes::mcp_server_error) == 1);
+        const auto& diag = *std::find_if(d.diagnostics.begin(), d.diagnostics.end(),
+                                         [](const Diagnostic& x) { return x.code == codes::mcp_server_error; });
+        CHECK(diag.path == "mcp:bad");
+        CHECK(diag.message.rfind("MCP server 'bad': ", 0) == 0);
+        CHECK(diag.message.find(c.says) != std::string::npos);
+        if (c.mode == "cursor-loop") {
+            // The first page was honest: its skill is kept, qualified against the other server's.
+            CHECK(names(d) == std::vector<std::string>{"bad:alpha", "good:alpha", "beta"});
+        } else {
+            CHECK(names(d) == std::vector<std::string>{"alpha", "beta"});
+        }
+    }
+}
+
+TEST_CASE("mcp client: paging, the eras and a server that cannot start", "[mcp][client][hostile]") {
+    const Discovery paged = hostile("paged")->discover();
+    CHECK(names(paged) == std::vector<std::string>{"alpha", "beta", "page-0", "page-1", "page-2", "page-3"});
+
+    mcp::McpLoaderOptions few = quick();
+    few.max_pages = 2;
+    const Discovery cut = hostile("paged", few)->discover();
+    CHECK(names(cut) == std::vector<std::string>{"alpha", "beta", "page-0", "page-1"});
+    CHECK(count_code(cut, codes::mcp_server_error) == 1);
+
+    few = quick();
+    few.max_entries = 3;
+    CHECK(names(hostile("paged", few)->discover()) == std::vector<std::string>{"alpha", "beta", "page-0"});
+
+    CHECK(names(hostile("legacy")->discover()) == std::vector<std::string>{"alpha", "beta"});
+    CHECK(names(hostile("modern")->discover()) == std::vector<std::string>{"alpha", "beta"});
+    mcp::McpLoaderOptions pinned = quick();
+    pinned.era = mcp::ProtocolEra::v2026_07_28;
+    const Discovery refused = hostile("legacy", pinned)->discover();
+    CHECK(refused.skills.empty());
+    CHECK(count_code(refused, codes::mcp_server_error) == 1);
+
+    {
+        mcp::Client client(mcp::make_stdio_transport({"python3", HOSTILE, "legacy"}));
+        (void)client.call("skills/list");
+        CHECK(client.era() == mcp::ProtocolEra::v2025_11_25);
+        CHECK_THROWS_AS(client.call("nope/nope"), mcp::ServerError);
+        CHECK(client.call("skills/list").at("skills").size() == 2);  // a JSON-RPC error leaves the session usable
+    }
+
+    mcp::McpSkillLoader missing({{.label = "gone", .command = {"/nonexistent/agentskills-mcp-server"}}}, quick());
+    const Discovery none = missing.discover();
+    CHECK(none.skills.empty());
+    REQUIRE(none.diagnostics.size() == 1);
+    CHECK(none.diagnostics[0].code == codes::mcp_server_error);
+    CHECK(none.diagnostics[0].message.find("cannot start") != std::string::npos);
+
+    using Sources = std::vector<mcp::ServerSource>;
+    CHECK_THROWS_AS(mcp::McpSkillLoader(Sources{{.label = "", .command = {"x"}}}), ConfigurationError);
+    CHECK_THROWS_AS(mcp::McpSkillLoader(Sources{{.label = "a", .command = {"x"}, .url = "http://h/"}}),
+                    ConfigurationError);
+    CHECK_THROWS_AS(mcp::McpSkillLoader(Sources{{.label = "a", .command = {"x"}}, {.label = "a", .command = {"y"}}}),
+                    ConfigurationError);
+}
+
+}  // namespace mcp_client_tests
+
+// =======================================================================================
+// The MCP server over storage that is not the local disk (files come through the loader's
+
+namespace mcp_reader_tests {
+
+using nlohmann::json;
+using namespace agentskills;
+using agentskills_test::TempDir;
+
+namespace {
+
+const std::string ALPHA_MD = "---\nname: alpha\ndescription: First skill.\n---\nAlpha body.\n";
+const std::string BETA_MD = "---\nname: beta\ndescription: Second skill.\n---\nBeta body.\n";
+constexpr std::int64_t OLD_MTIME_NS = 1'600'000'000'000'000'000;  // 2020: well before any read
+
+std::string digest(const std::string& bytes) { return mcp::detail::sha256_digest(bytes); }
+
+json modern(json params = json::object()) {
+    params["_meta"] = {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                       {"io.modelcontextprotocol/clientCapabilities", json::object()}};
+    return params;
+}
+
+json call(const mcp::Server& server, mcp::Session& session, const std::string& method, json params) {
+    const mcp::Exchange ex = server.handle(
+        json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", modern(std::move(params))}}.dump(), session);
+    REQUIRE(ex.response.has_value());
+    return json::parse(*ex.response);
+}
+
+SkillCatalogPtr catalog_over(SkillReaderPtr reader, std::string root) {
+    return discover_skill_catalog(std::make_shared<FilesystemSkillLoader>(FilesystemLoaderOptions{
+        .roots = {std::move(root)}, .include_default_roots = false, .reader = std::move(reader)}));
+}
+
+mcp::ServerOptions quiet() {
+    mcp::ServerOptions options;
+    options.log = [](std::string_view) {};
+    return options;
+}
+
+}  // namespace
+
+TEST_CASE("mcp: files are listed and read through the loader's reader (memory, mounted)", "[mcp]") {
+    auto memory = std::make_shared<MemorySkillReader>();
+    memory->add_file("lib/alpha/SKILL.md", ALPHA_MD, OLD_MTIME_NS);
+    memory->add_file("lib/alpha/references/guide.md", "guide\n", OLD_MTIME_NS);
+    memory->add_file("lib/alpha/assets/bin.dat", std::string("\x00\xff\x01", 3), OLD_MTIME_NS);
+    memory->add_file("lib/beta/SKILL.md", BETA_MD, OLD_MTIME_NS);
+    // The same bytes nowhere on disk: a mounted reader routes /store/... to the memory reader.
+    const auto mounted =
+        std::make_shared<MountedReader>(std::map<std::string, SkillReaderPtr, std::less<>>{{"store", memory}});
+    const std::vector<std::pair<SkillReaderPtr, std::string>> setups = {{memory, "lib"}, {mounted, "/store/lib"}};
+    for (const auto& [reader, root] : setups) {
+        CAPTURE(root);
+        mcp::Server server(catalog_over(reader, root), quiet());
+        auto session = server.open_session();
+        CHECK(server.served_skill_names() == std::vector<std::string>{"alpha", "beta"});
+        const json alpha = call(server, *session, "skills/get", {{"uri", "skill://alpha/SKILL.md"}});
+        CHECK(alpha.at("result").at("skill") ==
+              json{{"uri", "skill://alpha/SKILL.md"},
+                   {"frontmatter", {{"name", "alpha"}, {"description", "First skill."}}},
+                   {"resources",
+                    {{{"uri", "skill://alpha/SKILL.md"}, {"digest", digest(ALPHA_MD)}, {"size", ALPHA_MD.size()}},
+                     {{"uri", "skill://alpha/assets/bin.dat"},
+                      {"digest", digest(std::string("\x00\xff\x01", 3))},
+                      {"size", 3}},
+                     {{"uri", "skill://alpha/references/guide.md"}, {"digest", digest("guide\n")}, {"size", 6}}}}});
+        CHECK(call(server, *session, "resources/read", {{"uri", "skill://alpha/references/guide.md"}}) ==
+              json::parse(R"({"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"skill://alpha/references/guide.md",
+                  "mimeType":"text/markdown","text":"guide\n"}],"resultType":"complete","ttlMs":60000,
+                  "cacheScope":"public"}})"));
+        CHECK(call(server, *session, "resources/read", {{"uri", "skill://alpha/assets/bin.dat"}})
+                  .at("result")
+                  .at("contents")
+                  .at(0)
+                  .at("blob") == "AP8B");
+        CHECK(call(server, *session, "resources/directory/read", {{"uri", "skill://alpha"}})
+                  .at("result")
+                  .at("resources")
+                  .size() == 3);
+        // The activation tool and prompts load through the same loader.
+        const json activated =
+            call(server, *session, "tools/call", {{"name", "activate_skill"}, {"arguments", {{"name", "beta"}}}});
+        CHECK(activated.at("result").at("isError") == false);
+        CHECK(activated.at("result").at("content").at(0).at("text").get<std::string>().find("Beta body.") !=
+              std::string::npos);
+    }
+}
+
+TEST_CASE("mcp: a file changed in the reader is hashed again; stale bytes are never served", "[mcp]") {
+    auto memory = std::make_shared<MemorySkillReader>();
+    memory->add_file("lib/alpha/SKILL.md", ALPHA_MD, OLD_MTIME_NS);
+    memory->add_file("lib/alpha/notes.txt", "one\n", OLD_MTIME_NS);
+    memory->add_file("lib/alpha/gone.txt", "bye\n", OLD_MTIME_NS);
+    mcp::Server server(catalog_over(memory, "lib"), quiet());
+    auto session = server.open_session();
+    // Served from the cache (the version is old and unchanged) ...
+    CHECK(call(server, *session, "resources/read", {{"uri", "skill://alpha/notes.txt"}})
+              .at("result")
+              .at("contents")
+              .at(0)
+              .at("text") == "one\n");
+    // ... until the file changes: same size, same time, new bytes (a new identity).
+    memory->add_file("lib/alpha/notes.txt", "two\n", OLD_MTIME_NS);
+    CHECK(call(server, *session, "resources/read", {{"uri", "skill://alpha/notes.txt"}})
+              .at("result")
+              .at("contents")
+              .at(0)
+              .at("text") == "two\n");
+    const json entry = call(server, *session, "skills/get", {{"uri", "skill://alpha/SKILL.md"}});
+    CHECK(entry.at("result").at("skill").at("resources").at(2) ==
+          json{{"uri", "skill://alpha/notes.txt"}, {"digest", digest("two\n")}, {"size", 4}});
+    // A file removed from the reader is no longer listed nor served.
+    REQUIRE(memory->remove("lib/alpha/gone.txt"));
+    CHECK(call(server, *session, "resources/read", {{"uri", "skill://alpha/gone.txt"}}).at("error").at("code") ==
+          -32602);
+    CHECK(call(server, *session, "skills/get", {{"uri", "skill://alpha/SKILL.md"}})
+              .at("result")
+              .at("skill")
+              .at("resources")
+              .size() == 2);
+}
+
+TEST_CASE("mcp: a local file rewritten with its old size and time is still noticed", "[mcp]") {
+    TempDir dir;
+    dir.write("lib/alpha/SKILL.md", ALPHA_MD);
+    dir.write("lib/alpha/notes.txt", "one\n");
+    // Let the files' times fall out of the racy window, so the server caches their bytes.
+    std::this_thread::sleep_for(std::chrono::milliseconds(3200));
+    mcp::Server server(catalog_over(nullptr, dir.path("lib")), quiet());
+    auto session = server.open_session();
+    const std::string uri = "skill://alpha/notes.txt";
+    CHECK(call(server, *session, "resources/read", {{"uri", uri}}).at("result").at("contents").at(0).at("text") ==
+          "one\n");
+    struct stat before {};
+    REQUIRE(::stat(dir.path("lib/alpha/notes.txt").c_str(), &before) == 0);
+    dir.write("lib/alpha/notes.txt", "two\n");
+    const timespec times[2] = {before.st_atim, before.st_mtim};  // put the modification time back
+    REQUIRE(::utimensat(AT_FDCWD, dir.path("lib/alpha/notes.txt").c_str(), times, 0) == 0);
+    CHECK(call(server, *session, "resources/read", {{"uri", uri}}).at("result").at("contents").at(0).at("text") ==
+          "two\n");
+}
+
+TEST_CASE("mcp: resources/read text escaping matches a JSON serializer at every offset", "[mcp]") {
+    // The escaper skips 8 bytes at a time: put each byte that needs escaping, and some that do
+    // not (UTF-8, DEL, '/'), at every position of strings around the word size.
+    const std::vector<std::string> specials = {"\"",   "\\",   "\n",   "\r", "\t",       std::string(1, '\0'),
+                                               "\x01", "\x1f", "\x7f", "/",  "\xc3\xa9", "\xe2\x82\xac",
+                                               " "};
+    for (std::size_t length = 0; length <= 20; ++length) {
+        for (const auto& special : specials) {
+            for (std::size_t at = 0; at <= length; ++at) {
+                std::string text(length, 'a');
+                text.insert(at, special);
+                std::string out = "x";
+                agentskills::append_json_string(out, text);
+                CAPTURE(length, at, special);
+                REQUIRE(out == "x" + json(text).dump());
+            }
+        }
+    }
+}
+
+namespace {
+
+/// An input stream buffer fed by the test, blocking when empty until more comes or it is closed.
+class FeedBuf final : public std::streambuf {
+public:
+    void feed(const std::string& text) {
+        std::lock_guard lock(mutex_);
+        pending_ += text;
+        cv_.notify_all();
+    }
+    void close() {
+        std::lock_guard lock(mutex_);
+        closed_ = true;
+        cv_.notify_all();
+    }
+
+protected:
+    int_type underflow() override {
+        std::unique_lock lock(mutex_);
+        cv_.wait(lock, [this] { return !pending_.empty() || closed_; });
+        if (pending_.empty()) return traits_type::eof();
+        current_.swap(pending_);
+        pending_.clear();
+        setg(current_.data(), current_.data(), current_.data() + current_.size());
+        return traits_type::to_int_type(current_.front());
+    }
+
+private:
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    std::string pending_;
+    std::string current_;
+    bool closed_ = false;
+};
+
+/// An output stream buffer whose lines the test can wait for.
+class LinesBuf final : public std::streambuf {
+public:
+    std::vector<std::string> wait_for(std::size_t count) {
+        std::unique_lock lock(mutex_);
+        cv_.wait_for(lock, std::chrono::seconds(10), [&] { return lines_.size() >= count; });
+        return lines_;
+    }
+
+protected:
+    int_type overflow(int_type c) override {
+        if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+        std::lock_guard lock(mutex_);
+        if (c == '\n') {
+            lines_.push_back(std::move(partial_));
+            partial_.clear();
+            cv_.notify_all();
+        } else {
+            partial_.push_back(traits_type::to_char_type(c));
+        }
+        return c;
+    }
+
+private:
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    std::vector<std::string> lines_;
+    std::string partial_;
+};
+
+}  // namespace
+
+TEST_CASE("mcp: replace_catalog notifies an initialized stdio client", "[mcp][concurrency]") {
+    auto memory = std::make_shared<MemorySkillReader>();
+    memory->add_file("lib/alpha/SKILL.md", ALPHA_MD, OLD_MTIME_NS);
+    mcp::Server server(catalog_over(memory, "lib"), quiet());
+
+    // A session that never initialized is not sent anything.
+    std::vector<std::string> unsent;
+    const auto silent = server.open_session([&unsent](std::string_view m) { unsent.emplace_back(m); });
+
+    FeedBuf in_buf;
+    LinesBuf out_buf;
+    std::istream in(&in_buf);
+    std::ostream out(&out_buf);
+    std::thread serving([&] { (void)mcp::serve_stdio(server, in, out); });
+    in_buf.feed(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})"
+                "\n"
+                R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
+                "\n"
+                R"({"jsonrpc":"2.0","id":2,"method":"ping"})"
+                "\n");
+    REQUIRE(out_buf.wait_for(2).size() == 2);
+
+    // Nothing a client sees changed: no notification.
+    mcp::CatalogUpdate same = server.replace_catalog(catalog_over(memory, "lib"));
+    CHECK(!same.resources_changed);
+    CHECK(!same.prompts_changed);
+    CHECK(same.sessions_notified == 0);
+
+    memory->add_file("lib/beta/SKILL.md", BETA_MD, OLD_MTIME_NS);
+    const mcp::CatalogUpdate update = server.replace_catalog(catalog_over(memory, "lib"));
+    CHECK(update.resources_changed);
+    CHECK(update.prompts_changed);
+    CHECK(update.sessions_notified == 1);
+    std::vector<std::string> lines = out_buf.wait_for(4);
+    REQUIRE(lines.size() == 4);
+    CHECK(lines[2] == R"({"jsonrpc":"2.0","method":"notifications/resources/list_changed"})");
+    CHECK(lines[3] == R"({"jsonrpc":"2.0","method":"notifications/prompts/list_changed"})");
+    CHECK(server.served_skill_names() == std::vector<std::string>{"alpha", "beta"});
+
+    // The connection goes on with the new catalog.
+    in_buf.feed(R"({"jsonrpc":"2.0","id":3,"method":"skills/get","params":{"uri":"skill://beta/SKILL.md"}})"
+                "\n");
+    lines = out_buf.wait_for(5);
+    REQUIRE(lines.size() == 5);
+    CHECK(json::parse(lines[4]).at("result").at("skill").at("uri") == "skill://beta/SKILL.md");
+
+    // A changed body changes the listing (digest) but not the prompts.
+    memory->add_file("lib/beta/SKILL.md", BETA_MD + "More.\n", OLD_MTIME_NS);
+    const mcp::CatalogUpdate body = server.replace_catalog(catalog_over(memory, "lib"));
+    CHECK(body.resources_changed);
+    CHECK(!body.prompts_changed);
+    lines = out_buf.wait_for(6);
+    REQUIRE(lines.size() == 6);
+    CHECK(lines[5] == R"({"jsonrpc":"2.0","method":"notifications/resources/list_changed"})");
+
+    in_buf.close();
+    serving.join();
+    CHECK(unsent.empty());
+    // After the connection ended, a replacement writes nothing anywhere.
+    memory->remove("lib/beta");
+    CHECK(server.replace_catalog(catalog_over(memory, "lib")).sessions_notified == 0);
+    CHECK(out_buf.wait_for(0).size() == 6);
+}
+
+}  // namespace mcp_reader_tests
+
+#endif  // AGENTSKILLS_HAVE_MCP

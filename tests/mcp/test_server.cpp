@@ -1,0 +1,845 @@
+// Tests of mcp/server.hpp: the MCP server, its HTTP transport and the frontmatter it serves.
+// One file per public header; the hostile cases are sections of it.
+#ifdef AGENTSKILLS_HAVE_MCP
+#include <sys/stat.h>
+
+#include <httplib.h>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <agentskills/activation/prompt.hpp>
+#include <agentskills/base/text.hpp>
+#include <agentskills/base/version.hpp>
+#include <agentskills/catalog/catalog.hpp>
+#include <agentskills/catalog/loader.hpp>
+#include <agentskills/host/host.hpp>
+#include <agentskills/mcp/server.hpp>
+#include <agentskills/shim/skills_shim.hpp>
+
+#include "fs_fixtures.hpp"
+#include "src/mcp/shared/internal.hpp"
+#include "support/http_fixture.hpp"
+
+// =======================================================================================
+// The MCP server's transport-agnostic handler: messages in, exact messages out.
+
+namespace mcp_server_tests {
+
+using namespace std::string_literals;
+
+using nlohmann::json;
+using namespace agentskills;
+using agentskills_test::TempDir;
+
+namespace {
+
+const std::string ALPHA_MD =
+    "---\nname: alpha\ndescription: First skill.\nversion: 1.0\nmetadata:\n  owner: docs\n---\n"
+    "Use $ARGUMENTS carefully.\n";
+const std::string BETA_MD =
+    "---\nname: beta\ndescription: Only for people.\ndisable-model-invocation: true\n---\nBeta.\n";
+const std::string GAMMA_MD = "---\nname: gamma\ndescription: Only for the model.\nuser-invocable: false\n---\nGamma.\n";
+
+struct Fixture {
+    TempDir dir;
+    SkillCatalogPtr catalog;
+    std::vector<std::string> logs;
+    std::unique_ptr<mcp::Server> server;
+    std::shared_ptr<mcp::Session> session;
+
+    explicit Fixture(std::size_t page_size = mcp::DEFAULT_PAGE_SIZE) {
+        dir.write("lib/alpha/SKILL.md", ALPHA_MD);
+        dir.write("lib/alpha/references/guide.md", "guide\n");
+        dir.write("lib/alpha/Q&A notes.md", "qa\n");
+        dir.write("lib/alpha/assets/bin.dat", std::string("\x00\xff\x01", 3));
+        dir.write("lib/beta/SKILL.md", BETA_MD);
+        dir.write("lib/gamma/SKILL.md", GAMMA_MD);
+        dir.write("lib/bad-meta/SKILL.md", "---\nname: bad-meta\ndescription: d\nmetadata:\n  count: 3\n---\nx\n");
+        auto loader = std::make_shared<FilesystemSkillLoader>(
+            FilesystemLoaderOptions{.roots = {dir.path("lib")}, .include_default_roots = false});
+        catalog = discover_skill_catalog(loader);
+        mcp::ServerOptions options;
+        options.page_size = page_size;
+        options.log = [this](std::string_view line) { logs.emplace_back(line); };
+        server = std::make_unique<mcp::Server>(catalog, options);
+        session = server->open_session();
+    }
+
+    json call(const json& message) { return call_text(message.dump()); }
+    json call_text(const std::string& text) {
+        const mcp::Exchange ex = server->handle(text, *session);
+        REQUIRE(ex.response.has_value());
+        return json::parse(*ex.response);
+    }
+    json request(const std::string& method, json params = json::object(), int id = 1) {
+        return call({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}});
+    }
+    void initialize() {
+        const json r = request("initialize", {{"protocolVersion", "2025-11-25"},
+                                              {"capabilities", json::object()},
+                                              {"clientInfo", {{"name", "t"}, {"version", "1"}}}});
+        REQUIRE(r.contains("result"));
+        (void)server->handle(R"({"jsonrpc":"2.0","method":"notifications/initialized"})", *session);
+    }
+    static json modern(json params = json::object()) {
+        params["_meta"] = {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                           {"io.modelcontextprotocol/clientCapabilities", json::object()}};
+        return params;
+    }
+    std::string path(const std::string& rel) const { return dir.path("lib/" + rel); }
+};
+
+json error_of(int id, int code, const std::string& message) {
+    return {{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}};
+}
+
+std::string digest(const std::string& bytes) { return mcp::detail::sha256_digest(bytes); }
+
+}  // namespace
+
+TEST_CASE("mcp: initialize declares the skills extension, resources, tools and prompts", "[mcp]") {
+    Fixture f;
+    const json r = f.request("initialize", {{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()}});
+    CHECK(r == json::parse(R"({"jsonrpc":"2.0","id":1,"result":{
+        "protocolVersion":"2025-11-25",
+        "capabilities":{"extensions":{"io.modelcontextprotocol/skills":{"directoryRead":true}},
+                        "prompts":{"listChanged":true},"resources":{"listChanged":true},"tools":{}},
+        "serverInfo":{"name":"agentskills","version":")" +
+                           std::string(version_string) + R"("}}})"));
+    // An older revision the server knows is echoed; an unknown one gets the latest.
+    CHECK(f.request("initialize", {{"protocolVersion", "2025-06-18"}})["result"]["protocolVersion"] == "2025-06-18");
+    CHECK(f.request("initialize", {{"protocolVersion", "2099-01-01"}})["result"]["protocolVersion"] == "2025-11-25");
+}
+
+TEST_CASE("mcp: skills/list gives the frontmatter, every file, digests and sizes", "[mcp]") {
+    Fixture f;
+    f.initialize();
+    const json r = f.request("skills/list");
+    const json& skills = r.at("result").at("skills");
+    REQUIRE(skills.size() == 3);  // bad-meta is left out
+    const json expected_alpha = {
+        {"uri", "skill://alpha/SKILL.md"},
+        {"frontmatter",
+         {{"name", "alpha"}, {"description", "First skill."}, {"version", 1.0}, {"metadata", {{"owner", "docs"}}}}},
+        {"resources",
+         json::array({
+             {{"uri", "skill://alpha/SKILL.md"}, {"digest", digest(ALPHA_MD)}, {"size", ALPHA_MD.size()}},
+             {{"uri", "skill://alpha/Q&A%20notes.md"}, {"digest", digest("qa\n")}, {"size", 3}},
+             {{"uri", "skill://alpha/assets/bin.dat"}, {"digest", digest(std::string("\x00\xff\x01", 3))}, {"size", 3}},
+             {{"uri", "skill://alpha/references/guide.md"}, {"digest", digest("guide\n")}, {"size", 6}},
+         })}};
+    CHECK(skills.at(0) == expected_alpha);
+    CHECK(skills.at(1).at("uri") == "skill://beta/SKILL.md");
+    CHECK(skills.at(2).at("uri") == "skill://gamma/SKILL.md");
+    CHECK_FALSE(r.at("result").contains("nextCursor"));
+    CHECK_FALSE(r.at("result").contains("resultType"));  // handshake era: no 2026 fields
+    REQUIRE(f.server->left_out().size() == 1);
+    CHECK(f.server->left_out()[0].name == "bad-meta");
+    CHECK(f.server->left_out()[0].reason == "metadata does not map strings to strings");
+    REQUIRE(f.logs.size() == 1);
+    CHECK(f.logs[0] == "agentskills mcp: left out bad-meta (" + f.path("bad-meta/SKILL.md") +
+                           "): metadata does not map strings to strings [mcp-skill-left-out]");
+}
+
+TEST_CASE("mcp: skills/list pages with an opaque cursor", "[mcp]") {
+    Fixture f(2);
+    f.initialize();
+    const json first = f.request("skills/list").at("result");
+    REQUIRE(first.at("skills").size() == 2);
+    REQUIRE(first.contains("nextCursor"));
+    const json second = f.request("skills/list", {{"cursor", first.at("nextCursor")}}).at("result");
+    REQUIRE(second.at("skills").size() == 1);
+    CHECK(second.at("skills").at(0).at("uri") == "skill://gamma/SKILL.md");
+    CHECK_FALSE(second.contains("nextCursor"));
+    CHECK(f.request("skills/list", {{"cursor", "bm9wZQ=="}}) == error_of(1, -32602, "invalid cursor"));
+    CHECK(f.request("skills/list", {{"cursor", 3}}) == error_of(1, -32602, "cursor must be a string"));
+}
+
+TEST_CASE("mcp: skills/get answers for a served SKILL.md URI only", "[mcp]") {
+    Fixture f;
+    f.initialize();
+    const json list = f.request("skills/list").at("result").at("skills");
+    CHECK(f.request("skills/get", {{"uri", "skill://alpha/SKILL.md"}}).at("result").at("skill") == list.at(0));
+    CHECK(f.request("skills/get", {{"uri", "skill://%61lpha/SKILL.md"}}).at("result").at("skill") == list.at(0));
+    CHECK(f.request("skills/get", {{"uri", "skill://nope/SKILL.md"}}) ==
+          error_of(1, -32602, "No skill is served at skill://nope/SKILL.md"));
+    CHECK(f.request("skills/get", {{"uri", "skill://alpha/references/guide.md"}}) ==
+          error_of(1, -32602, "No skill is served at skill://alpha/references/guide.md"));
+    CHECK(f.request("skills/get", {{"uri", "skill://bad-meta/SKILL.md"}}) ==
+          error_of(1, -32602, "No skill is served at skill://bad-meta/SKILL.md"));
+    CHECK(f.request("skills/get") == error_of(1, -32602, "params.uri must be a string"));
+}
+
+TEST_CASE("mcp: resources/read serves text as text and other bytes as base64", "[mcp]") {
+    Fixture f;
+    f.initialize();
+    CHECK(
+        f.request("resources/read", {{"uri", "skill://alpha/SKILL.md"}}).at("result") ==
+        json{{"contents",
+              json::array({{{"uri", "skill://alpha/SKILL.md"}, {"mimeType", "text/markdown"}, {"text", ALPHA_MD}}})}});
+    CHECK(f.request("resources/read", {{"uri", "skill://alpha/assets/bin.dat"}}).at("result") ==
+          json{{"contents", json::array({{{"uri", "skill://alpha/assets/bin.dat"},
+                                          {"mimeType", "application/octet-stream"},
+                                          {"blob", "AP8B"}}})}});
+    // Any spelling of the same name reaches the file.
+    for (const char* uri : {"skill://alpha/Q&A%20notes.md", "skill://alpha/Q%26A%20notes.md"}) {
+        CHECK(f.request("resources/read", {{"uri", uri}}).at("result").at("contents").at(0).at("text") == "qa\n");
+    }
+    // Not served: -32002 in the handshake era (2025-11-25), -32602 in 2026-07-28.
+    const json missing = f.request("resources/read", {{"uri", "skill://alpha/nope.md"}});
+    CHECK(missing == json{{"jsonrpc", "2.0"},
+                          {"id", 1},
+                          {"error",
+                           {{"code", -32002},
+                            {"message", "Resource not found: skill://alpha/nope.md"},
+                            {"data", {{"uri", "skill://alpha/nope.md"}}}}}});
+    CHECK(f.request("resources/read", Fixture::modern({{"uri", "skill://alpha/nope.md"}})).at("error").at("code") ==
+          -32602);
+    for (const char* uri : {"skill://alpha/../beta/SKILL.md", "skill://alpha/references", "skill://alpha",
+                            "skill://alpha/SKILL.md?x=1", "skill://alpha//SKILL.md", "file:///etc/passwd"}) {
+        CHECK(f.request("resources/read", {{"uri", uri}}).at("error").at("code") == -32002);
+    }
+}
+
+TEST_CASE("mcp: a changed file is hashed again and only bytes matching the listing are served", "[mcp]") {
+    Fixture f;
+    f.initialize();
+    const std::string changed = "guide, second edition\n";
+    f.dir.write("lib/alpha/references/guide.md", changed);
+    const json read = f.request("resources/read", {{"uri", "skill://alpha/references/guide.md"}});
+    CHECK(read.at("result").at("contents").at(0).at("text") == changed);
+    const json entry = f.request("skills/get", {{"uri", "skill://alpha/SKILL.md"}}).at("result").at("skill");
+    CHECK(entry.at("resources").at(3) ==
+          json{{"uri", "skill://alpha/references/guide.md"}, {"digest", digest(changed)}, {"size", changed.size()}});
+    // A file that vanished is no longer listed or served.
+    std::filesystem::remove(f.path("alpha/Q&A notes.md"));
+    CHECK(f.request("resources/read", {{"uri", "skill://alpha/Q&A%20notes.md"}}).at("error").at("code") == -32002);
+    CHECK(
+        f.request("skills/get", {{"uri", "skill://alpha/SKILL.md"}}).at("result").at("skill").at("resources").size() ==
+        3);
+}
+
+TEST_CASE("mcp: symbolic links and special files are never listed or followed", "[mcp]") {
+    Fixture f;
+    f.initialize();
+    // Swapped for a link to a file outside the skill after listing: the read does not follow it.
+    f.dir.write("secret.txt", "secret\n");
+    std::filesystem::remove(f.path("alpha/references/guide.md"));
+    std::filesystem::create_symlink(f.dir.path("secret.txt"), f.path("alpha/references/guide.md"));
+    const json read = f.request("resources/read", {{"uri", "skill://alpha/references/guide.md"}});
+    CHECK(read.at("error").at("code") == -32002);
+    const json entry = f.request("skills/get", {{"uri", "skill://alpha/SKILL.md"}}).at("result").at("skill");
+    for (const auto& r : entry.at("resources")) CHECK(r.at("uri") != "skill://alpha/references/guide.md");
+    // A FIFO in a skill is not a file of it (and reading it would block).
+    REQUIRE(::mkfifo(f.path("gamma/pipe").c_str(), 0600) == 0);
+    std::filesystem::create_symlink(f.dir.path("secret.txt"), f.path("gamma/link.txt"));
+    mcp::ServerOptions options;
+    options.log = [](std::string_view) {};
+    mcp::Server again(f.catalog, options);
+    auto session = again.open_session();
+    const mcp::Exchange ex = again.handle(json{{"jsonrpc", "2.0"},
+                                               {"id", 1},
+                                               {"method", "skills/get"},
+                                               {"params", Fixture::modern({{"uri", "skill://gamma/SKILL.md"}})}}
+                                              .dump(),
+                                          *session);
+    CHECK(json::parse(*ex.response).at("result").at("skill").at("resources").size() == 1);
+}
+
+TEST_CASE("mcp: resources/list, templates and directory reads", "[mcp]") {
+    Fixture f;
+    f.initialize();
+    const json list = f.request("resources/list").at("result").at("resources");
+    REQUIRE(list.size() == 3);
+    CHECK(list.at(0) == json{{"uri", "skill://alpha/SKILL.md"},
+                             {"name", "alpha"},
+                             {"description", "First skill."},
+                             {"mimeType", "text/markdown"},
+                             {"size", ALPHA_MD.size()}});
+    CHECK(f.request("resources/templates/list").at("result").at("resourceTemplates").at(0).at("uriTemplate") ==
+          "skill://{name}/SKILL.md");
+    const json root = f.request("resources/directory/read", {{"uri", "skill://alpha"}}).at("result");
+    CHECK(root == json::parse(R"({"resources":[
+        {"uri":"skill://alpha/Q&A%20notes.md","name":"Q&A notes.md","mimeType":"text/markdown","size":3},
+        {"uri":"skill://alpha/SKILL.md","name":"SKILL.md","mimeType":"text/markdown","size":)" +
+                              std::to_string(ALPHA_MD.size()) + R"(},
+        {"uri":"skill://alpha/assets","name":"assets","mimeType":"inode/directory"},
+        {"uri":"skill://alpha/references","name":"references","mimeType":"inode/directory"}]})"));
+    const json refs = f.request("resources/directory/read", {{"uri", "skill://alpha/references"}}).at("result");
+    CHECK(refs.at("resources").size() == 1);
+    CHECK(f.request("resources/directory/read", {{"uri", "skill://alpha/SKILL.md"}}) ==
+          error_of(1, -32602, "skill://alpha/SKILL.md is not a directory resource"));
+    CHECK(f.request("resources/directory/read", {{"uri", "skill://alpha/nope"}}) ==
+          error_of(1, -32602, "No directory resource at skill://alpha/nope"));
+}
+
+TEST_CASE("mcp: the activation tool has the shim's schema and texts, once per session", "[mcp]") {
+    Fixture f;
+    f.initialize();
+    SkillsShim shim(SkillsShimOptions{.catalog = f.catalog});
+    const ToolSpec spec = shim.tool_spec();
+    const json tools = f.request("tools/list").at("result").at("tools");
+    CHECK(tools ==
+          json::array({{{"name", spec.name}, {"description", spec.description}, {"inputSchema", spec.parameters}}}));
+
+    const json args = {{"name", "activate_skill"}, {"arguments", {{"name", "alpha"}}}};
+    const json one = f.request("tools/call", args).at("result");
+    LoadedSkill loaded = f.catalog->load("alpha");
+    CHECK(one == json{{"content", json::array({{{"type", "text"}, {"text", render_activation_text(loaded)}}})},
+                      {"isError", false}});
+    const json two = f.request("tools/call", args).at("result");
+    CHECK(two.at("content").at(0).at("text") ==
+          "The skill \"alpha\" is already active: its instructions are in the <skill_content name=\"alpha\"> block "
+          "that an earlier activate_skill call returned in this conversation. Keep following that block; do not call "
+          "activate_skill for this skill again.");
+    // Another session activates afresh; a skill the model may not invoke is unknown to the tool.
+    auto other = f.server->open_session();
+    const mcp::Exchange ex = f.server->handle(
+        json{{"jsonrpc", "2.0"}, {"id", 9}, {"method", "tools/call"}, {"params", Fixture::modern(args)}}.dump(),
+        *other);
+    CHECK(json::parse(*ex.response).at("result").at("content").at(0).at("text") == render_activation_text(loaded));
+    const json beta = f.request("tools/call", {{"name", "activate_skill"}, {"arguments", {{"name", "beta"}}}});
+    CHECK(beta.at("result").at("content").at(0).at("text") ==
+          "There is no skill named \"beta\". Available skills: alpha, gamma.");
+    CHECK(f.request("tools/call", {{"name", "other"}}) == error_of(1, -32602, "Unknown tool: other"));
+    CHECK(f.request("tools/call", {{"name", "activate_skill"}, {"arguments", "x"}}) ==
+          error_of(1, -32602, "params.arguments must be an object"));
+}
+
+TEST_CASE("mcp: prompts are the user-invocable skills and render their arguments", "[mcp]") {
+    Fixture f;
+    f.initialize();
+    const json prompts = f.request("prompts/list").at("result").at("prompts");
+    REQUIRE(prompts.size() == 2);  // alpha, beta (gamma is not user-invocable)
+    CHECK(prompts.at(0) == json::parse(R"({"name":"alpha","description":"First skill.","arguments":[{"name":"arguments",
+        "description":"Text for the skill: it replaces $ARGUMENTS in the instructions, or is appended when they have none.",
+        "required":false}]})"));
+    CHECK(prompts.at(1).at("name") == "beta");
+    const json got = f.request("prompts/get", {{"name", "alpha"}, {"arguments", {{"arguments", "the tests"}}}});
+    LoadedSkill loaded = f.catalog->load("alpha");
+    SkillDefinition def;
+    def.name = "alpha";
+    def.body = loaded.instructions;
+    def.manifest = loaded.manifest;
+    def.resources = loaded.resources;
+    const std::string text = def.render(std::string_view("the tests"));
+    CHECK(text.find("Use the tests carefully.") != std::string::npos);
+    CHECK(got.at("result") ==
+          json{{"description", "First skill."},
+               {"messages", json::array({{{"role", "user"}, {"content", {{"type", "text"}, {"text", text}}}}})}});
+    CHECK(f.request("prompts/get", {{"name", "gamma"}}) == error_of(1, -32602, "Unknown prompt: gamma"));
+    CHECK(f.request("prompts/get", {{"name", "alpha"}, {"arguments", {{"arguments", 3}}}}) ==
+          error_of(1, -32602, "prompt argument \"arguments\" must be a string"));
+}
+
+TEST_CASE("mcp: JSON-RPC errors per the base protocol, and the server goes on", "[mcp]") {
+    Fixture f;
+    const json null_id = nullptr;
+    const auto err = [](const json& id, int code, const std::string& m) {
+        return json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", m}}}};
+    };
+    CHECK(f.call_text("{not json") == err(null_id, -32700, "Parse error: the message is not valid JSON"));
+    CHECK(f.call_text("[]") == err(null_id, -32600, "Invalid Request: batches are not supported"));
+    CHECK(f.call_text("42") == err(null_id, -32600, "Invalid Request: a message is a JSON object"));
+    CHECK(f.call_text(R"({"jsonrpc":"1.0","id":3,"method":"ping"})") ==
+          err(3, -32600, "Invalid Request: jsonrpc must be \"2.0\""));
+    CHECK(f.call_text(R"({"jsonrpc":"2.0","id":3,"method":7})") ==
+          err(3, -32600, "Invalid Request: method must be a string"));
+    CHECK(f.call_text(R"({"jsonrpc":"2.0","id":null,"method":"ping"})") ==
+          err(null_id, -32600, "Invalid Request: id must be a string or a number"));
+    CHECK(f.call_text(R"({"jsonrpc":"2.0","id":"s","method":"ping","params":[1]})") ==
+          err("s", -32602, "Invalid params: params must be an object"));
+    CHECK(f.call_text(R"({"jsonrpc":"2.0","id":4,"method":"skills/list"})") ==
+          err(4, -32600,
+              "Invalid Request: skills/list before initialize; send initialize first, or give _meta "
+              "io.modelcontextprotocol/protocolVersion 2026-07-28 (stateless era)"));
+    CHECK(f.call_text(R"({"jsonrpc":"2.0","id":5,"method":"ping"})") ==
+          json{{"jsonrpc", "2.0"}, {"id", 5}, {"result", json::object()}});
+    f.initialize();
+    CHECK(f.call_text(R"({"jsonrpc":"2.0","id":6,"method":"no/such"})") == err(6, -32601, "Method not found: no/such"));
+    CHECK(f.call_text(R"({"jsonrpc":"2.0","id":7,"method":"server/discover"})") ==
+          err(7, -32601, "Method not found: server/discover"));
+    // Notifications and responses get no answer.
+    CHECK_FALSE(
+        f.server->handle(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}})", *f.session)
+            .response);
+    CHECK_FALSE(f.server->handle(R"({"jsonrpc":"2.0","id":1,"result":{}})", *f.session).response);
+    // Bounds: size and nesting.
+    const std::string big = R"({"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":")" +
+                            std::string(mcp::DEFAULT_MAX_MESSAGE_BYTES, 'a') + "\"}}";
+    CHECK(f.call_text(big) == err(null_id, -32600, "Invalid Request: the message is larger than 4194304 bytes"));
+    std::string deep = R"({"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":)";
+    for (int i = 0; i < 100; ++i) deep += "[";
+    for (int i = 0; i < 100; ++i) deep += "]";
+    deep += "}}";
+    CHECK(f.call_text(deep) == err(null_id, -32600, "Invalid Request: the message nests deeper than 64 levels"));
+    // Still serving.
+    CHECK(f.request("skills/list").at("result").at("skills").size() == 3);
+}
+
+TEST_CASE("mcp: the 2026-07-28 era: discover, _meta, resultType, caching fields, -32022", "[mcp]") {
+    Fixture f;  // no initialize: the stateless era needs none
+    const json discover = f.request("server/discover", Fixture::modern());
+    CHECK(discover.at("result") == json::parse(R"({
+        "resultType":"complete","supportedVersions":["2026-07-28","2025-11-25"],
+        "capabilities":{"extensions":{"io.modelcontextprotocol/skills":{"directoryRead":true}},
+                        "prompts":{"listChanged":true},"resources":{"listChanged":true},"tools":{}},
+        "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"agentskills","version":")" +
+                                               std::string(version_string) + R"("}},
+        "ttlMs":60000,"cacheScope":"public"})"));
+    const json list = f.request("skills/list", Fixture::modern()).at("result");
+    CHECK(list.at("resultType") == "complete");
+    CHECK(list.at("ttlMs") == 60000);
+    CHECK(list.at("cacheScope") == "public");
+    const json call =
+        f.request("tools/call", Fixture::modern({{"name", "activate_skill"}, {"arguments", {{"name", "alpha"}}}}));
+    CHECK(call.at("result").at("resultType") == "complete");
+    CHECK_FALSE(call.at("result").contains("ttlMs"));
+    json wrong = Fixture::modern();
+    wrong["_meta"]["io.modelcontextprotocol/protocolVersion"] = "1900-01-01";
+    CHECK(f.request("skills/list", wrong) == json::parse(R"({"jsonrpc":"2.0","id":1,"error":{"code":-32022,
+        "message":"Unsupported protocol version",
+        "data":{"supported":["2026-07-28","2025-11-25"],"requested":"1900-01-01"}}})"));
+    json no_caps = {{"_meta", {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"}}}};
+    CHECK(f.request("skills/list", no_caps) ==
+          error_of(1, -32602, "_meta io.modelcontextprotocol/clientCapabilities must be an object"));
+    CHECK(f.request("initialize", Fixture::modern({{"protocolVersion", "2026-07-28"}})) ==
+          error_of(1, -32601, "Method not found: initialize"));
+    CHECK(f.request("skills/get", Fixture::modern({{"uri", "skill://x/SKILL.md"}})) ==
+          error_of(1, -32602, "No skill is served at skill://x/SKILL.md"));
+}
+
+TEST_CASE("mcp: skills over the extension's limits or rules are left out", "[mcp]") {
+    TempDir dir;
+    dir.write("lib/many/SKILL.md", "---\nname: many\ndescription: d\n---\nx\n");
+    for (int i = 0; i < 512; ++i) dir.write("lib/many/f/" + std::to_string(i), "x");
+    dir.write("lib/inf/SKILL.md", "---\nname: inf\ndescription: d\nx: .inf\n---\nx\n");
+    dir.write("lib/Upper/SKILL.md", "---\nname: Upper\ndescription: d\n---\nx\n");
+    dir.write("lib/ok/SKILL.md", "---\nname: ok\ndescription: d\n---\nx\n");
+    auto loader = std::make_shared<FilesystemSkillLoader>(
+        FilesystemLoaderOptions{.roots = {dir.path("lib")}, .include_default_roots = false});
+    std::vector<std::string> logs;
+    mcp::ServerOptions options;
+    options.log = [&](std::string_view l) { logs.emplace_back(l); };
+    mcp::Server server(discover_skill_catalog(loader), options);
+    CHECK(server.served_skill_names() == std::vector<std::string>{"ok"});
+    std::map<std::string, std::string> reasons;
+    for (const auto& l : server.left_out()) reasons[l.name] = l.reason;
+    CHECK(reasons.at("many") == "it has more than 512 files");
+    CHECK(reasons.at("inf") == "the number .inf cannot be represented in JSON");
+    CHECK(reasons.at("Upper") == "the name \"Upper\" is not 1-64 lowercase letters, digits and single hyphens");
+    CHECK(logs.size() == 3);
+}
+
+TEST_CASE("mcp: stdio transport, one message per line, over-long lines refused", "[mcp]") {
+    Fixture f;
+    std::string input = R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})"
+                        "\n\n"
+                        R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
+                        "\n";
+    input += std::string(mcp::DEFAULT_MAX_MESSAGE_BYTES + 10, ' ') + "x\n";
+    input += R"({"jsonrpc":"2.0","id":2,"method":"ping"})"
+             "\r\n";
+    std::istringstream in(input);
+    std::ostringstream out;
+    CHECK(mcp::serve_stdio(*f.server, in, out) == 0);
+    std::istringstream lines(out.str());
+    std::vector<json> replies;
+    for (std::string line; std::getline(lines, line);) replies.push_back(json::parse(line));
+    REQUIRE(replies.size() == 3);
+    CHECK(replies[0].at("result").at("protocolVersion") == "2025-11-25");
+    CHECK(replies[1] == json::parse(R"({"jsonrpc":"2.0","id":null,"error":{"code":-32600,
+        "message":"Invalid Request: the message is larger than 4194304 bytes"}})"));
+    CHECK(replies[2] == json{{"jsonrpc", "2.0"}, {"id", 2}, {"result", json::object()}});
+}
+
+TEST_CASE("mcp: one server handles many sessions from many threads", "[mcp][concurrency]") {
+    Fixture f;
+    std::atomic<int> failures{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) {
+        threads.emplace_back([&f, &failures, t] {
+            auto session = f.server->open_session();
+            for (int i = 0; i < 50; ++i) {
+                const json req = {{"jsonrpc", "2.0"},
+                                  {"id", i},
+                                  {"method", i % 3 == 0   ? "skills/list"
+                                             : i % 3 == 1 ? "resources/read"
+                                                          : "tools/call"},
+                                  {"params", Fixture::modern({{"uri", "skill://alpha/references/guide.md"},
+                                                              {"name", "activate_skill"},
+                                                              {"arguments", {{"name", "gamma"}}}})}};
+                const mcp::Exchange ex = f.server->handle(req.dump(), *session);
+                if (!ex.response || ex.error_code != 0) failures.fetch_add(1);
+            }
+            (void)t;
+        });
+    }
+    for (auto& th : threads) th.join();
+    CHECK(failures.load() == 0);
+}
+
+}  // namespace mcp_server_tests
+
+// =======================================================================================
+// The MCP server's Streamable HTTP transport on loopback: status codes, Origin, sessions, headers.
+
+namespace mcp_http_tests {
+
+using nlohmann::json;
+using namespace agentskills;
+
+namespace {
+
+const char* INIT = R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})";
+const char* MODERN_LIST =
+    R"({"jsonrpc":"2.0","id":2,"method":"skills/list","params":{"_meta":{)"
+    R"("io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}})";
+
+/// One skill, and one allowed Origin besides loopback.
+struct HttpFixture : agentskills_test::McpHttpFixture {
+    HttpFixture()
+        : McpHttpFixture({{"lib/alpha/SKILL.md", "---\nname: alpha\ndescription: First.\n---\nBody.\n"}}, {}, http()) {}
+
+    static mcp::HttpOptions http() {
+        mcp::HttpOptions options = default_http();
+        options.allowed_origins = {"https://app.example"};
+        return options;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("mcp http: handshake sessions, notifications and errors", "[mcp][http]") {
+    HttpFixture f;
+    auto init = f.post(INIT);
+    REQUIRE(init);
+    CHECK(init->status == 200);
+    const std::string session = init->get_header_value("Mcp-Session-Id");
+    CHECK(session.size() == 32);
+    CHECK(json::parse(init->body).at("result").at("protocolVersion") == "2025-11-25");
+
+    const httplib::Headers with_session = {{"Mcp-Session-Id", session}, {"MCP-Protocol-Version", "2025-11-25"}};
+    auto note = f.post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})", with_session);
+    REQUIRE(note);
+    CHECK(note->status == 202);
+    CHECK(note->body.empty());
+    auto list = f.post(R"({"jsonrpc":"2.0","id":2,"method":"skills/list"})", with_session);
+    REQUIRE(list);
+    CHECK(list->status == 200);
+    CHECK(json::parse(list->body).at("result").at("skills").size() == 1);
+
+    // Without a session the handshake era is not initialized; an unknown session is 404.
+    auto no_session = f.post(R"({"jsonrpc":"2.0","id":3,"method":"skills/list"})");
+    REQUIRE(no_session);
+    CHECK(no_session->status == 400);
+    CHECK(json::parse(no_session->body).at("error").at("code") == -32600);
+    auto unknown = f.post(R"({"jsonrpc":"2.0","id":4,"method":"ping"})", {{"Mcp-Session-Id", "feed"}});
+    REQUIRE(unknown);
+    CHECK(unknown->status == 404);
+
+    auto parse_error = f.post("{oops", with_session);
+    REQUIRE(parse_error);
+    CHECK(parse_error->status == 400);
+    CHECK(json::parse(parse_error->body).at("error").at("code") == -32700);
+
+    // A session ends with DELETE.
+    httplib::Client client("127.0.0.1", f.port);
+    auto del = client.Delete("/mcp", {{"Mcp-Session-Id", session}});
+    REQUIRE(del);
+    CHECK(del->status == 200);
+    auto after = f.post(R"({"jsonrpc":"2.0","id":5,"method":"ping"})", with_session);
+    REQUIRE(after);
+    CHECK(after->status == 404);
+    auto get = client.Get("/mcp");
+    REQUIRE(get);
+    CHECK(get->status == 405);
+}
+
+TEST_CASE("mcp http: Origin, media type and size bounds", "[mcp][http]") {
+    HttpFixture f;
+    for (const char* ok : {"http://localhost:3000", "http://127.0.0.1", "https://[::1]:8443", "https://app.example"}) {
+        auto r = f.post(INIT, {{"Origin", ok}});
+        REQUIRE(r);
+        CHECK(r->status == 200);
+    }
+    for (const char* bad : {"http://evil.example", "null", "http://localhost.evil.example", "http://127.0.0.1:80x"}) {
+        auto r = f.post(INIT, {{"Origin", bad}});
+        REQUIRE(r);
+        CHECK(r->status == 403);
+    }
+    httplib::Client client("127.0.0.1", f.port);
+    auto text = client.Post("/mcp", INIT, "text/plain");
+    REQUIRE(text);
+    CHECK(text->status == 415);
+    auto big = client.Post("/mcp", std::string(mcp::DEFAULT_MAX_MESSAGE_BYTES + 1, ' '), "application/json");
+    REQUIRE(big);
+    CHECK(big->status == 413);
+}
+
+TEST_CASE("mcp http: the stateless era checks its headers", "[mcp][http]") {
+    HttpFixture f;
+    auto ok = f.post(MODERN_LIST, {{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "skills/list"}});
+    REQUIRE(ok);
+    CHECK(ok->status == 200);
+    CHECK(ok->get_header_value("Mcp-Session-Id").empty());
+    CHECK(json::parse(ok->body).at("result").at("resultType") == "complete");
+
+    auto mismatch = f.post(MODERN_LIST, {{"MCP-Protocol-Version", "2025-11-25"}});
+    REQUIRE(mismatch);
+    CHECK(mismatch->status == 400);
+    CHECK(json::parse(mismatch->body).at("error").at("code") == -32020);
+    auto method = f.post(MODERN_LIST, {{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "tools/list"}});
+    REQUIRE(method);
+    CHECK(method->status == 400);
+
+    std::string unknown = MODERN_LIST;
+    unknown.replace(unknown.find("skills/list"), 11, "no/such");
+    auto not_found = f.post(unknown, {{"MCP-Protocol-Version", "2026-07-28"}});
+    REQUIRE(not_found);
+    CHECK(not_found->status == 404);
+    CHECK(json::parse(not_found->body).at("error").at("code") == -32601);
+
+    std::string old = MODERN_LIST;
+    old.replace(old.find("2026-07-28"), 10, "1900-01-01");
+    auto unsupported = f.post(old, {{"MCP-Protocol-Version", "1900-01-01"}});
+    REQUIRE(unsupported);
+    CHECK(unsupported->status == 400);
+    CHECK(json::parse(unsupported->body).at("error").at("code") == -32022);
+}
+
+}  // namespace mcp_http_tests
+
+// =======================================================================================
+// The MCP server's frontmatter -> JSON conversion (YAML 1.2 core schema) and its helpers.
+
+namespace mcp_frontmatter_tests {
+
+using nlohmann::json;
+namespace d = agentskills::mcp::detail;
+
+namespace {
+json fm(const std::string& yaml) { return d::frontmatter_json("---\n" + yaml + "---\nBody\n"); }
+}  // namespace
+
+TEST_CASE("mcp frontmatter: plain scalars are typed by the YAML 1.2 core schema", "[mcp][frontmatter]") {
+    const json j =
+        fm("name: a\n"
+           "description: d\n"
+           "version: 1.0\n"
+           "count: 42\n"
+           "neg: -7\n"
+           "octal: 0o17\n"
+           "hex: 0x1F\n"
+           "exp: 1e3\n"
+           "t: True\n"
+           "f: FALSE\n"
+           "n1: ~\n"
+           "n2: null\n"
+           "n3:\n"
+           "yes_is_text: yes\n"
+           "on_is_text: on\n"
+           "leading_zero: 007\n"
+           "date_is_text: 2024-01-02\n");
+    CHECK(j.at("version") == json(1.0));
+    CHECK(j.at("version").is_number_float());
+    CHECK(j.at("count") == 42);
+    CHECK(j.at("neg") == -7);
+    CHECK(j.at("octal") == 15);
+    CHECK(j.at("hex") == 31);
+    CHECK(j.at("exp") == json(1000.0));
+    CHECK(j.at("t") == true);
+    CHECK(j.at("f") == false);
+    CHECK(j.at("n1").is_null());
+    CHECK(j.at("n2").is_null());
+    CHECK(j.at("n3").is_null());
+    CHECK(j.at("yes_is_text") == "yes");
+    CHECK(j.at("on_is_text") == "on");
+    CHECK(j.at("leading_zero") == 7);
+    CHECK(j.at("date_is_text") == "2024-01-02");
+}
+
+TEST_CASE("mcp frontmatter: quoted, block and tagged scalars", "[mcp][frontmatter]") {
+    const json j =
+        fm("name: a\n"
+           "description: \"1.0\"\n"
+           "single: '42'\n"
+           "block: |\n  line one\n  line two\n"
+           "folded: >-\n  one\n  two\n"
+           "tagged: !!str 12\n"
+           "tagged_int: !!int \"12\"\n"
+           "metadata:\n  version: \"2.1\"\n  list: [1, two, 3.5]\n");
+    CHECK(j.at("description") == "1.0");
+    CHECK(j.at("single") == "42");
+    CHECK(j.at("block") == "line one\nline two\n");
+    CHECK(j.at("folded") == "one two");
+    CHECK(j.at("tagged") == "12");
+    CHECK(j.at("tagged_int") == 12);
+    CHECK(j.at("metadata") == json::parse(R"({"version":"2.1","list":[1,"two",3.5]})"));
+}
+
+TEST_CASE("mcp frontmatter: anchors and aliases are expanded; keys keep their text", "[mcp][frontmatter]") {
+    const json j = fm("name: a\ndescription: d\nbase: &b {x: 1, y: [true]}\ncopy: *b\n1: one\n");
+    CHECK(j.at("copy") == j.at("base"));
+    CHECK(j.at("copy") == json::parse(R"({"x":1,"y":[true]})"));
+    CHECK(j.at("1") == "one");
+}
+
+TEST_CASE("mcp frontmatter: what JSON cannot hold, or what is unbounded, is refused", "[mcp][frontmatter]") {
+    CHECK_THROWS_WITH(fm("name: a\nx: .inf\n"), Catch::Contains("cannot be represented in JSON"));
+    CHECK_THROWS_WITH(fm("name: a\nx: .NaN\n"), Catch::Contains("cannot be represented in JSON"));
+    CHECK_THROWS_WITH(fm("name: a\nname: b\n"), Catch::Contains("appears twice"));
+    CHECK_THROWS_WITH(fm("[a, b]: c\n"), Catch::Contains("mapping key must be a string scalar"));
+    CHECK_THROWS_WITH(fm("- a\n- b\n"), Catch::Contains("not a mapping"));
+    CHECK_THROWS_WITH(fm("a: [unclosed\n"), Catch::Contains("not valid YAML"));
+    CHECK_THROWS_WITH(d::frontmatter_json("no frontmatter\n"), Catch::Contains("does not begin"));
+    CHECK_THROWS_WITH(d::frontmatter_json("---\nname: a\n"), Catch::Contains("no closing"));
+    // Exponential alias expansion stops at the node bound.
+    std::string laughs = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+    char prev = 'a';
+    for (char c = 'b'; c <= 'j'; ++c) {
+        laughs += std::string(1, c) + ": &" + c + " [";
+        for (int i = 0; i < 10; ++i) laughs += std::string(i ? ", *" : "*") + prev;
+        laughs += "]\n";
+        prev = c;
+    }
+    CHECK_THROWS_WITH(fm(laughs), Catch::Contains("more than 100000 values"));
+    // Nesting deeper than the bound.
+    std::string deep = "a: ";
+    for (int i = 0; i < 80; ++i) deep += "[";
+    for (int i = 0; i < 80; ++i) deep += "]";
+    CHECK_THROWS_WITH(fm(deep + "\n"), Catch::Contains("deeper than 64"));
+}
+
+TEST_CASE("mcp helpers: digest, base64, percent escapes, JSON depth", "[mcp]") {
+    CHECK(d::sha256_digest("abc") == "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    CHECK(d::sha256_digest("") == "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    CHECK(d::base64_encode("") == "");
+    CHECK(d::base64_encode("f") == "Zg==");
+    CHECK(d::base64_encode("fo") == "Zm8=");
+    CHECK(d::base64_encode("foo") == "Zm9v");
+    CHECK(d::base64_decode("Zm8=") == std::optional<std::string>("fo"));
+    CHECK_FALSE(d::base64_decode("Zm8").has_value());
+    CHECK_FALSE(d::base64_decode("Z=m8").has_value());
+    CHECK(d::encode_segment("Q&A notes.md") == "Q&A%20notes.md");
+    CHECK(d::encode_segment("a%b?c#d\xC3\xA9") == "a%25b%3Fc%23d%C3%A9");
+    CHECK(d::decode_percent("Q%26A%20x") == std::optional<std::string>("Q&A x"));
+    CHECK_FALSE(d::decode_percent("bad%2").has_value());
+    CHECK_FALSE(d::decode_percent("bad%zz").has_value());
+    CHECK(d::json_depth(R"({"a":[1,{"b":"[[[["}]})", 64) == 3);
+    CHECK(d::json_depth(R"("\"[")", 64) == 0);
+    std::string escaped;
+    const std::string raw = std::string("q\"b\\ n\n r\r t\t \x01 \x7f \xC3\xA9 ") + '\0';
+    agentskills::append_json_string(escaped, raw);  // the core escaper the MCP server uses
+    CHECK(escaped == "\"q\\\"b\\\\ n\\n r\\r t\\t \\u0001 \x7f \xC3\xA9 \\u0000\"");
+    CHECK(json::parse(escaped) == raw);
+    CHECK(agentskills::media_type_for("x.MD", true) == "text/markdown");
+    CHECK(agentskills::media_type_for("blob", false) == "application/octet-stream");
+    CHECK(agentskills::media_type_for("notes", true) == "text/plain");
+}
+
+namespace {
+
+/// Wherever the fast path answers, it gives what yaml-cpp gives; where yaml-cpp refuses the text,
+/// the fast path does not answer.
+void check_paths_agree(const std::string& yaml) {
+    CAPTURE(yaml);
+    const std::optional<json> fast = d::simple_frontmatter_json(yaml);
+    if (!fast) return;
+    json slow;
+    REQUIRE_NOTHROW(slow = d::yaml_frontmatter_json(yaml));
+    CHECK(*fast == slow);
+}
+
+}  // namespace
+
+TEST_CASE("mcp: the fast frontmatter path agrees with yaml-cpp", "[mcp]") {
+    const std::vector<std::string> answered = {
+        "name: a\ndescription: d\n",
+        "name: a\ndescription: d\nversion: 1.0\ncount: 12\nflag: true\nnone: ~\nempty:\n",
+        "name: a\nmetadata:\n  owner: docs\n  version: \"2\"\n  n: 0x1f\nlicense: MIT\n",
+        "name: a\ndescription: 'it''s'\n",  // not answered (inner quote), checked anyway
+        "description: Don't panic, it's \"fine\" \xE2\x80\x94 url http://x.y/z?a=b&c\n",
+        "description: \"a: b # c\"\nother: 'x \\ y'\n",
+        "a: -5\nb: -.5\nc: +7\nd: 1e3\ne: 0o17\nf: yes\ng: 2024-01-01\nh: a#b\ni: x|y>z\n",
+        "name: a\n\ndescription: d\n\nmetadata:\n\n  k: v\n",
+    };
+    for (const auto& y : answered) check_paths_agree(y);
+    CHECK(d::simple_frontmatter_json("name: a\ndescription: d\nversion: 1.0\ncount: 12\nflag: true\nnone: ~\n") ==
+          json::parse(R"({"name":"a","description":"d","version":1.0,"count":12,"flag":true,"none":null})"));
+    // The one fast path of the library's YAML front end (src/parse/yaml.hpp) also reads flow
+    // sequences of words, block scalars, block lists and mappings; wherever it answers, it
+    // agrees with yaml-cpp.
+    const std::vector<std::string> shapes = {
+        "tags: [a, b]\n", "d: |\n  block\n", "d: >\n  folded\n",     "a: b # comment\n", "# c\na: b\n",
+        "a:\n  - x\n",    "a:\n    b: c\n",  "a:\n  b:\n    c: d\n", "a: \"x\\ny\"\n",   "a: x,y\n",
+    };
+    for (const auto& y : shapes) check_paths_agree(y);
+    // Left to yaml-cpp: what the fast path does not read (a repeated key, a continued plain
+    // scalar, anchors, aliases, tags, flow mappings, an empty value, tabs, CR, other controls, a
+    // BOM, an explicit key, indented keys, text yaml-cpp refuses).
+    const std::vector<std::string> refused = {
+        "name: a\ndescription: long\n  continued\n",
+        "name: a\nname: b\n",
+        "x: &a 1\ny: *a\n",
+        "a: !!str 1\n",
+        "a: b: c\n",
+        "a: 'x' y\n",
+        "a: x\ty\n",
+        "a: .inf\n",
+        "? a\n: b\n",
+        " a: b\n",
+        "a: {b: c}\n",
+        "a: @x\n",
+        "a: %x\n",
+        "a: `x`\n",
+        "a: x\xC2\x85y\n",
+        "a: \xEF\xBB\xBFx\n",
+        "a: x\r\n",
+        "empty:\n",
+    };
+    for (const auto& y : refused) {
+        CAPTURE(y);
+        CHECK_FALSE(d::simple_frontmatter_json(y).has_value());
+    }
+    // And whatever it makes of the other shapes, it agrees with yaml-cpp.
+    for (const auto& y : std::vector<std::string>{"a:b\n", "a: x \n", "a:  x\n", "a: -\n", "1a: b\n", "a: x:\n"}) {
+        check_paths_agree(y);
+    }
+    // Every SKILL.md of a corpus, when AGENTSKILLS_CORPUS names one (the shared corpus in CI).
+    if (const char* corpus = std::getenv("AGENTSKILLS_CORPUS")) {
+        std::size_t files = 0;
+        for (const auto& e : std::filesystem::recursive_directory_iterator(
+                 corpus, std::filesystem::directory_options::skip_permission_denied)) {
+            if (!e.is_regular_file() || e.path().filename() != "SKILL.md") continue;
+            std::ifstream in(e.path(), std::ios::binary);
+            std::stringstream text;
+            text << in.rdbuf();
+            const std::string md = text.str();
+            if (md.rfind("---\n", 0) != 0) continue;
+            const std::size_t close = md.find("\n---\n", 3);
+            if (close == std::string::npos) continue;
+            check_paths_agree(md.substr(4, close - 3));
+            ++files;
+        }
+        CHECK(files > 0);
+    }
+}
+
+}  // namespace mcp_frontmatter_tests
+
+#endif  // AGENTSKILLS_HAVE_MCP
