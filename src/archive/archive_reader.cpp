@@ -13,6 +13,7 @@
 
 #include <fmt/core.h>
 
+#include "../storage/path_rules.hpp"
 #include "agentskills/base/diagnostic_codes.hpp"
 #include "agentskills/base/names.hpp"
 
@@ -116,51 +117,39 @@ std::optional<std::uint64_t> declared_entry_count(std::string_view b) {
     return std::nullopt;
 }
 
-bool has_c1_control(std::string_view s) {
-    for (std::size_t i = 0; i + 1 < s.size(); ++i) {
-        if (static_cast<unsigned char>(s[i]) == 0xC2 && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
-            static_cast<unsigned char>(s[i + 1]) <= 0x9F) {
-            return true;
-        }
-    }
-    return false;
-}
-
-// The rules for the path of one entry (without its trailing '/'); `raw` names it in errors.
+// The rules for the path of one entry (without its trailing '/'); `raw` names it in errors. The
+// path rules' one scanner, strict: no empty or `.` component, no control character, no `..`.
 void check_entry_path(std::string_view path, std::string_view raw, const ArchiveLimits& limits, bool after_nfkc) {
     const char* form = after_nfkc ? " after NFKC" : "";
     if (path.empty()) refuse(ArchiveProblem::unsafe_name, raw, "empty name");
     if (path.front() == '/') refuse(ArchiveProblem::unsafe_name, raw, fmt::format("absolute name{}", form));
-    if (path.find('\\') != std::string_view::npos) {
-        refuse(ArchiveProblem::unsafe_name, raw, fmt::format("backslash in the name{}", form));
-    }
-    for (const char ch : path) {
-        const auto byte = static_cast<unsigned char>(ch);
-        if (byte < 0x20 || byte == 0x7F) refuse(ArchiveProblem::unsafe_name, raw, "control character in the name");
-    }
-    if (has_c1_control(path)) refuse(ArchiveProblem::unsafe_name, raw, "control character in the name");
-    std::size_t depth = 0;
-    std::size_t pos = 0;
-    while (pos <= path.size()) {
-        std::size_t next = path.find('/', pos);
-        if (next == std::string_view::npos) next = path.size();
-        const std::string_view component = path.substr(pos, next - pos);
-        pos = next + 1;
-        ++depth;
-        if (component.empty()) refuse(ArchiveProblem::unsafe_name, raw, fmt::format("empty component{}", form));
-        if (component == "." || component == "..") {
-            refuse(ArchiveProblem::unsafe_name, raw, fmt::format("'{}' component{}", component, form));
-        }
-        if (component.front() == '~') {
+    using detail::PathFault;
+    const detail::PathScan scan = detail::scan_path(
+        path, {.allow_parent = false, .refuse_empty_components = true, .refuse_controls = true}, nullptr);
+    switch (scan.fault) {
+        case PathFault::none:
+            break;
+        case PathFault::empty:
+            refuse(ArchiveProblem::unsafe_name, raw, "empty name");
+        case PathFault::backslash:
+            refuse(ArchiveProblem::unsafe_name, raw, fmt::format("backslash in the name{}", form));
+        case PathFault::nul:
+        case PathFault::control:
+            refuse(ArchiveProblem::unsafe_name, raw, "control character in the name");
+        case PathFault::empty_component:
+            refuse(ArchiveProblem::unsafe_name, raw, fmt::format("empty component{}", form));
+        case PathFault::dot:
+        case PathFault::parent:
+        case PathFault::climbs:
+            refuse(ArchiveProblem::unsafe_name, raw, fmt::format("'{}' component{}", scan.component, form));
+        case PathFault::tilde:
             refuse(ArchiveProblem::unsafe_name, raw, fmt::format("component starting with '~'{}", form));
-        }
-        if (component.size() >= 2 && component[1] == ':') {
+        case PathFault::drive:
             refuse(ArchiveProblem::unsafe_name, raw, fmt::format("drive-like component{}", form));
-        }
     }
-    if (depth > limits.max_depth) {
+    if (scan.components > limits.max_depth) {
         refuse(ArchiveProblem::unsafe_name, raw,
-               fmt::format("{} directory levels, more than the limit of {}", depth, limits.max_depth));
+               fmt::format("{} directory levels, more than the limit of {}", scan.components, limits.max_depth));
     }
 }
 

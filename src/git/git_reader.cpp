@@ -11,6 +11,7 @@
 
 #include <fmt/core.h>
 
+#include "../storage/path_rules.hpp"
 #include "agentskills/base/errors.hpp"
 
 namespace agentskills {
@@ -48,9 +49,9 @@ struct BlobFree {
 using TreePtr = std::unique_ptr<git_tree, TreeFree>;
 
 // One plain path component as a tree entry name (hostile objects can hold anything).
+// (A backslash too: the path rules refuse it, so such an entry could never be named.)
 bool plain_component(std::string_view name) noexcept {
-    return !name.empty() && name != "." && name != ".." && name.find('/') == std::string_view::npos &&
-           name.find('\\') == std::string_view::npos;
+    return detail::is_plain_component(name) && name.find('\\') == std::string_view::npos;
 }
 
 std::uint64_t oid_prefix(const git_oid& oid) noexcept {

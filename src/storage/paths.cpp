@@ -8,75 +8,90 @@
 
 #include "agentskills/base/errors.hpp"
 #include "agentskills/storage/reader.hpp"
+#include "path_rules.hpp"
 
 namespace agentskills {
 
-namespace {
+namespace detail {
 
-// What is wrong with a path, found by scan_path.
-enum class Fault { none, empty, nul, backslash, absolute, tilde, drive, parent, climbs, no_file };
-
-struct Scan {
-    Fault fault = Fault::none;
-    std::string_view component;  // the component at fault (tilde, drive)
-};
-
-// The one scanner. Applies the components of `path` to `parts`: empty components and `.` are
-// dropped; `..` pops the last part when `allow_parent` (above the start it is `climbs`) and is a
-// fault otherwise; a component starting with '~' or drive-like (`x:`) is refused. The characters
-// NUL and backslash are refused anywhere.
-Scan character_fault(std::string_view path) {
-    if (path.empty()) return {Fault::empty, {}};
-    if (path.find('\0') != std::string_view::npos) return {Fault::nul, {}};
-    if (path.find('\\') != std::string_view::npos) return {Fault::backslash, {}};
+PathScan path_character_fault(std::string_view path, bool refuse_controls) noexcept {
+    if (path.empty()) return {PathFault::empty};
+    if (path.find('\0') != std::string_view::npos) return {PathFault::nul};
+    if (path.find('\\') != std::string_view::npos) return {PathFault::backslash};
+    if (refuse_controls) {
+        for (std::size_t i = 0; i < path.size(); ++i) {
+            const auto byte = static_cast<unsigned char>(path[i]);
+            const bool c1 = byte == 0xC2 && i + 1 < path.size() && static_cast<unsigned char>(path[i + 1]) >= 0x80 &&
+                            static_cast<unsigned char>(path[i + 1]) <= 0x9F;
+            if (byte < 0x20 || byte == 0x7F || c1) return {PathFault::control};
+        }
+    }
     return {};
 }
 
-Scan scan_path(std::string_view path, bool allow_parent, std::vector<std::string_view>& parts) {
-    if (const Scan s = character_fault(path); s.fault != Fault::none) return s;
+PathScan scan_path(std::string_view path, PathRules rules, std::vector<std::string_view>* parts) {
+    if (const PathScan s = path_character_fault(path, rules.refuse_controls); s.fault != PathFault::none) return s;
+    std::size_t count = 0;
     std::size_t pos = 0;
     while (pos <= path.size()) {
         std::size_t next = path.find('/', pos);
         if (next == std::string_view::npos) next = path.size();
         const std::string_view component = path.substr(pos, next - pos);
         pos = next + 1;
-        if (component.empty() || component == ".") continue;
-        if (component == "..") {
-            if (!allow_parent) return {Fault::parent, component};
-            if (parts.empty()) return {Fault::climbs, component};
-            parts.pop_back();
+        ++count;
+        if (component.empty() || component == ".") {
+            if (rules.refuse_empty_components) {
+                return {component.empty() ? PathFault::empty_component : PathFault::dot, component, count};
+            }
             continue;
         }
-        if (component.front() == '~') return {Fault::tilde, component};
-        if (component.size() >= 2 && component[1] == ':') return {Fault::drive, component};
-        parts.push_back(component);
+        if (component == "..") {
+            if (!rules.allow_parent || parts == nullptr) return {PathFault::parent, component, count};
+            if (parts->empty()) return {PathFault::climbs, component, count};
+            parts->pop_back();
+            continue;
+        }
+        if (component.front() == '~') return {PathFault::tilde, component, count};
+        if (component.size() >= 2 && component[1] == ':') return {PathFault::drive, component, count};
+        if (parts != nullptr) parts->push_back(component);
     }
-    return {};
+    return {PathFault::none, {}, count};
 }
 
+}  // namespace detail
+
+namespace {
+
+using detail::PathFault;
+using detail::PathScan;
+
 // The words of a reader's namespace (normalize_relative_path, normalize_virtual_path).
-[[noreturn]] void refuse_namespace_path(const Scan& scan, std::string_view whole) {
+[[noreturn]] void refuse_namespace_path(const PathScan& scan, std::string_view whole) {
     switch (scan.fault) {
-        case Fault::empty:
+        case PathFault::empty:
             throw PathError("empty path");
-        case Fault::nul:
+        case PathFault::nul:
             throw PathError("path contains a NUL byte");
-        case Fault::backslash:
+        case PathFault::backslash:
             throw PathError(fmt::format("path '{}' contains a backslash", whole));
-        case Fault::absolute:
-            throw PathError(fmt::format("path '{}' is absolute; a relative path is required", whole));
-        case Fault::tilde:
+        case PathFault::tilde:
             throw PathError(fmt::format("path '{}': a component may not start with '~'", whole));
-        case Fault::drive:
+        case PathFault::drive:
             throw PathError(fmt::format("path '{}': drive-like component '{}' is refused", whole, scan.component));
-        case Fault::climbs:
-        case Fault::parent:
+        case PathFault::climbs:
+        case PathFault::parent:
             throw PathError(fmt::format("path '{}' climbs above its root", whole));
-        case Fault::no_file:
-        case Fault::none:
+        case PathFault::control:
+        case PathFault::empty_component:
+        case PathFault::dot:
+        case PathFault::none:
             break;
     }
     throw PathError(fmt::format("path '{}' is refused", whole));
+}
+
+[[noreturn]] void refuse_absolute(std::string_view whole) {
+    throw PathError(fmt::format("path '{}' is absolute; a relative path is required", whole));
 }
 
 std::string join_parts(const std::vector<std::string_view>& parts, bool rooted) {
@@ -92,13 +107,14 @@ std::string join_parts(const std::vector<std::string_view>& parts, bool rooted) 
     return out;
 }
 
+constexpr detail::PathRules namespace_rules{.allow_parent = true};
+
 }  // namespace
 
 std::string normalize_relative_path(std::string_view path) {
     std::vector<std::string_view> parts;
-    if (character_fault(path).fault == Fault::none && path.front() == '/')
-        refuse_namespace_path({Fault::absolute, {}}, path);
-    if (const Scan s = scan_path(path, /*allow_parent=*/true, parts); s.fault != Fault::none) {
+    if (detail::path_character_fault(path).fault == PathFault::none && path.front() == '/') refuse_absolute(path);
+    if (const PathScan s = detail::scan_path(path, namespace_rules, &parts); s.fault != PathFault::none) {
         refuse_namespace_path(s, path);
     }
     return join_parts(parts, false);
@@ -106,13 +122,21 @@ std::string normalize_relative_path(std::string_view path) {
 
 std::string normalize_virtual_path(std::string_view path, std::string_view cwd) {
     std::vector<std::string_view> parts;
-    if (const Scan s = character_fault(path); s.fault != Fault::none) refuse_namespace_path(s, path);
-    if (path.front() != '/') {
-        if (const Scan s = character_fault(cwd); s.fault != Fault::none) refuse_namespace_path(s, cwd);
-        if (cwd.front() != '/') throw PathError(fmt::format("working directory '{}' is not a rooted path", cwd));
-        if (const Scan s = scan_path(cwd, true, parts); s.fault != Fault::none) refuse_namespace_path(s, cwd);
+    if (const PathScan s = detail::path_character_fault(path); s.fault != PathFault::none) {
+        refuse_namespace_path(s, path);
     }
-    if (const Scan s = scan_path(path, true, parts); s.fault != Fault::none) refuse_namespace_path(s, path);
+    if (path.front() != '/') {
+        if (const PathScan s = detail::path_character_fault(cwd); s.fault != PathFault::none) {
+            refuse_namespace_path(s, cwd);
+        }
+        if (cwd.front() != '/') throw PathError(fmt::format("working directory '{}' is not a rooted path", cwd));
+        if (const PathScan s = detail::scan_path(cwd, namespace_rules, &parts); s.fault != PathFault::none) {
+            refuse_namespace_path(s, cwd);
+        }
+    }
+    if (const PathScan s = detail::scan_path(path, namespace_rules, &parts); s.fault != PathFault::none) {
+        refuse_namespace_path(s, path);
+    }
     return join_parts(parts, true);
 }
 
@@ -120,26 +144,28 @@ namespace {
 
 // Why confined_path refuses a path (nullptr: it does not).
 const char* confined_fault(std::string_view path, std::vector<std::string_view>& parts) {
-    if (character_fault(path).fault == Fault::none && path.front() == '/') return "absolute paths are not allowed";
-    switch (scan_path(path, /*allow_parent=*/false, parts).fault) {
-        case Fault::none:
+    if (detail::path_character_fault(path).fault == PathFault::none && path.front() == '/') {
+        return "absolute paths are not allowed";
+    }
+    switch (detail::scan_path(path, {}, &parts).fault) {
+        case PathFault::none:
             return parts.empty() ? "names no file" : nullptr;
-        case Fault::empty:
+        case PathFault::empty:
             return "empty";
-        case Fault::nul:
+        case PathFault::nul:
             return "contains NUL";
-        case Fault::backslash:
+        case PathFault::backslash:
             return "contains a backslash";
-        case Fault::absolute:
-            return "absolute paths are not allowed";
-        case Fault::tilde:
+        case PathFault::tilde:
             return "a component starting with '~' is not allowed";
-        case Fault::drive:
+        case PathFault::drive:
             return "a drive is not allowed";
-        case Fault::parent:
-        case Fault::climbs:
+        case PathFault::parent:
+        case PathFault::climbs:
             return "'..' is not allowed";
-        case Fault::no_file:
+        case PathFault::control:
+        case PathFault::empty_component:
+        case PathFault::dot:
             break;
     }
     return "names no file";

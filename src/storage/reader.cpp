@@ -15,6 +15,7 @@
 
 #include "agentskills/base/errors.hpp"
 #include "local_fs.hpp"
+#include "path_rules.hpp"
 
 namespace agentskills {
 
@@ -99,22 +100,11 @@ void for_each_below(const Map& map, const std::string& prefix, F&& f) {
 
 std::string dir_prefix(std::string_view dir) { return dir == "." ? std::string() : std::string(dir) + "/"; }
 
-// Whether normalize_relative_path(path) is `path` itself (and does not throw): not empty, no
-// NUL or backslash, not rooted, and each component neither empty, `.`, `..`, `~...` nor drive-like.
+// Whether normalize_relative_path(path) is `path` itself (and does not throw): not rooted, and
+// the one scanner finds no fault with empty and `.` components refused (nothing to drop).
 bool already_normal(std::string_view path) noexcept {
     if (path.empty() || path.front() == '/') return false;
-    std::size_t pos = 0;
-    while (pos <= path.size()) {
-        std::size_t next = path.find('/', pos);
-        if (next == std::string_view::npos) next = path.size();
-        const std::string_view c = path.substr(pos, next - pos);
-        if (c.empty() || c == "." || c == ".." || c.front() == '~' || (c.size() >= 2 && c[1] == ':') ||
-            c.find('\\') != std::string_view::npos || c.find('\0') != std::string_view::npos) {
-            return false;
-        }
-        pos = next + 1;
-    }
-    return true;
+    return detail::scan_path(path, {.refuse_empty_components = true}, nullptr).fault == detail::PathFault::none;
 }
 
 // The key of `path` in the maps: `path` itself when it is already normal (no copy), else its
@@ -258,17 +248,35 @@ FileStat MemorySkillReader::stat(std::string_view path) const {
 
 namespace {
 
+[[noreturn]] void refuse_mount_name(std::string_view name, std::string_view why) {
+    throw ConfigurationError(fmt::format("invalid mount name '{}': {}", name, why));
+}
+
 void check_mount_name(std::string_view name) {
-    auto refuse = [&](std::string_view why) {
-        throw ConfigurationError(fmt::format("invalid mount name '{}': {}", name, why));
-    };
-    if (name.empty()) refuse("empty");
-    if (name == "." || name == "..") refuse("not a name");
-    if (name.find('/') != std::string_view::npos) refuse("must be one path component");
-    if (name.find('\0') != std::string_view::npos) refuse("contains a NUL byte");
-    if (name.find('\\') != std::string_view::npos) refuse("contains a backslash");
-    if (name.front() == '~') refuse("starts with '~'");
-    if (name.size() >= 2 && name[1] == ':') refuse("looks like a drive");
+    // The path rules' scanner, for a name that must be one component of a path.
+    const detail::PathScan scan = detail::scan_path(name, {.refuse_empty_components = true}, nullptr);
+    switch (scan.fault) {
+        case detail::PathFault::empty:
+            refuse_mount_name(name, "empty");
+        case detail::PathFault::nul:
+            refuse_mount_name(name, "contains a NUL byte");
+        case detail::PathFault::backslash:
+            refuse_mount_name(name, "contains a backslash");
+        case detail::PathFault::tilde:
+            refuse_mount_name(name, "starts with '~'");
+        case detail::PathFault::drive:
+            refuse_mount_name(name, "looks like a drive");
+        case detail::PathFault::dot:
+        case detail::PathFault::parent:
+        case detail::PathFault::climbs:
+            refuse_mount_name(name, scan.components == 1 ? "not a name" : "must be one path component");
+        case detail::PathFault::empty_component:
+        case detail::PathFault::control:
+            refuse_mount_name(name, "must be one path component");
+        case detail::PathFault::none:
+            break;
+    }
+    if (scan.components != 1) refuse_mount_name(name, "must be one path component");
 }
 
 }  // namespace

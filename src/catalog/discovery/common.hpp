@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "../../storage/local_fs.hpp"
+#include "../../storage/path_rules.hpp"
 #include "agentskills/base/diagnostics.hpp"
 #include "agentskills/base/skill.hpp"
 #include "agentskills/catalog/loader.hpp"
@@ -47,10 +48,7 @@ inline constexpr std::string_view skill_file_name = "SKILL.md";
 
 // A name a directory listing may hold: one component, not "." or "..", no NUL. Anything else
 // comes from a broken reader, and joining it to a path could climb out of the library.
-[[nodiscard]] inline bool is_plain_entry_name(std::string_view name) noexcept {
-    return !name.empty() && name != "." && name != ".." && name.find('/') == std::string_view::npos &&
-           name.find('\0') == std::string_view::npos;
-}
+[[nodiscard]] constexpr bool is_plain_entry_name(std::string_view name) noexcept { return is_plain_component(name); }
 
 /// Where a skill lives: the one place the location fields of a manifest are set.
 struct SkillLocation {
