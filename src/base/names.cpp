@@ -208,6 +208,10 @@ std::vector<NameProblem> check_skill_name(std::string_view name) {
     return problems;
 }
 
+bool is_addressable_name(std::string_view name) noexcept {
+    return !name.empty() && name.front() != '/' && !exceeds_nfkc_bound(name);
+}
+
 bool names_equal(std::string_view a, std::string_view b) {
     if (a == b) return true;
     if (exceeds_nfkc_bound(a) || exceeds_nfkc_bound(b)) return false;  // never equal to a valid name

@@ -175,6 +175,14 @@ void Parse::read_name(SkillManifest& m) {
 }
 
 void Parse::check_name_rules(const std::string& name, std::size_t line, SkillManifest& m) {
+    if (!reference() && !is_addressable_name(name)) {  // kept, no lookup would find it
+        const bool slash = name.front() == '/';
+        fatal(slash ? codes::name_invalid_character : codes::name_too_long, line,
+              slash ? fmt::format("the name '{}' starts with '/', which every name lookup drops", shown(name))
+                    : fmt::format("the name has more than {} characters; no name lookup would find it",
+                                  NFKC_MAX_CODE_POINTS));
+        return;
+    }
     const Level rule_level = require_valid() ? Level::error : Level::warning;
     std::string normalized = nfkc(name);
     for (NameProblem p : check_skill_name(normalized)) {

@@ -1258,10 +1258,53 @@ TEST_CASE("the look-alike check is bounded for very long names", "[loader][harde
     mem->add_file("lib/short-lower/SKILL.md", skill_md("abc", "Short."));
     mem->add_file("lib/short-upper/SKILL.md", skill_md("ABC", "Short too."));
     const Discovery d = FilesystemSkillLoader(memory_options(mem, {"lib"})).discover();
-    CHECK(d.skills.size() == 4);  // kept under the default `keep` policy (with warnings)
+    // Names past NFKC_MAX_CODE_POINTS are skipped even under `keep` (no lookup could find them),
+    // so they never reach the look-alike check; the short pair is kept with a warning.
+    REQUIRE(d.skills.size() == 2);
+    CHECK(d.skipped.size() == 2);
+    CHECK(with_code(d, codes::name_too_long).size() == 2);
     const auto warnings = with_code(d, codes::confusable_name);
-    REQUIRE(warnings.size() == 1);  // only the short pair: names past 1,024 bytes are not compared
+    REQUIRE(warnings.size() == 1);
     CHECK(warnings[0]->path == "lib/short-upper/SKILL.md");
+}
+
+TEST_CASE("every kept skill loads by its own name, under every name policy", "[loader][hardening][names]") {
+    // The class the discovery fuzzer found: a name the parser kept but the one lookup refused.
+    auto mem = std::make_shared<MemorySkillReader>();
+    const std::string at_bound(NFKC_MAX_CODE_POINTS, 'a');
+    const std::string past_bound = "x\u00B2 " + std::string(NFKC_MAX_CODE_POINTS, 'b');
+    mem->add_file("lib/at-bound/SKILL.md", skill_md(at_bound, "Exactly at the bound."));
+    mem->add_file("lib/past-bound/SKILL.md", skill_md("\"" + past_bound + "\"", "One past it."));
+    mem->add_file("lib/slash/SKILL.md", skill_md("/slash", "Starts with a slash."));
+    mem->add_file("lib/fullwidth/SKILL.md", skill_md("\xEF\xBC\x8Fwide", "A fullwidth solidus first."));
+    mem->add_file("lib/plain/SKILL.md", skill_md("plain", "An ordinary name."));
+    for (const NamePolicy policy : {NamePolicy::keep, NamePolicy::require_valid}) {
+        CAPTURE(policy == NamePolicy::keep);
+        auto options = memory_options(mem, {"lib"});
+        options.name_policy = policy;
+        auto loader = std::make_shared<FilesystemSkillLoader>(options);
+        const SkillCatalogPtr catalog = discover_skill_catalog(loader);
+        for (const std::string& name : catalog->names()) {
+            CAPTURE(name);
+            CHECK(is_addressable_name(name));
+            CHECK(names_equal(catalog->load(name).manifest.name, name));
+        }
+        const Diagnostics& diagnostics = catalog->diagnostics();
+        const auto skipped_for = [&](std::string_view file, std::string_view code) {
+            return std::any_of(diagnostics.begin(), diagnostics.end(), [&](const Diagnostic& x) {
+                return x.path == file && x.code == code && x.severity == Severity::error;
+            });
+        };
+        CHECK(skipped_for("lib/past-bound/SKILL.md", codes::name_too_long));
+        CHECK(skipped_for("lib/slash/SKILL.md", codes::name_invalid_character));
+        CHECK(catalog->find("plain") != nullptr);
+        CHECK((catalog->find(at_bound) != nullptr) == (policy == NamePolicy::keep));
+    }
+    CHECK_FALSE(is_addressable_name(""));
+    CHECK_FALSE(is_addressable_name("/a"));
+    CHECK(is_addressable_name("a/"));
+    CHECK(is_addressable_name(at_bound));
+    CHECK_FALSE(is_addressable_name(at_bound + "a"));
 }
 
 }  // namespace loader_hardening_tests

@@ -64,6 +64,12 @@ enum class NameProblem {
 
 [[nodiscard]] inline bool is_valid_skill_name(std::string_view name) { return check_skill_name(name).empty(); }
 
+/// True when the one name lookup (`SkillNameIndex::find`, docs/loading.md "Names") can find a
+/// skill by `name` itself: at most NFKC_MAX_CODE_POINTS code points (longer names the lookup
+/// refuses) and no leading '/' (the lookup drops one, as a person types `/alpha`). A skill whose
+/// name fails this could never be activated, so the parser skips it under every name policy.
+[[nodiscard]] bool is_addressable_name(std::string_view name) noexcept;
+
 /// Compares two names after NFKC. A name over NFKC_MAX_CODE_POINTS is not normalized: it equals
 /// only the same bytes, never a valid name.
 [[nodiscard]] bool names_equal(std::string_view a, std::string_view b);
