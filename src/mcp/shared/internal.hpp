@@ -21,6 +21,13 @@ using agentskills::sha256_digest;
 [[nodiscard]] std::string base64_encode(std::string_view bytes);
 [[nodiscard]] std::optional<std::string> base64_decode(std::string_view text);
 
+/// A value for an MCP HTTP header that mirrors a body field (`Mcp-Name`, `Mcp-Param-*`; the
+/// 2026-07-28 Streamable HTTP transport, "Value Encoding"): `value` itself when it is plain
+/// header-safe ASCII (visible ASCII 0x21-0x7E, space, tab; no leading or trailing space or tab)
+/// and does not match the sentinel pattern (starts with `=?base64?` and ends with `?=`), else
+/// `=?base64?` + base64 of its bytes + `?=`.
+[[nodiscard]] std::string header_value(std::string_view value);
+
 /// Percent-encodes one URI path segment: everything but RFC 3986 unreserved characters,
 /// sub-delims, ':' and '@' (so every byte that is not ASCII, '%', '/', '?', '#', space, ...).
 [[nodiscard]] std::string encode_segment(std::string_view segment);

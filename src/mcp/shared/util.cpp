@@ -83,6 +83,22 @@ std::optional<std::string> base64_decode(std::string_view text) {
     return out;
 }
 
+std::string header_value(std::string_view value) {
+    constexpr std::string_view prefix = "=?base64?";
+    constexpr std::string_view suffix = "?=";
+    bool plain =
+        value.empty() || (value.front() != ' ' && value.front() != '\t' && value.back() != ' ' && value.back() != '\t');
+    for (const char ch : value) {
+        const auto c = static_cast<unsigned char>(ch);
+        plain = plain && ((c >= 0x20 && c <= 0x7E) || c == '\t');
+    }
+    // The pattern as a server tests it: the prefix and the suffix may overlap ("=?base64?=").
+    const bool sentinel = value.substr(0, prefix.size()) == prefix && value.size() >= suffix.size() &&
+                          value.substr(value.size() - suffix.size()) == suffix;
+    if (plain && !sentinel) return std::string(value);
+    return std::string(prefix) + base64_encode(value) + std::string(suffix);
+}
+
 std::string encode_segment(std::string_view segment) {
     std::string out;
     out.reserve(segment.size());
