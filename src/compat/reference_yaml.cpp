@@ -13,6 +13,7 @@
 
 #include "../parse/yaml.hpp"
 #include "reference_detail.hpp"
+#include "reference_marks.hpp"
 
 namespace agentskills::reference::detail {
 namespace {
@@ -31,104 +32,8 @@ constexpr front::YamlOptions strict_options{.bounds = {.max_nodes = max_yaml_nod
                                                        .alias_depth = false},
                                             .prescan = false,
                                             .valid_utf8 = true,
-                                            .one_document = false,
+                                            .one_document = true,
                                             .fast_path = true};
-
-// A position in the frontmatter text, as ruamel counts it (code points, 0-based).
-struct Mark {
-    std::size_t pointer = 0;
-    std::size_t line = 0;
-    std::size_t column = 0;
-};
-
-class Source {
-public:
-    explicit Source(std::string_view text) : text_(text), cps_(code_points(text)) {
-        // Byte offset of each code point, to turn yaml-cpp's byte positions into ruamel's.
-        std::size_t byte = 0;
-        for (char32_t c : cps_) {
-            offsets_.push_back(byte);
-            byte += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
-        }
-        offsets_.push_back(byte);
-        line_starts_.push_back(0);
-        for (std::size_t i = 0; i < cps_.size(); ++i) {
-            if (is_break(cps_[i])) line_starts_.push_back(i + 1);
-        }
-    }
-
-    [[nodiscard]] Mark at_byte(std::size_t byte) const {
-        const auto it = std::lower_bound(offsets_.begin(), offsets_.end(), byte);
-        return at_pointer(static_cast<std::size_t>(it - offsets_.begin()));
-    }
-
-    [[nodiscard]] Mark at_pointer(std::size_t pointer) const {
-        pointer = std::min(pointer, cps_.size());
-        // The last line that starts at or before `pointer`.
-        const auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), pointer);
-        Mark m;
-        m.pointer = pointer;
-        m.line = static_cast<std::size_t>(it - line_starts_.begin()) - 1;
-        m.column = pointer - line_starts_[m.line];
-        return m;
-    }
-
-    // StringMark.__str__ with its snippet (indent 4, at most 75 characters around the pointer).
-    [[nodiscard]] std::string describe(const Mark& m) const {
-        std::string out = fmt::format("  in \"<unicode string>\", line {}, column {}:\n", m.line + 1, m.column + 1);
-        std::string head, tail;
-        std::size_t start = m.pointer;
-        while (start > 0 && !is_stop(cps_[start - 1])) {
-            --start;
-            if (static_cast<double>(m.pointer - start) > 75 / 2.0 - 1) {
-                head = " ... ";
-                start += 5;
-                break;
-            }
-        }
-        std::size_t end = m.pointer;
-        while (end < cps_.size() && !is_stop(cps_[end])) {
-            ++end;
-            if (static_cast<double>(end - m.pointer) > 75 / 2.0 - 1) {
-                tail = " ... ";
-                end -= 5;
-                break;
-            }
-        }
-        out += "    " + head + to_utf8(std::u32string_view(cps_).substr(start, end > start ? end - start : 0)) + tail +
-               "\n";
-        out += std::string(4 + m.pointer - start + head.size(), ' ') + fmt::format("^ (line: {})", m.line + 1);
-        return out;
-    }
-
-    [[nodiscard]] const std::u32string& cps() const noexcept { return cps_; }
-    [[nodiscard]] std::string_view text() const noexcept { return text_; }
-
-private:
-    static bool is_break(char32_t c) { return c == '\n' || c == 0x85 || c == 0x2028 || c == 0x2029; }
-    static bool is_stop(char32_t c) { return c == 0 || c == '\r' || is_break(c); }
-
-    std::string_view text_;
-    std::u32string cps_;
-    std::vector<std::size_t> offsets_;
-    std::vector<std::size_t> line_starts_;  // pointer of the first character of each line
-};
-
-// MarkedYAMLError.__str__: context, its mark (unless it is the problem's), problem, its mark.
-std::string marked_error(const Source& src, const std::string& context, const std::optional<Mark>& context_mark,
-                         const std::string& problem, const std::optional<Mark>& problem_mark) {
-    std::vector<std::string> lines;
-    if (!context.empty()) lines.push_back(context);
-    if (context_mark &&
-        (!problem_mark || context_mark->line != problem_mark->line || context_mark->column != problem_mark->column)) {
-        lines.push_back(src.describe(*context_mark));
-    }
-    if (!problem.empty()) lines.push_back(problem);
-    if (problem_mark) lines.push_back(src.describe(*problem_mark));
-    std::string out;
-    for (std::size_t i = 0; i < lines.size(); ++i) out += (i ? "\n" : "") + lines[i];
-    return out;
-}
 
 struct YamlError : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -155,7 +60,8 @@ struct OpenCollection {
 // front end's (YamlTree::problem).
 class Replay {
 public:
-    Replay(const Source& src, const front::YamlTree& tree) : src_(src), tree_(tree) {}
+    // Nodes at or after `limit` (where ruamel's first document has ended) are not replayed.
+    Replay(const Source& src, const front::YamlTree& tree, std::size_t limit) : src_(src), tree_(tree), limit_(limit) {}
 
     // The root; nullopt when the read stopped inside it (the tree's problem is then reported).
     [[nodiscard]] std::optional<Node> run() const {
@@ -173,6 +79,7 @@ private:
     // The node `y`, the item `index` of a block mapping (`in_map`) or of something else; false
     // when it is a collection the read stopped inside (its items are checked).
     bool node(const YNode& y, bool in_map, std::size_t index, Node& n) const {
+        if (pointer(y.offset) >= limit_) return false;
         if (y.has(YNode::alias)) alias(tree_.alias_mark(y).offset);
         if (y.kind == YNode::Kind::null) {
             check_anchor(y);
@@ -189,6 +96,7 @@ private:
             n.value.text = y.text;  // yaml-cpp's Latin-1 bytes read as such, by the front end
             n.end = scalar_end(n.start);
             check_closed_quote(n.start);
+            check_tabs_in_plain(y, n);
             if (in_map && index % 2 == 0) check_key_colon(n);
             return true;
         }
@@ -325,6 +233,18 @@ private:
                                      "found character '\\t' that cannot start any token", src_.at_pointer(*tab)));
     }
 
+    // ruamel ends a plain scalar at a tab, and skips only spaces after a token: a tab in a plain
+    // scalar's first line, or in the blanks after any scalar, cannot start a token.
+    void check_tabs_in_plain(const YNode& y, const Node& n) const {
+        const auto& c = src_.cps();
+        if (y.has(YNode::plain) && n.start < c.size() && c[n.start] != '\'' && c[n.start] != '"') {
+            for (std::size_t i = n.start; i < n.end && i < c.size(); ++i) {
+                if (c[i] == '\t') throw YamlError(tab_error(src_, i));
+            }
+        }
+        if (auto tab = tab_in_blanks(src_, n.end)) throw YamlError(tab_error(src_, *tab));
+    }
+
     // A quoted scalar that the end of the frontmatter cuts.
     void check_closed_quote(std::size_t p) const {
         const auto& c = src_.cps();
@@ -351,6 +271,7 @@ private:
 
     const Source& src_;
     const front::YamlTree& tree_;
+    std::size_t limit_;
 };
 
 // Where the block collection that ends at `after` is closed: the next token, or the end.
@@ -449,6 +370,49 @@ std::optional<std::string> next_token_name(const std::u32string& c, std::size_t 
     }
 }
 
+// The column of the first character on `m`'s line that is not a space.
+std::size_t first_column_of_line(const Source& src, const Mark& m) {
+    const auto& c = src.cps();
+    std::size_t p = m.pointer - m.column;
+    while (p < c.size() && c[p] == ' ') ++p;
+    return p - (m.pointer - m.column);
+}
+
+// Where yaml-cpp's error `e` (at `m`) is ruamel's "could not find expected ':'": the start of a
+// scalar that stands alone on its line at the indentation of the open block mapping — the token
+// yaml-cpp stopped at (it found no end of the mapping), or the line before the one whose ':'
+// yaml-cpp refused (it read the two lines as one scalar).
+std::optional<std::size_t> keyless_scalar(const Source& src, const front::YamlProblem& e, const OpenCollection& open,
+                                          const Mark& m) {
+    const auto& c = src.cps();
+    const std::size_t column = src.at_pointer(open.start).column;
+    const auto alone = [&](std::size_t p) {  // a scalar at `column` with no ':' and blank after it on its line
+        if (p >= c.size() || src.at_pointer(p).column != column) return false;
+        if (c[p] == '-' || c[p] == '?' || c[p] == ':' || c[p] == '#' || c[p] == '[' || c[p] == '{' || c[p] == '|' ||
+            c[p] == '>' || c[p] == '&' || c[p] == '*' || c[p] == '!' || c[p] == '%' || c[p] == '@' || c[p] == '`') {
+            return false;
+        }
+        for (std::size_t i = p; i < c.size() && c[i] != '\n'; ++i) {
+            if (c[i] == ':' && (i + 1 >= c.size() || c[i + 1] == ' ' || c[i + 1] == '\n')) return false;
+            if (c[i] == '#' && i > p && c[i - 1] == ' ') break;
+        }
+        return true;
+    };
+    if (e.message == YAML::ErrorMsg::END_OF_MAP) return alone(m.pointer) ? std::optional(m.pointer) : std::nullopt;
+    if (e.message != YAML::ErrorMsg::MAP_VALUE || m.line == 0) return std::nullopt;
+    // The previous line that is not blank (a comment line ends a plain scalar for both).
+    std::size_t p = m.pointer - m.column;
+    while (p > 0) {
+        std::size_t start = p - 1;
+        while (start > 0 && c[start - 1] != '\n') --start;
+        std::size_t first = start;
+        while (first < p - 1 && c[first] == ' ') ++first;
+        if (first < p - 1) return alone(first) && first >= open.start ? std::optional(first) : std::nullopt;
+        p = start;
+    }
+    return std::nullopt;
+}
+
 // The text of a yaml-cpp error in ruamel's words where they are known. `open` is the innermost
 // collection being read when the error came, if one was.
 std::string yaml_cpp_error(const Source& src, const front::YamlProblem& e, const std::optional<OpenCollection>& open) {
@@ -458,6 +422,36 @@ std::string yaml_cpp_error(const Source& src, const front::YamlProblem& e, const
     // yaml-cpp finds no end of the collection, ruamel's parser names the token it found instead.
     const bool unended = problem == YAML::ErrorMsg::END_OF_MAP || problem == YAML::ErrorMsg::END_OF_SEQ ||
                          problem == YAML::ErrorMsg::FLOW_END;
+    // A scalar at a block mapping's indentation with no ':' on its line: ruamel's scanner wants
+    // that simple key's ':' before its parser sees the scalar (or the lines yaml-cpp joins to it).
+    if (open && open->mapping) {
+        if (const auto key = keyless_scalar(src, e, *open, m)) {
+            // yaml-cpp joined the next line to the key when it is indented further: ruamel reads the
+            // joined scalar to its ':' before it finds the key stale.
+            const bool joined = e.message == YAML::ErrorMsg::MAP_VALUE && src.at_pointer(*key).line != m.line &&
+                                first_column_of_line(src, m) > src.at_pointer(*key).column;
+            return simple_key_error(src, *key, joined ? std::optional(m.pointer) : std::nullopt);
+        }
+    }
+    const auto& c = src.cps();
+    if (problem == YAML::ErrorMsg::END_OF_MAP && open && open->mapping && m.pointer + 1 < c.size() &&
+        c[m.pointer] == '-' && (c[m.pointer + 1] == ' ' || c[m.pointer + 1] == '\n') &&
+        m.column == src.at_pointer(open->start).column) {
+        // A sequence entry at the mapping's own indentation after a value: the parser's error.
+        return marked_error(src, "while parsing a block mapping", src.at_pointer(open->start),
+                            "expected <block end>, but found '-'", m);
+    }
+    if (problem == YAML::ErrorMsg::EOF_IN_SCALAR) {
+        // A quoted scalar the end of the text cuts: its opening quote is the last one that starts
+        // a token before the end.
+        for (std::size_t q = std::min(m.pointer, c.size()); q-- > 0;) {
+            if ((c[q] == '"' || c[q] == '\'') && (q == 0 || c[q - 1] == ' ' || c[q - 1] == '\n' || c[q - 1] == '[' ||
+                                                  c[q - 1] == '{' || c[q - 1] == ',')) {
+                return marked_error(src, "while scanning a quoted scalar", src.at_pointer(q),
+                                    "found unexpected end of stream", m);
+            }
+        }
+    }
     if (unended && open && open->mapping == (problem != YAML::ErrorMsg::END_OF_SEQ)) {
         if (const auto found = next_token_name(src.cps(), m.pointer)) {
             return marked_error(
@@ -478,7 +472,6 @@ std::string yaml_cpp_error(const Source& src, const front::YamlProblem& e, const
         problem = "mapping values are not allowed here";
     } else if (problem == YAML::ErrorMsg::UNKNOWN_ANCHOR) {
         // An alias with no anchor: the mark is at its '*'.
-        const auto& c = src.cps();
         std::size_t stop = m.pointer + 1;
         while (stop < c.size() && c[stop] != ' ' && c[stop] != '\t' && c[stop] != '\n' && c[stop] != ',' &&
                c[stop] != ']' && c[stop] != '}') {
@@ -513,8 +506,28 @@ Frontmatter load_frontmatter(const std::string& text) {
         return out;
     }
     const front::YamlTree tree = front::read_yaml_tree(text, strict_options);
+    // Where ruamel's first document ends before the text does (`...`, a directive): yaml-cpp
+    // reads those lines otherwise, so the text decides (reference_stream.cpp).
+    const std::optional<StreamBreak> brk = find_stream_break(src);
+    const std::size_t limit = brk ? brk->pointer : src.cps().size() + 1;
+    const auto problem_at = [&]() -> std::size_t {
+        return tree.problem && tree.problem->mark ? src.at_byte(tree.problem->mark->offset).pointer : limit;
+    };
     try {
-        std::optional<Node> root = Replay(src, tree).run();
+        std::optional<Node> root = Replay(src, tree, limit).run();
+        if (brk && (!tree.problem || tree.problem->kind != front::YamlProblem::Kind::syntax || problem_at() >= limit)) {
+            std::optional<std::size_t> first;
+            if (tree.root && src.at_byte(tree.root->offset).pointer < limit)
+                first = src.at_byte(tree.root->offset).pointer;
+            if (auto e = stream_break_error(src, *brk, first)) {
+                out.error = "Invalid YAML in frontmatter: " + *e;
+                return out;
+            }
+        }
+        if (tree.problem && tree.problem->kind == front::YamlProblem::Kind::second_document) {
+            out.error = "Invalid YAML in frontmatter: " + first_node_error(src);
+            return out;
+        }
         if (tree.problem) {
             if (tree.problem->kind != front::YamlProblem::Kind::syntax) {
                 throw YamlError(
