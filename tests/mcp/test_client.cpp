@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -408,6 +409,165 @@ TEST_CASE("mcp client: paging, the eras and a server that cannot start", "[mcp][
                     ConfigurationError);
     CHECK_THROWS_AS(mcp::McpSkillLoader(Sources{{.label = "a", .command = {"x"}}, {.label = "a", .command = {"y"}}}),
                     ConfigurationError);
+}
+
+// ---- Hardening III: the 2026-07-28 request headers, exact ids, cursor cycles, a stdio server's
+// stderr and what it leaves running.
+
+TEST_CASE("mcp client: Mcp-Name values are plain header-safe ASCII or base64 sentinels", "[mcp][client][http]") {
+    using mcp::detail::header_value;
+    // The examples of the transport's "Value Encoding" table.
+    CHECK(header_value("us-west1") == "us-west1");
+    CHECK(header_value("Hello, \xe4\xb8\x96\xe7\x95\x8c") == "=?base64?SGVsbG8sIOS4lueVjA==?=");
+    CHECK(header_value(" padded ") == "=?base64?IHBhZGRlZCA=?=");
+    CHECK(header_value("line1\nline2") == "=?base64?bGluZTEKbGluZTI=?=");
+    CHECK(header_value("=?base64?literal?=") == "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=");
+    // Space and tab inside a value are plain; at either end, like any other control or byte, not.
+    CHECK(header_value("file:///projects/myapp/config.json") == "file:///projects/myapp/config.json");
+    CHECK(header_value("a b\tc") == "a b\tc");
+    CHECK(header_value("\tx") == "=?base64?CXg=?=");
+    CHECK(header_value("x ") == "=?base64?eCA=?=");
+    CHECK(header_value("a\x7f") == "=?base64?YX8=?=");
+    CHECK(header_value("a\0b"s) == "=?base64?YQBi?=");
+    CHECK(header_value("=?base64?=") == "=?base64?PT9iYXNlNjQ/PQ==?=");  // prefix and suffix overlap
+    CHECK(header_value("=?base64?x") == "=?base64?x");                   // no suffix: not the pattern
+    CHECK(header_value("x?=") == "x?=");
+    CHECK(header_value("") == "");
+}
+
+namespace {
+
+std::string skill_md(const std::string& name) {
+    return "---\nname: " + name + "\ndescription: The skill " + name + ".\n---\n" + name + " body.\n";
+}
+
+/// A `skills/list` entry for `base` (`skill://.../NAME`) whose only file is skill_md(NAME).
+json listed(const std::string& base, const std::string& name) {
+    const std::string text = skill_md(name);
+    return {{"uri", base + "/SKILL.md"},
+            {"frontmatter", {{"name", name}, {"description", "The skill " + name + "."}}},
+            {"resources",
+             {{{"uri", base + "/SKILL.md"}, {"digest", mcp::detail::sha256_digest(text)}, {"size", text.size()}}}}};
+}
+
+/// A test's own Streamable HTTP server on 127.0.0.1, answering each POSTed message with
+/// `answer(message, request)` (a body and its content type).
+class TestHttpServer {
+public:
+    using Answer = std::function<std::pair<std::string, std::string>(const json&, const httplib::Request&)>;
+    explicit TestHttpServer(Answer answer) : answer_(std::move(answer)) {
+        http_.Post("/mcp", [this](const httplib::Request& req, httplib::Response& res) {
+            const json message = json::parse(req.body);
+            if (!message.contains("id")) {
+                res.status = 202;
+                return;
+            }
+            auto [body, type] = answer_(message, req);
+            res.status = type.empty() ? 400 : 200;
+            res.set_content(body, type.empty() ? "application/json" : type);
+        });
+        port_ = http_.bind_to_any_port("127.0.0.1");
+        thread_ = std::thread([this] { http_.listen_after_bind(); });
+    }
+    TestHttpServer(const TestHttpServer&) = delete;
+    TestHttpServer& operator=(const TestHttpServer&) = delete;
+    ~TestHttpServer() {
+        http_.stop();
+        thread_.join();
+    }
+    [[nodiscard]] std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/mcp"; }
+
+private:
+    Answer answer_;
+    httplib::Server http_;
+    int port_ = 0;
+    std::thread thread_;
+};
+
+json response(const json& message, json result) {
+    return {{"jsonrpc", "2.0"}, {"id", message.at("id")}, {"result", std::move(result)}};
+}
+
+}  // namespace
+
+TEST_CASE("mcp client: 2026-07-28 requests carry MCP-Protocol-Version and Mcp-Method and Mcp-Name",
+          "[mcp][client][http]") {
+    // A server that checks the standard request headers as the SDK's createMcpHandler does: a
+    // missing or different header is -32020 (HTTP 400). It records what each request carried.
+    const std::string accented = "skill://\xc3\xa9quipe/beta";  // a raw UTF-8 segment: base64 in Mcp-Name
+    std::mutex mutex;
+    std::vector<std::vector<std::string>> seen;  // method, MCP-Protocol-Version, Mcp-Method, Mcp-Name
+    TestHttpServer server([&](const json& message, const httplib::Request& req) -> std::pair<std::string, std::string> {
+        auto header = [&](const char* name) {
+            return req.has_header(name) ? req.get_header_value(name) : std::string("(none)");
+        };
+        const std::string method = message.at("method");
+        {
+            std::lock_guard lock(mutex);
+            seen.push_back({method, header("MCP-Protocol-Version"), header("Mcp-Method"), header("Mcp-Name")});
+        }
+        const json& params = message.at("params");
+        std::string field;
+        if (method == "tools/call" || method == "prompts/get") field = "name";
+        if (method == "resources/read") field = "uri";
+        std::string why;
+        if (header("MCP-Protocol-Version") != params.at("_meta").at("io.modelcontextprotocol/protocolVersion")) {
+            why = "MCP-Protocol-Version";
+        } else if (header("Mcp-Method") != method) {
+            why = "Mcp-Method";
+        } else if (!field.empty() && params.contains(field) && params[field].is_string()) {
+            std::string name = header("Mcp-Name");
+            if (name.rfind("=?base64?", 0) == 0 && name.size() >= 11 && name.substr(name.size() - 2) == "?=") {
+                name = mcp::detail::base64_decode(name.substr(9, name.size() - 11)).value_or("(bad base64)");
+            }
+            if (name != params[field]) why = "Mcp-Name";
+        }
+        if (!why.empty()) {
+            return {json{{"jsonrpc", "2.0"},
+                         {"id", message.at("id")},
+                         {"error", {{"code", -32020}, {"message", why + " header missing or different"}}}}
+                        .dump(),
+                    ""};
+        }
+        json result = json::object();
+        if (method == "server/discover") result = {{"supportedVersions", json::array({"2026-07-28"})}};
+        if (method == "skills/list")
+            result = {{"skills", {listed("skill://alpha", "alpha"), listed(accented, "beta")}}};
+        if (method == "resources/read") {
+            const std::string uri = params.at("uri");
+            const std::string name = uri.find("alpha") != std::string::npos ? "alpha" : "beta";
+            result = {{"contents", {{{"uri", uri}, {"mimeType", "text/markdown"}, {"text", skill_md(name)}}}}};
+        }
+        return {response(message, result).dump(), "application/json"};
+    });
+
+    mcp::McpLoaderOptions options = quick();
+    options.era = mcp::ProtocolEra::v2026_07_28;
+    mcp::McpSkillLoader loader({{.label = "checked", .url = server.url()}}, options);
+    const Discovery d = loader.discover();
+    CHECK(d.diagnostics.empty());
+    CHECK(names(d) == std::vector<std::string>{"alpha", "beta"});
+    CHECK(loader.load("beta").instructions == "beta body.");
+
+    mcp::Client client(mcp::make_http_transport(server.url(), quick().transport), mcp::ProtocolEra::v2026_07_28);
+    (void)client.call("tools/call", {{"name", "=?base64?literal?="}, {"arguments", json::object()}});
+    (void)client.call("prompts/get", {{"name", "review"}});
+    (void)client.call("tools/call", {{"name", 7}});  // not a string: nothing to mirror
+
+    const std::string v = "2026-07-28";
+    const std::vector<std::vector<std::string>> expected = {
+        {"server/discover", v, "server/discover", "(none)"},
+        {"skills/list", v, "skills/list", "(none)"},
+        {"resources/read", v, "resources/read", "skill://alpha/SKILL.md"},
+        {"resources/read", v, "resources/read", "=?base64?c2tpbGw6Ly/DqXF1aXBlL2JldGEvU0tJTEwubWQ=?="},
+        {"resources/read", v, "resources/read", "=?base64?c2tpbGw6Ly/DqXF1aXBlL2JldGEvU0tJTEwubWQ=?="},  // load()
+        {"server/discover", v, "server/discover", "(none)"},
+        {"tools/call", v, "tools/call", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="},
+        {"prompts/get", v, "prompts/get", "review"},
+        {"tools/call", v, "tools/call", "(none)"},
+    };
+    std::lock_guard lock(mutex);
+    CHECK(seen == expected);
 }
 
 }  // namespace mcp_client_tests

@@ -6,6 +6,7 @@
 
 #include <fmt/core.h>
 
+#include "../shared/internal.hpp"
 #include "agentskills/base/version.hpp"
 #include "agentskills/mcp/client.hpp"
 #include "client_internal.hpp"
@@ -19,6 +20,18 @@ namespace {
 constexpr std::string_view MODERN = "2026-07-28";
 constexpr std::string_view HANDSHAKE = "2025-11-25";
 constexpr std::string_view SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
+
+/// The body field that the `Mcp-Name` header mirrors (Streamable HTTP, "Standard Request Headers"):
+/// `params.name` of tools/call and prompts/get, `params.uri` of resources/read; nullptr for other
+/// methods and when the field is not a string (then no header is sent).
+const json* name_source(std::string_view method, const json& params) {
+    std::string_view field;
+    if (method == "tools/call" || method == "prompts/get") field = "name";
+    if (method == "resources/read") field = "uri";
+    if (field.empty()) return nullptr;
+    const auto it = params.find(field);
+    return it != params.end() && it->is_string() ? &*it : nullptr;
+}
 
 json client_capabilities() { return {{"extensions", {{std::string(SKILLS_EXTENSION), json::object()}}}}; }
 
@@ -44,6 +57,9 @@ struct Client::Impl {
             meta["io.modelcontextprotocol/clientCapabilities"] = client_capabilities();
             headers.emplace_back("MCP-Protocol-Version", std::string(MODERN));
             headers.emplace_back("Mcp-Method", std::string(method));
+            if (const json* mirrored = name_source(method, params)) {
+                headers.emplace_back("Mcp-Name", detail::header_value(mirrored->get_ref<const std::string&>()));
+            }
         } else if (settled) {
             headers.emplace_back("MCP-Protocol-Version", std::string(HANDSHAKE));
         }

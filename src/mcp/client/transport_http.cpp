@@ -77,6 +77,9 @@ public:
         client_.set_read_timeout(static_cast<time_t>(secs.count()), static_cast<time_t>(usecs.count()));
         client_.set_write_timeout(static_cast<time_t>(secs.count()), static_cast<time_t>(usecs.count()));
         client_.set_keep_alive(true);
+        // A request goes out in two writes (head, body): with Nagle's algorithm the body waits for
+        // the ACK of the head, which the server delays (40 ms a request on Linux).
+        client_.set_tcp_nodelay(true);
         client_.set_follow_location(false);
     }
 
