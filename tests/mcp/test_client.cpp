@@ -130,8 +130,8 @@ TEST_CASE("mcp client: SSE bodies give their JSON-RPC messages", "[mcp][client]"
         "data: {\"jsonrpc\":\"2.0\",\ndata: \"id\":7,\"result\":{}}\n\nevent: empty\n\n");
     REQUIRE(messages.size() == 2);
     CHECK(messages[1] == json{{"jsonrpc", "2.0"}, {"id", 7}, {"result", json::object()}});
-    CHECK(mcp::client_detail::answers(messages[1], 7));
-    CHECK_FALSE(mcp::client_detail::answers(messages[0], 7));
+    CHECK(mcp::client_detail::reply_to(messages[1], 7) == mcp::client_detail::Reply::answer);
+    CHECK(mcp::client_detail::reply_to(messages[0], 7) == mcp::client_detail::Reply::unrelated);
     CHECK_THROWS_AS(mcp::client_detail::parse_sse("data: nope\n\n"), mcp::ClientError);
     CHECK_THROWS_AS(mcp::client_detail::parse_message(std::string(100, '[') + std::string(100, ']')), mcp::ClientError);
     CHECK_THROWS_AS(mcp::client_detail::parse_message(R"({"jsonrpc":"1.0","id":1,"result":{}})"), mcp::ClientError);
@@ -568,6 +568,110 @@ TEST_CASE("mcp client: 2026-07-28 requests carry MCP-Protocol-Version and Mcp-Me
     };
     std::lock_guard lock(mutex);
     CHECK(seen == expected);
+}
+
+namespace {
+
+/// A stdio server (`python3 -c ECHO_SERVER REPLY`): answers server/discover, and test/echo with
+/// the lines of REPLY, `ID` replaced by the request's id as JSON.
+constexpr const char* ECHO_SERVER = R"PY(
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m or "method" not in m:
+        continue
+    if m["method"] == "test/echo":
+        out = sys.argv[1].replace("ID", json.dumps(m["id"]))
+    else:
+        out = json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {"supportedVersions": ["2026-07-28"]}})
+    sys.stdout.write(out + "\n")
+    sys.stdout.flush()
+)PY";
+
+}  // namespace
+
+TEST_CASE("mcp client: a response matches its request only by the very id sent", "[mcp][client][hostile]") {
+    // The client's second request (after server/discover) has the id 2. `says` empty: the answer.
+    struct Case {
+        std::string reply;
+        std::string says;
+    };
+    const std::string ok = R"(,"result":{"ok":true}})";
+    const std::vector<Case> cases = {
+        {R"({"jsonrpc":"2.0","id":ID)" + ok, ""},
+        {R"({"jsonrpc":"2.0", "id" : ID )" + ok, ""},
+        {R"({"jsonrpc":"2.0","method":"notifications/message","params":{}})"
+         "\n"
+         R"({"jsonrpc":"2.0","id":ID)" +
+             ok,
+         ""},
+        {R"({"jsonrpc":"2.0","id":"ID")" + ok, R"(with id "2", not the request's id)"},
+        {R"({"jsonrpc":"2.0","id":ID.0)" + ok, "with id 2.0, not the request's id"},
+        {R"({"jsonrpc":"2.0","id":IDe0)" + ok, "with id 2.0, not the request's id"},
+        {R"({"jsonrpc":"2.0","id":true)" + ok, "with id true, not the request's id"},
+        {R"({"jsonrpc":"2.0","id":[ID])" + ok, "with id [2], not the request's id"},
+        {R"({"jsonrpc":"2.0","id":{"id":ID})" + ok, R"(with id {"id":2}, not the request's id)"},
+        {R"({"jsonrpc":"2.0","id":1ID)" + ok, "with id 12, not the request's id"},
+        {R"({"jsonrpc":"2.0","id":-ID)" + ok, "with id -2, not the request's id"},
+        {R"({"jsonrpc":"2.0","id":ID8446744073709551616)" + ok, "with id 2.844674407370955e+19, not"},
+        {R"({"jsonrpc":"2.0","id":ID00000000000000000000)" + ok, "with id 2e+20, not the request's id"},
+        {R"({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}})",
+         "with id null, not the request's id"},
+        {R"({"jsonrpc":"2.0","result":{"ok":true}})", "a response without an id to request 2"},
+        {R"({"jsonrpc":"2.0","id":ID})", "with id 2 but neither result nor error"},
+        // A wrong id before the right one: the wrong one is the answer's error, not skipped.
+        {R"({"jsonrpc":"2.0","id":"ID")" + ok + "\n" + R"({"jsonrpc":"2.0","id":ID)" + ok,
+         R"(with id "2", not the request's id)"},
+    };
+    auto check = [](mcp::Client& client, const Case& c) {
+        if (c.says.empty()) {
+            CHECK(client.call("test/echo") == json{{"ok", true}});
+            return;
+        }
+        try {
+            (void)client.call("test/echo");
+            FAIL("the reply was taken as the answer");
+        } catch (const mcp::ServerError& e) {
+            FAIL(std::string("a JSON-RPC error, not a mismatch: ") + e.what());
+        } catch (const mcp::ClientError& e) {
+            CHECK_THAT(e.what(), Catch::Matchers::Contains(c.says));
+        }
+    };
+    for (const auto& c : cases) {
+        INFO(c.reply);
+        {
+            INFO("stdio");
+            mcp::Client client(mcp::make_stdio_transport({"python3", "-c", ECHO_SERVER, c.reply}, quick().transport),
+                               mcp::ProtocolEra::v2026_07_28);
+            check(client, c);
+        }
+        {
+            INFO("HTTP (more than one message: an event stream)");
+            TestHttpServer server(
+                [&](const json& message, const httplib::Request&) -> std::pair<std::string, std::string> {
+                    if (message.at("method") != "test/echo") {
+                        return {response(message, {{"supportedVersions", json::array({"2026-07-28"})}}).dump(),
+                                "application/json"};
+                    }
+                    std::string text = c.reply;
+                    for (std::size_t at = text.find("ID"); at != std::string::npos; at = text.find("ID", at)) {
+                        text.replace(at, 2, message.at("id").dump());
+                    }
+                    if (text.find('\n') == std::string::npos) return {text, "application/json"};
+                    std::string events;
+                    std::size_t start = 0;
+                    while (start <= text.size()) {
+                        const std::size_t nl = std::min(text.find('\n', start), text.size());
+                        events += "event: message\ndata: " + text.substr(start, nl - start) + "\n\n";
+                        start = nl + 1;
+                    }
+                    return {events, "text/event-stream"};
+                });
+            mcp::Client client(mcp::make_http_transport(server.url(), quick().transport),
+                               mcp::ProtocolEra::v2026_07_28);
+            check(client, c);
+        }
+    }
 }
 
 }  // namespace mcp_client_tests

@@ -56,9 +56,10 @@ class ClientTransport {
 public:
     virtual ~ClientTransport();
     /// Sends `request` (a JSON-RPC request with id `id`) and returns the server's response to
-    /// it, parsed. Messages from the server that are not that response (notifications, requests
-    /// of its own, answers to other ids) are skipped. `headers` are HTTP request headers (stdio
-    /// ignores them). Throws ClientError.
+    /// it, parsed: the response whose `id` is the very JSON value `id` (same type and value: the
+    /// integer 1 is not "1", 1.0 or true). Notifications and requests of the server's own are
+    /// skipped; any other response is an error for this request (ClientError), never a match.
+    /// `headers` are HTTP request headers (stdio ignores them). Throws ClientError.
     [[nodiscard]] virtual nlohmann::json request(const nlohmann::json& request, const nlohmann::json& id,
                                                  const std::vector<std::pair<std::string, std::string>>& headers) = 0;
     /// Sends a notification (no answer is read).

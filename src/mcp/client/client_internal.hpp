@@ -19,8 +19,22 @@ namespace agentskills::mcp::client_detail {
 /// deeper than 64 levels, or is not JSON-RPC 2.0.
 [[nodiscard]] nlohmann::json parse_message(std::string_view text);
 
-/// Whether `message` answers the request `id` (a response with that id, result or error).
-[[nodiscard]] bool answers(const nlohmann::json& message, const nlohmann::json& id);
+/// What a server message is to the request the client is waiting for.
+enum class Reply {
+    unrelated,  ///< a request or notification of the server's own (it has a `method`)
+    answer,     ///< the response to it: its `id` is the very JSON value sent, with a result or an error
+    wrong       ///< any other response: an error for that request, never a match
+};
+
+/// Whether the ids `a` and `b` are the same JSON value, type included: the integer 1 is not "1",
+/// not 1.0 and not true (an integer read as unsigned is still the same integer).
+[[nodiscard]] bool same_id(const nlohmann::json& a, const nlohmann::json& b);
+
+/// Classifies `message` against the request `id` (same_id, and a `result` or an `error`).
+[[nodiscard]] Reply reply_to(const nlohmann::json& message, const nlohmann::json& id);
+
+/// The ClientError for a `wrong` reply: names the id the server gave (cut to 100 bytes).
+[[nodiscard]] std::string wrong_reply(const nlohmann::json& message, const nlohmann::json& id);
 
 /// The JSON-RPC messages of a `text/event-stream` body (`data:` lines of each event joined by
 /// LF; events without data are dropped). Throws ClientError for a data part that is not a

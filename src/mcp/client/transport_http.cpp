@@ -99,7 +99,14 @@ public:
                                           ex.content_type.substr(0, 100)));
         }
         for (auto& m : messages) {
-            if (client_detail::answers(m, id)) return std::move(m);
+            switch (client_detail::reply_to(m, id)) {
+                case client_detail::Reply::answer:
+                    return std::move(m);
+                case client_detail::Reply::wrong:
+                    throw ClientError(fmt::format("MCP HTTP server: {}", client_detail::wrong_reply(m, id)));
+                case client_detail::Reply::unrelated:
+                    break;
+            }
         }
         if (ex.status >= 400) throw ClientError(fmt::format("MCP HTTP server: HTTP {}", ex.status));
         throw ClientError("MCP HTTP server: the answer does not hold the response to the request");

@@ -90,8 +90,15 @@ public:
             std::string line = read_line(deadline);
             if (line.empty()) continue;  // blank lines carry nothing
             json message = client_detail::parse_message(line);
-            if (client_detail::answers(message, id)) return message;
-            if (message.contains("method") && message.contains("id")) {
+            switch (client_detail::reply_to(message, id)) {
+                case client_detail::Reply::answer:
+                    return message;
+                case client_detail::Reply::wrong:
+                    fail(client_detail::wrong_reply(message, id));
+                case client_detail::Reply::unrelated:
+                    break;
+            }
+            if (message.contains("id")) {
                 // A request of the server's own (ping, roots, sampling): we offer none of them.
                 json reply = {{"jsonrpc", "2.0"},
                               {"id", message["id"]},

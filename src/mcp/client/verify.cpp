@@ -50,10 +50,38 @@ json parse_message(std::string_view text) {
     return message;
 }
 
-bool answers(const json& message, const json& id) {
-    if (message.contains("method")) return false;  // a request or notification of the server
+bool same_id(const json& a, const json& b) {
+    // nlohmann's == compares numbers across their types (1 == 1.0, 1 == 1u): compare the types
+    // first, then integers by value whichever of int64 and uint64 holds them.
+    if (a.is_number_integer() && b.is_number_integer()) {
+        if (a.is_number_unsigned() == b.is_number_unsigned()) return a == b;
+        const json& s = a.is_number_unsigned() ? b : a;
+        const json& u = a.is_number_unsigned() ? a : b;
+        const auto signed_value = s.get<std::int64_t>();
+        return signed_value >= 0 && static_cast<std::uint64_t>(signed_value) == u.get<std::uint64_t>();
+    }
+    if (a.is_number_integer() || b.is_number_integer()) return false;
+    return a.type() == b.type() && a == b;
+}
+
+Reply reply_to(const json& message, const json& id) {
+    if (message.contains("method")) return Reply::unrelated;  // a request or notification of the server
     const auto it = message.find("id");
-    return it != message.end() && *it == id && (message.contains("result") || message.contains("error"));
+    if (it != message.end() && same_id(*it, id) && (message.contains("result") || message.contains("error"))) {
+        return Reply::answer;
+    }
+    return Reply::wrong;
+}
+
+std::string wrong_reply(const json& message, const json& id) {
+    const auto it = message.find("id");
+    if (it == message.end()) return fmt::format("the server sent a response without an id to request {}", id.dump());
+    std::string given = it->dump(-1, ' ', false, json::error_handler_t::replace);
+    if (given.size() > 100) given = given.substr(0, 100) + "...";
+    if (!message.contains("result") && !message.contains("error")) {
+        return fmt::format("the server sent a message with id {} but neither result nor error", given);
+    }
+    return fmt::format("the server answered request {} with id {}, not the request's id", id.dump(), given);
 }
 
 std::vector<json> parse_sse(std::string_view body) {
