@@ -338,7 +338,7 @@ TEST_CASE("mcp client: a failing server is skipped with a clean error, nothing h
         {"garbage", "not JSON"},
         {"huge", "a message longer than 1048576 bytes"},
         {"error", "error -32603: Internal error"},
-        {"cursor-loop", "the same nextCursor twice"},
+        {"cursor-loop", "a nextCursor it had given before"},
     };
     for (const auto& c : cases) {
         INFO(c.mode);
@@ -672,6 +672,68 @@ TEST_CASE("mcp client: a response matches its request only by the very id sent",
             check(client, c);
         }
     }
+}
+
+namespace {
+
+/// An in-process server for the loader: skills/list pages by cursor ("" first; each page lists
+/// skills by name and gives a nextCursor, "" for none), SKILL.md of each for resources/read.
+/// Counts the skills/list requests.
+class PagedTransport final : public mcp::ClientTransport {
+public:
+    struct Page {
+        std::vector<std::string> skills;
+        std::string next;
+    };
+    PagedTransport(std::map<std::string, Page> pages, std::shared_ptr<std::atomic<int>> lists)
+        : pages_(std::move(pages)), lists_(std::move(lists)) {}
+
+    json request(const json& request, const json& /*id*/,
+                 const std::vector<std::pair<std::string, std::string>>& /*headers*/) override {
+        const std::string method = request.at("method");
+        const json& params = request.at("params");
+        json result = json::object();
+        if (method == "server/discover") result = {{"supportedVersions", json::array({"2026-07-28"})}};
+        if (method == "skills/list") {
+            ++*lists_;
+            const Page& page = pages_.at(params.value("cursor", std::string()));
+            result["skills"] = json::array();
+            for (const auto& name : page.skills) result["skills"].push_back(listed("skill://" + name, name));
+            if (!page.next.empty()) result["nextCursor"] = page.next;
+        }
+        if (method == "resources/read") {
+            const std::string uri = params.at("uri");
+            const std::string name = uri.substr(8, uri.size() - 8 - 9);  // skill://NAME/SKILL.md
+            result = {{"contents", {{{"uri", uri}, {"text", skill_md(name)}}}}};
+        }
+        return response(request, result);
+    }
+    void notify(const json& /*n*/, const std::vector<std::pair<std::string, std::string>>& /*h*/) override {}
+
+private:
+    std::map<std::string, Page> pages_;
+    std::shared_ptr<std::atomic<int>> lists_;
+};
+
+}  // namespace
+
+TEST_CASE("mcp client: a cursor cycle (A B A ...) ends the listing at the first repeat and is reported once",
+          "[mcp][client][hostile]") {
+    auto lists = std::make_shared<std::atomic<int>>(0);
+    const std::map<std::string, PagedTransport::Page> pages = {
+        {"", {{"alpha"}, "A"}}, {"A", {{"beta"}, "B"}}, {"B", {{"gamma"}, "A"}}};
+    mcp::McpSkillLoader loader("cycle", std::make_unique<PagedTransport>(pages, lists), quick());
+    const Discovery d = loader.discover();
+    CHECK(names(d) == std::vector<std::string>{"alpha", "beta", "gamma"});
+    CHECK(lists->load() == 3);  // "", A, B: the second A is not asked for
+    REQUIRE(d.diagnostics.size() == 1);
+    CHECK(d.diagnostics[0].code == codes::mcp_server_error);
+    CHECK(d.diagnostics[0].message ==
+          "MCP server 'cycle': skills/list gave a nextCursor it had given before (after page 3), a cycle; the rest is "
+          "not read");
+    CHECK(d.skipped.size() == 1);
+    // The session stays usable: the skills load.
+    CHECK(loader.load("gamma").instructions == "gamma body.");
 }
 
 }  // namespace mcp_client_tests

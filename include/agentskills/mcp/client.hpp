@@ -133,6 +133,8 @@ struct ServerSource {
 struct McpLoaderOptions {
     ProtocolEra era = ProtocolEra::automatic;
     TransportLimits transport = {};
+    /// Most `skills/list` pages read per discovery; a `nextCursor` given before in the same listing
+    /// (a cycle: A, B, A) also ends it, reported once.
     std::size_t max_pages = CLIENT_MAX_PAGES;
     std::size_t max_entries = CLIENT_MAX_ENTRIES;
     std::size_t max_skill_files = CLIENT_MAX_SKILL_FILES;

@@ -249,6 +249,9 @@ struct McpSkillLoader::Impl {
             return;
         }
         std::set<std::string, std::less<>> uris;
+        // Every cursor of this listing, as its digest (at most max_pages of 71 bytes, whatever the
+        // cursors' length): a cursor given twice is a cycle (A, B, A, ...), which ends the listing.
+        std::set<std::string, std::less<>> cursors;
         std::optional<std::string> cursor;
         std::size_t entries = 0;
         try {
@@ -297,8 +300,12 @@ struct McpSkillLoader::Impl {
                 if (!next->is_string() || next->get_ref<const std::string&>().empty()) {
                     throw ClientError("the skills/list nextCursor is not a non-empty string");
                 }
-                if (cursor && *cursor == next->get_ref<const std::string&>()) {
-                    throw ClientError("skills/list gave the same nextCursor twice");
+                if (!cursors.insert(detail::sha256_digest(next->get_ref<const std::string&>())).second) {
+                    server_error(d, *s, where,
+                                 fmt::format("skills/list gave a nextCursor it had given before (after page {}), "
+                                             "a cycle; the rest is not read",
+                                             page + 1));
+                    break;
                 }
                 cursor = next->get<std::string>();
             }
