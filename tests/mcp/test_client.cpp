@@ -1,16 +1,20 @@
 // Tests of mcp/client.hpp: the MCP client, its transports and its verifying loader.
 // One file per public header; the hostile cases are sections of it.
 #ifdef AGENTSKILLS_HAVE_MCP
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 #include <fcntl.h>
 #include <httplib.h>
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -53,7 +57,9 @@ namespace {
 
 const std::string HOSTILE = std::string(AGENTSKILLS_SOURCE_DIR) + "/tests/mcp/hostile_server.py";
 
-mcp::McpLoaderOptions quick(std::chrono::milliseconds timeout = std::chrono::milliseconds(5000)) {
+/// Loader options for the tests: a request timeout far above any answer's time on a loaded machine
+/// (the tests are driven by the servers' answers; only the stall case waits for a timeout).
+mcp::McpLoaderOptions quick(std::chrono::milliseconds timeout = std::chrono::milliseconds(60'000)) {
     mcp::McpLoaderOptions o;
     o.transport.timeout = timeout;
     return o;
@@ -249,7 +255,8 @@ TEST_CASE("mcp client: an event-stream answer and the session id", "[mcp][client
     const int port = http.bind_to_any_port("127.0.0.1");
     std::thread t([&] { http.listen_after_bind(); });
     {
-        mcp::Client client(mcp::make_http_transport("http://127.0.0.1:" + std::to_string(port) + "/mcp"));
+        mcp::Client client(
+            mcp::make_http_transport("http://127.0.0.1:" + std::to_string(port) + "/mcp", quick().transport));
         CHECK(client.call("skills/list") == json{{"skills", json::array()}});
         CHECK(client.era() == mcp::ProtocolEra::v2025_11_25);
         CHECK(with_session.load() >= 2);  // notifications/initialized is not counted; skills/list is
@@ -328,12 +335,16 @@ TEST_CASE("mcp client: every lie of a hostile server is refused, honest skills l
 }
 
 TEST_CASE("mcp client: a failing server is skipped with a clean error, nothing hangs", "[mcp][client][hostile]") {
+    // Every case but the stall is driven by what the bad server does; the timeout is far above any
+    // answer's time. The stall needs the timeout to fire: 5 s, which the honest server's every
+    // request must also meet (it was 2 s, which a start of python3 under a load of 12 missed).
     struct Case {
         std::string mode;
         std::string says;
+        std::chrono::milliseconds timeout = std::chrono::milliseconds(60'000);
     };
     const std::vector<Case> cases = {
-        {"stall", "no answer within 2000 ms"},
+        {"stall", "no answer within 5000 ms", std::chrono::milliseconds(5'000)},
         {"die", "closed its output in the middle of a message"},
         {"garbage", "not JSON"},
         {"huge", "a message longer than 1048576 bytes"},
@@ -342,7 +353,7 @@ TEST_CASE("mcp client: a failing server is skipped with a clean error, nothing h
     };
     for (const auto& c : cases) {
         INFO(c.mode);
-        mcp::McpLoaderOptions options = quick(std::chrono::milliseconds(2000));
+        mcp::McpLoaderOptions options = quick(c.timeout);
         options.transport.max_message_bytes = 1024 * 1024;
         const auto start = std::chrono::steady_clock::now();
         // The failing server next to an honest one: the honest skills still load.
@@ -350,7 +361,7 @@ TEST_CASE("mcp client: a failing server is skipped with a clean error, nothing h
                                     {.label = "good", .command = {"python3", HOSTILE, "honest"}}},
                                    options);
         const Discovery d = loader.discover();
-        CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+        CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(300));  // nothing hangs
         REQUIRE(count_code(d, codes::mcp_server_error) == 1);
         const auto& diag = *std::find_if(d.diagnostics.begin(), d.diagnostics.end(),
                                          [](const Diagnostic& x) { return x.code == codes::mcp_server_error; });
@@ -389,7 +400,7 @@ TEST_CASE("mcp client: paging, the eras and a server that cannot start", "[mcp][
     CHECK(count_code(refused, codes::mcp_server_error) == 1);
 
     {
-        mcp::Client client(mcp::make_stdio_transport({"python3", HOSTILE, "legacy"}));
+        mcp::Client client(mcp::make_stdio_transport({"python3", HOSTILE, "legacy"}, quick().transport));
         (void)client.call("skills/list");
         CHECK(client.era() == mcp::ProtocolEra::v2025_11_25);
         CHECK_THROWS_AS(client.call("nope/nope"), mcp::ServerError);
@@ -736,6 +747,88 @@ TEST_CASE("mcp client: a cursor cycle (A B A ...) ends the listing at the first 
     CHECK(loader.load("gamma").instructions == "gamma body.");
 }
 
+TEST_CASE("mcp client: a stdio server's stderr is labelled, escaped and bounded", "[mcp][client][hostile]") {
+    // Terminal sequences and 300,000 bytes on stderr before the server answers anything.
+    const std::string script = R"PY(
+import os, sys
+sys.stderr.buffer.write(b"first \x1b[31mred\x1b[0m\r\n" + b"tab\there \x07 caf\xc3\xa9\n" + b"x" * 300000 + b"\nlast\n")
+sys.stderr.buffer.flush()
+os.execvp("python3", ["python3", sys.argv[1], "honest"])
+)PY";
+    const std::size_t total = 20 + 17 + 300'000 + 1 + 5;
+    std::vector<std::string> lines;
+    {
+        mcp::McpLoaderOptions options = quick();
+        options.server_stderr = [&lines](std::string_view line) { lines.emplace_back(line); };
+        mcp::McpSkillLoader loader({{.label = "noisy", .command = {"python3", "-c", script, HOSTILE}}}, options);
+        const Discovery d = loader.discover();
+        CHECK(names(d) == std::vector<std::string>{"alpha", "beta"});
+        CHECK(d.diagnostics.empty());
+    }  // closed: the rest of the pipe is read, the count of dropped bytes reported
+    const std::string label = "MCP server 'noisy' (stderr): ";
+    const std::size_t bound = mcp::CLIENT_MAX_STDERR_BYTES;
+    const std::vector<std::string> expected = {
+        label + "first \\x1b[31mred\\x1b[0m",
+        label + "tab\\there \\x07 caf\xc3\xa9",
+        label + std::string(bound - 20 - 17, 'x'),  // the line the bound cut
+        label + std::to_string(total - bound) + " more bytes dropped (over the bound of 65536 bytes)",
+    };
+    CHECK(lines == expected);
+}
+
+TEST_CASE("mcp client: what a stdio server leaves running is killed with it (setsid and double fork)",
+          "[mcp][client][hostile]") {
+    // The server starts a child in a session of its own and a double-forked daemon (orphaned at
+    // once), writes their pids, then serves.
+    const std::string script = R"PY(
+import os, sys, time
+def linger():
+    time.sleep(600)
+    os._exit(0)
+child = os.fork()
+if child == 0:
+    os.setsid()
+    linger()
+r, w = os.pipe()
+first = os.fork()
+if first == 0:
+    os.setsid()
+    if os.fork() == 0:
+        os.write(w, str(os.getpid()).encode())
+        linger()
+    os._exit(0)
+os.close(w)
+os.waitpid(first, 0)
+daemon = os.read(r, 32).decode()
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(f"{child} {daemon}\n")
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+os.execvp("python3", ["python3", sys.argv[2], "honest"])
+)PY";
+    agentskills_test::TempDir dir;
+    const std::string pid_file = dir.path("pids");
+    std::vector<pid_t> pids;
+    {
+        mcp::McpSkillLoader loader({{.label = "leaky", .command = {"python3", "-c", script, pid_file, HOSTILE}}},
+                                   quick());
+        CHECK(names(loader.discover()) == std::vector<std::string>{"alpha", "beta"});
+        std::ifstream in(pid_file);
+        long pid = 0;
+        while (in >> pid) pids.push_back(static_cast<pid_t>(pid));
+        REQUIRE(pids.size() == 2);
+        for (const pid_t p : pids) {
+            REQUIRE(p > 1);
+            CHECK(::kill(p, 0) == 0);  // running while the server runs
+        }
+    }
+    for (const pid_t p : pids) {
+        INFO(p);
+        const bool gone = ::kill(p, 0) != 0 && errno == ESRCH;
+        CHECK(gone);
+        if (!gone) (void)::kill(p, SIGKILL);  // do not leave it behind when the check fails
+    }
+}
+
 }  // namespace mcp_client_tests
 
 // =======================================================================================
@@ -942,7 +1035,7 @@ class LinesBuf final : public std::streambuf {
 public:
     std::vector<std::string> wait_for(std::size_t count) {
         std::unique_lock lock(mutex_);
-        cv_.wait_for(lock, std::chrono::seconds(10), [&] { return lines_.size() >= count; });
+        cv_.wait_for(lock, std::chrono::seconds(120), [&] { return lines_.size() >= count; });
         return lines_;
     }
 

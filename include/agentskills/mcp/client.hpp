@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -31,6 +32,8 @@ inline constexpr std::uint64_t CLIENT_MAX_SKILL_BYTES = 16 * 1024 * 1024;
 /// Most `skills/list` pages and entries read from one server per discovery.
 inline constexpr std::size_t CLIENT_MAX_PAGES = 1'000;
 inline constexpr std::size_t CLIENT_MAX_ENTRIES = 10'000;
+/// Default bound on the standard error of one stdio server passed on (per connection): 64 KiB.
+inline constexpr std::size_t CLIENT_MAX_STDERR_BYTES = 64 * 1024;
 
 /// The server failed as a transport or a protocol peer: it could not be started, it died,
 /// stalled past the timeout, closed the connection, sent something that is not a JSON-RPC
@@ -71,14 +74,36 @@ public:
 struct TransportLimits {
     std::chrono::milliseconds timeout = CLIENT_REQUEST_TIMEOUT;  ///< per request
     std::size_t max_message_bytes = CLIENT_MAX_MESSAGE_BYTES;    ///< per server message
+    /// stdio: bytes of the server's standard error passed on per connection; the rest is counted
+    /// and dropped (one line says how many bytes).
+    std::size_t max_stderr_bytes = CLIENT_MAX_STDERR_BYTES;
+};
+
+/// Receives one line of a stdio server's standard error, ready to print: labelled
+/// (`MCP server 'LABEL' (stderr): `) and escaped with terminal_text (no control character is
+/// left raw). Called on the thread that sends a request or closes the transport; must not block
+/// for long. An exception it throws is dropped.
+using StderrSink = std::function<void(std::string_view line)>;
+
+/// How a stdio server's standard error is passed on.
+struct StdioOptions {
+    std::string label = {};       ///< names the server on each line
+    StderrSink stderr_sink = {};  ///< default (empty): written to the host's standard error
 };
 
 /// Starts `argv[0]` (searched in PATH when it has no '/') with `argv[1..]`, no shell, stdin and
-/// stdout connected to the client (one JSON message per line), stderr inherited. The process is
-/// killed (its process group, SIGKILL) and reaped when the transport is destroyed or fails.
-/// Throws ClientError when it cannot be started, ConfigurationError for an empty argv.
+/// stdout connected to the client (one JSON message per line), in a process group of its own.
+/// The server runs below a small reaper process forked from the client (Linux: a child subreaper,
+/// so every process the server starts, `setsid` and double-forked daemons included, stays below
+/// it); when the transport is destroyed or fails, the server gets 100 ms to exit on its closed
+/// input, then the reaper kills (SIGKILL) and reaps the server's group and every process left
+/// below it, and is reaped itself. Only the three standard descriptors reach the server. Its
+/// standard error is read while a request waits and at close, split into lines, escaped and
+/// labelled, bounded by `limits.max_stderr_bytes` (docs/security.md). Throws ClientError when it
+/// cannot be started, ConfigurationError for an empty argv.
 [[nodiscard]] std::unique_ptr<ClientTransport> make_stdio_transport(const std::vector<std::string>& argv,
-                                                                    const TransportLimits& limits = {});
+                                                                    const TransportLimits& limits = {},
+                                                                    StdioOptions stdio = {});
 
 /// Streamable HTTP: each message is POSTed to `url` (`http://HOST[:PORT][/PATH]`; `https://`
 /// when cpp-httplib was built with OpenSSL), `Accept: application/json, text/event-stream`; the
@@ -147,6 +172,9 @@ struct McpLoaderOptions {
     /// Keep `allowed-tools` / `tools` of served skills (dropped by default: a server does not
     /// grant tools).
     bool trust_allowed_tools = false;
+    /// Where the standard error of stdio servers goes (each line labelled with the server's label
+    /// and escaped; see StdioOptions). Default: the host's standard error.
+    StderrSink server_stderr = {};
 };
 
 /// Skills from one or more MCP servers, verified as the extension tells hosts to (docs/sources.md):

@@ -44,7 +44,9 @@ struct ServerState {
         } else if (used_given) {
             throw ClientError("the connection to the MCP server was lost");
         } else if (!source.command.empty()) {
-            client = std::make_shared<Client>(make_stdio_transport(source.command, options.transport), options.era);
+            client = std::make_shared<Client>(
+                make_stdio_transport(source.command, options.transport, {source.label, options.server_stderr}),
+                options.era);
         } else {
             client = std::make_shared<Client>(make_http_transport(source.url, options.transport), options.era);
         }
