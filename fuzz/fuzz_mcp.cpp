@@ -6,7 +6,8 @@
 //   option bits: 0 initialize the session first   1 also feed each message to frontmatter_json
 //                2 wrap each message's params in the 2026-07-28 _meta (when it parses)
 // Invariants: every request gets exactly one JSON-RPC response that parses, carries
-// "jsonrpc":"2.0" and either a result or an error with an integer code; notifications get none.
+// "jsonrpc":"2.0", the request's id (as sent when it is a string or a number, else null) and
+// either a result or an error with an integer code; notifications get none.
 #include <agentskills/catalog/catalog.hpp>
 #include <agentskills/catalog/loader.hpp>
 #include <agentskills/mcp/server.hpp>
@@ -50,11 +51,19 @@ const mcp::Server& server() {
     return *instance;
 }
 
-void check_response(const mcp::Exchange& ex, bool is_request) {
+void check_response(const mcp::Exchange& ex, bool is_request, const json& request) {
     if (!is_request) return;
     FUZZ_CHECK(ex.response.has_value());
     const json r = json::parse(*ex.response, nullptr, false);
     FUZZ_CHECK(!r.is_discarded() && r.is_object());
+    // The id comes back as sent (a string or a number of any size or form), else null.
+    const json& id = request["id"];
+    if (id.is_string() || id.is_number()) {
+        FUZZ_CHECK(r.contains("id") && r["id"] == id);
+        if (id.is_number_float()) FUZZ_CHECK(r["id"].is_number_float());
+    } else {
+        FUZZ_CHECK(r.contains("id") && r["id"].is_null());
+    }
     FUZZ_CHECK(r.value("jsonrpc", "") == "2.0");
     FUZZ_CHECK(r.contains("result") != r.contains("error"));
     if (r.contains("error")) {
@@ -98,7 +107,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const bool is_request = message.size() <= s.options().max_message_bytes && parsed.is_object() &&
                                 parsed.contains("method") && parsed.contains("id");
         const mcp::Exchange ex = s.handle(message, *session);
-        check_response(ex, is_request);
+        check_response(ex, is_request, parsed);
     }
     return 0;
 }

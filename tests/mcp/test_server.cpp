@@ -391,6 +391,60 @@ TEST_CASE("mcp: JSON-RPC errors per the base protocol, and the server goes on", 
     CHECK(f.request("skills/list").at("result").at("skills").size() == 3);
 }
 
+TEST_CASE("mcp: every answer carries the request's id exactly as it was written", "[mcp][hardening]") {
+    Fixture f;
+    f.initialize();
+    // The id token, then what the answer must start with: numbers of any size and form come back
+    // as their token (nlohmann alone would print 123456789012345678901234567890 as 1.2345678901234568e+29).
+    const std::vector<std::pair<std::string, std::string>> ids = {
+        {"123456789012345678901234567890", "123456789012345678901234567890"},
+        {"-98765432109876543210987654321", "-98765432109876543210987654321"},
+        {"18446744073709551615", "18446744073709551615"},
+        {"18446744073709551616", "18446744073709551616"},
+        {"1.50", "1.50"},
+        {"1e2", "1e2"},
+        {"-0.0", "-0.0"},
+        {"7", "7"},
+        {"-3", "-3"},
+        {"\"abc\"", "\"abc\""},
+        {"\"\"", "\"\""}};
+    for (const auto& [token, echoed] : ids) {
+        CAPTURE(token);
+        for (const std::string& method : {std::string("ping"), std::string("no/such"), std::string("skills/list")}) {
+            const std::string request = R"({"jsonrpc":"2.0","id":)" + token + R"(,"method":")" + method + R"("})";
+            const mcp::Exchange ex = f.server->handle(request, *f.session);
+            REQUIRE(ex.response);
+            CHECK(ex.response->rfind(R"({"jsonrpc":"2.0","id":)" + echoed + ",", 0) == 0);
+        }
+        // resources/read builds its answer without nlohmann: the same rule.
+        const json read = {{"uri", "skill://alpha/references/guide.md"}};
+        const std::string request =
+            R"({"jsonrpc":"2.0","id":)" + token + R"(,"method":"resources/read","params":)" + read.dump() + "}";
+        const mcp::Exchange ex = f.server->handle(request, *f.session);
+        REQUIRE(ex.response);
+        CHECK(ex.response->rfind(R"({"jsonrpc":"2.0","id":)" + echoed + ",", 0) == 0);
+    }
+    // A number past a double's range is not JSON that nlohmann reads: a parse error, id null.
+    const mcp::Exchange huge = f.server->handle(R"({"jsonrpc":"2.0","id":1E400,"method":"ping"})", *f.session);
+    REQUIRE(huge.response);
+    CHECK(json::parse(*huge.response).at("error").at("code") == -32700);
+    CHECK(json::parse(*huge.response).at("id").is_null());
+    // Of two members "id" the last counts (as nlohmann keeps it); a nested "id" is not the request's.
+    const mcp::Exchange twice =
+        f.server->handle(R"({"jsonrpc":"2.0","id":1.0,"params":{"id":2.5},"method":"ping","id":3.25})", *f.session);
+    REQUIRE(twice.response);
+    CHECK(twice.response->rfind(R"({"jsonrpc":"2.0","id":3.25,)", 0) == 0);
+    // An id that is neither a string nor a number is refused with a null id.
+    for (const std::string token : {"null", "true", "[1]", "{}"}) {
+        const mcp::Exchange ex =
+            f.server->handle(R"({"jsonrpc":"2.0","id":)" + token + R"(,"method":"ping"})", *f.session);
+        REQUIRE(ex.response);
+        CHECK(json::parse(*ex.response) ==
+              json::parse(R"({"jsonrpc":"2.0","id":null,"error":{"code":-32600,)"
+                          R"("message":"Invalid Request: id must be a string or a number"}})"));
+    }
+}
+
 TEST_CASE("mcp: the 2026-07-28 era: discover, _meta, resultType, caching fields, -32022", "[mcp]") {
     Fixture f;  // no initialize: the stateless era needs none
     const json discover = f.request("server/discover", Fixture::modern());

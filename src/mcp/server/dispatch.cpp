@@ -25,10 +25,15 @@ const std::vector<std::string_view>& legacy_versions() {
 
 json supported_versions() { return json::array({std::string(PROTOCOL_2026_07_28), std::string(PROTOCOL_2025_11_25)}); }
 
-json error_response(const json& id, int code, std::string_view message, const json& data = nullptr) {
+// A response around `id` (its JSON text as received: detail::id_text) and a result or an error.
+std::string response_text(std::string_view id, std::string_view member, std::string_view body) {
+    return fmt::format(R"({{"jsonrpc":"2.0","id":{},"{}":{}}})", id, member, body);
+}
+
+std::string error_response(std::string_view id, int code, std::string_view message, const json& data = nullptr) {
     json err = {{"code", code}, {"message", message}};
     if (!data.is_null()) err["data"] = data;
-    return json{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(err)}};
+    return response_text(id, "error", dump(err));
 }
 
 }  // namespace
@@ -56,30 +61,32 @@ json Server::Impl::discover() const {
 Exchange Server::handle(std::string_view message, Session& session) const {
     Exchange ex;
     Impl& impl = *impl_;
-    const auto fail = [&](const json& id, int code, std::string_view text, const json& data = nullptr) {
+    const auto fail = [&](std::string_view id, int code, std::string_view text, const json& data = nullptr) {
         ex.error_code = code;
-        ex.response = dump(error_response(id, code, text, data));
+        ex.response = error_response(id, code, text, data);
         return ex;
     };
+    constexpr std::string_view no_id = "null";
     if (message.size() > impl.options.max_message_bytes) {
         return fail(
-            nullptr, INVALID_REQUEST,
+            no_id, INVALID_REQUEST,
             fmt::format("Invalid Request: the message is larger than {} bytes", impl.options.max_message_bytes));
     }
     if (json_depth(message, impl.options.max_json_depth) > impl.options.max_json_depth) {
         return fail(
-            nullptr, INVALID_REQUEST,
+            no_id, INVALID_REQUEST,
             fmt::format("Invalid Request: the message nests deeper than {} levels", impl.options.max_json_depth));
     }
     json msg = json::parse(message, nullptr, /*allow_exceptions=*/false);
-    if (msg.is_discarded()) return fail(nullptr, PARSE_ERROR, "Parse error: the message is not valid JSON");
-    if (msg.is_array()) return fail(nullptr, INVALID_REQUEST, "Invalid Request: batches are not supported");
-    if (!msg.is_object()) return fail(nullptr, INVALID_REQUEST, "Invalid Request: a message is a JSON object");
+    if (msg.is_discarded()) return fail(no_id, PARSE_ERROR, "Parse error: the message is not valid JSON");
+    if (msg.is_array()) return fail(no_id, INVALID_REQUEST, "Invalid Request: batches are not supported");
+    if (!msg.is_object()) return fail(no_id, INVALID_REQUEST, "Invalid Request: a message is a JSON object");
 
     const auto id_it = msg.find("id");
     const bool has_id = id_it != msg.end();
     const bool id_ok = has_id && (id_it->is_string() || id_it->is_number());
-    const json id = id_ok ? *id_it : json(nullptr);
+    // The id as received: a number of any size or form is echoed as its token (detail::id_text).
+    const std::string id = id_ok ? id_text(message, *id_it) : std::string(no_id);
     const auto method_it = msg.find("method");
     if (method_it == msg.end()) {
         // A response from the client (we send no requests) is dropped; anything else is invalid.
@@ -90,7 +97,7 @@ Exchange Server::handle(std::string_view message, Session& session) const {
     if (jsonrpc == msg.end() || *jsonrpc != "2.0")
         return fail(id, INVALID_REQUEST, "Invalid Request: jsonrpc must be \"2.0\"");
     if (!method_it->is_string()) return fail(id, INVALID_REQUEST, "Invalid Request: method must be a string");
-    if (has_id && !id_ok) return fail(nullptr, INVALID_REQUEST, "Invalid Request: id must be a string or a number");
+    if (has_id && !id_ok) return fail(no_id, INVALID_REQUEST, "Invalid Request: id must be a string or a number");
     ex.method = method_it->get<std::string>();
     json params = json::object();
     if (const auto p = msg.find("params"); p != msg.end()) {
@@ -159,7 +166,7 @@ Exchange Server::handle(std::string_view message, Session& session) const {
         } else if (method == "skills/list" || method == "skills/get") {
             const std::string text = method == "skills/list" ? impl.skills_list(*snap, params, modern)
                                                              : impl.skills_get(*snap, params, modern);
-            ex.response = fmt::format(R"({{"jsonrpc":"2.0","id":{},"result":{}}})", dump(id), text);
+            ex.response = response_text(id, "result", text);
             return ex;
         } else if (method == "resources/list") {
             result = impl.resources_list(*snap, params);
@@ -193,7 +200,7 @@ Exchange Server::handle(std::string_view message, Session& session) const {
                 result["cacheScope"] = "public";
             }
         }
-        ex.response = dump(json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}});
+        ex.response = response_text(id, "result", dump(result));
         return ex;
     } catch (const RpcError& e) {
         return fail(id, e.code, e.what(), e.data);

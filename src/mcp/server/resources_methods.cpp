@@ -49,7 +49,7 @@ json Server::Impl::templates_list(const json& params) {
 /// append_json_string (checked as UTF-8 when listed), which costs much less than building and
 /// dumping a JSON tree for a large file.
 std::string Server::Impl::resources_read(detail::Snapshot& snap, const json& params, bool modern,
-                                         const json& id) const {
+                                         std::string_view id) const {
     const std::string& uri = detail::string_param(params, "uri");
     const int not_found = modern ? detail::INVALID_PARAMS : detail::RESOURCE_NOT_FOUND_2025;
     const auto parsed = detail::skill_uri_parts(uri);
@@ -90,7 +90,7 @@ std::string Server::Impl::resources_read(detail::Snapshot& snap, const json& par
             std::string out;
             out.reserve(bytes->size() + bytes->size() / 8 + 256);
             out += R"({"jsonrpc":"2.0","id":)";
-            out += detail::dump(id);
+            out += id;
             out += R"(,"result":{"contents":[{"uri":)";
             agentskills::append_json_string(out, f->uri);
             out += R"(,"mimeType":)";

@@ -125,7 +125,7 @@ struct Server::Impl {
     [[nodiscard]] nlohmann::json resources_list(const detail::Snapshot& snap, const nlohmann::json& params) const;
     [[nodiscard]] static nlohmann::json templates_list(const nlohmann::json& params);
     [[nodiscard]] std::string resources_read(detail::Snapshot& snap, const nlohmann::json& params, bool modern,
-                                             const nlohmann::json& id) const;
+                                             std::string_view id) const;  // id: its JSON text
     [[nodiscard]] nlohmann::json directory_read(const detail::Snapshot& snap, const nlohmann::json& params) const;
     // tools_prompts.cpp
     [[nodiscard]] static nlohmann::json tools_list(const detail::Snapshot& snap, const nlohmann::json& params);

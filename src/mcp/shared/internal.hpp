@@ -53,6 +53,13 @@ using agentskills::sha256_digest;
 /// The JSON value of one plain YAML scalar under the core schema (see frontmatter_json).
 [[nodiscard]] nlohmann::json core_schema_scalar(std::string_view plain);
 
+/// The JSON text to echo for the `id` of a JSON-RPC message: the top-level member "id" of
+/// `message` (valid JSON that nlohmann parsed, giving `id`) as the sender wrote it when it is a
+/// number that nlohmann does not give back exactly — a float token (`1.50`, `1e2`) or an integer
+/// past 64 bits (`123456789012345678901234567890`, which it reads as a double) — else `id`
+/// printed. Of two members "id", the last counts, as in nlohmann's object.
+[[nodiscard]] std::string id_text(std::string_view message, const nlohmann::json& id);
+
 /// Largest nesting of `[`/`{` outside strings in JSON text (stops counting past `limit`).
 [[nodiscard]] std::size_t json_depth(std::string_view text, std::size_t limit);
 

@@ -135,6 +135,66 @@ std::optional<std::string> decode_percent(std::string_view text) {
     return out;
 }
 
+namespace {
+
+// nlohmann's SAX events for one message: the raw token of the last top-level member "id" when
+// it is a float (only floats carry their text in the SAX interface; integers are exact).
+class IdToken final : public nlohmann::json_sax<nlohmann::json> {
+public:
+    std::optional<std::string> raw;
+
+    bool null() override { return value(); }
+    bool boolean(bool /*v*/) override { return value(); }
+    bool number_integer(number_integer_t /*v*/) override { return value(); }
+    bool number_unsigned(number_unsigned_t /*v*/) override { return value(); }
+    bool number_float(number_float_t /*v*/, const string_t& s) override {
+        if (depth_ == 1 && at_id_) raw = s;
+        return value();
+    }
+    bool string(string_t& /*v*/) override { return value(); }
+    bool binary(binary_t& /*v*/) override { return value(); }
+    bool start_object(std::size_t /*n*/) override { return open(); }
+    bool key(string_t& k) override {
+        at_id_ = depth_ == 1 && k == "id";
+        if (at_id_) raw.reset();  // a later "id" replaces an earlier one
+        return true;
+    }
+    bool end_object() override { return close(); }
+    bool start_array(std::size_t /*n*/) override { return open(); }
+    bool end_array() override { return close(); }
+    bool parse_error(std::size_t /*at*/, const std::string& /*token*/,
+                     const nlohmann::detail::exception& /*e*/) override {
+        return false;
+    }
+
+private:
+    bool value() {
+        if (depth_ == 1) at_id_ = false;
+        return true;
+    }
+    bool open() {
+        if (depth_ == 1) at_id_ = false;
+        ++depth_;
+        return true;
+    }
+    bool close() {
+        --depth_;
+        return true;
+    }
+    std::size_t depth_ = 0;
+    bool at_id_ = false;
+};
+
+}  // namespace
+
+std::string id_text(std::string_view message, const nlohmann::json& id) {
+    if (id.is_number_float()) {
+        IdToken sax;
+        if (nlohmann::json::sax_parse(message, &sax) && sax.raw) return *sax.raw;
+    }
+    return id.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 std::size_t json_depth(std::string_view text, std::size_t limit) {
     std::size_t depth = 0;
     std::size_t deepest = 0;
