@@ -3,7 +3,8 @@
 //
 // Input: an option byte, then JSON-RPC messages separated by '\n', handled in order on one
 // session (the state carries over, as on a stdio connection).
-//   option bits: 0 initialize the session first   1 also feed each message to frontmatter_json
+//   option bits: 0 initialize the session first   1 also feed the whole input (with the SDK-subset
+//                check) and each message to frontmatter_json
 //                2 wrap each message's params in the 2026-07-28 _meta (when it parses)
 // Invariants: every request gets exactly one JSON-RPC response that parses, carries
 // "jsonrpc":"2.0", the request's id (as sent when it is a string or a number, else null) and
@@ -83,6 +84,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (flags & 1) {
         (void)s.handle(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})",
                        *session);
+    }
+    if (flags & 2) {
+        // The whole input as a SKILL.md: its frontmatter JSON and the SDK-subset check.
+        try {
+            std::optional<std::string> outside_sdk;
+            (void)mcp::detail::frontmatter_json(in.rest(), 16, 2000, outside_sdk);
+            FUZZ_CHECK(!outside_sdk || !outside_sdk->empty());
+        } catch (const std::runtime_error&) {
+        }
     }
     int messages = 0;
     while (!in.empty() && messages++ < 32) {

@@ -6,8 +6,9 @@
 #
 # Installs the npm packages into TMP_DIR/peers with ../shared/peers/setup-mcp-peers.sh (relative
 # to the repository root) unless AGENTSKILLS_MCP_PEERS names a directory where they already are.
-# Libraries: tests/data/library, a sample of ../shared/corpus/libraries and a 500-skill library
-# from ../shared/tools/gen_library.py (when the shared folder is there). Exits non-zero on failure.
+# Libraries: tests/data/library, every library of ../shared/corpus and a 500-skill library from
+# ../shared/tools/gen_library.py (when the shared folder is there); then scripts/ci/sdk_frontmatter.cjs
+# (the SDK's frontmatter reader against ours). Exits non-zero on failure.
 set -euo pipefail
 
 if [ $# -lt 1 ]; then
@@ -37,7 +38,11 @@ inspector=$peers/node_modules/.bin/mcp-inspector
 [ -x "$node" ] || { echo "mcp.sh: no Node 22 at $node" >&2; exit 1; }
 
 libraries=("$repo/tests/data/library")
-for lib in anthropics__skills/skills getsentry__skills/skills obra__superpowers/skills openai__skills/skills/.curated; do
+# Every library of the corpus (each folder whose children are skills).
+for lib in anthropics__skills/skills getsentry__skills/skills obra__superpowers/skills openai__skills/skills/.curated \
+  openai__skills/skills/.system openai__skills/skills/.experimental vercel-labs__agent-skills/skills \
+  K-Dense-AI__claude-scientific-skills/scientific-skills github__awesome-copilot/skills \
+  ComposioHQ__awesome-claude-skills ComposioHQ__awesome-claude-skills/composio-skills; do
   [ -d "$shared/corpus/libraries/$lib" ] && libraries+=("$shared/corpus/libraries/$lib")
 done
 if [ -f "$shared/tools/gen_library.py" ] && [ -d "$shared/corpus" ]; then
@@ -78,6 +83,14 @@ for lib in "${libraries[@]}"; do
     fi
   done
 done
+
+# Our frontmatter against the SDK's own reader: every skill we serve reads alike, every skill we
+# leave out as outside its subset is one it refuses (generated shapes, mutations, the corpus).
+if ! timeout 900 "$node" "$repo/scripts/ci/sdk_frontmatter.cjs" --peers "$peers" --cli "$cli" --tmp "$tmp/sdk-frontmatter" \
+  --corpus "$shared/corpus"; then
+  echo "mcp.sh: the SDK's frontmatter reader and ours DIFFER" >&2
+  failures=$((failures + 1))
+fi
 
 if [ "$failures" -ne 0 ]; then
   echo "mcp.sh: $failures failure(s)" >&2

@@ -499,6 +499,65 @@ TEST_CASE("mcp: skills over the extension's limits or rules are left out", "[mcp
     CHECK(logs.size() == 3);
 }
 
+TEST_CASE("mcp: a frontmatter the SDK's reader does not read is left out, with where and what", "[mcp][hardening]") {
+    // Each is valid YAML that the library reads; the official SDK's client re-parses SKILL.md
+    // with its own subset reader, would refuse these and fail the verification.
+    const std::vector<std::pair<std::string, std::string>> outside = {
+        {"argument-hint: [optional: date]\n", "a mapping inside a flow collection (`[key: value]`) on line 4"},
+        {"x: &a one\ny: *a\n", "an anchor, alias or tag on line 4"},
+        {"x: !!str one\n", "an anchor, alias or tag on line 4"},
+        {"x: \"two\n  lines\"\n", "a quoted value over more than one line on line 4"},
+        {"x: [a,\n  b]\n", "a flow collection over more than one line on line 4"},
+        {"x: |2\n   indented\n", "a block scalar indentation indicator on line 4"},
+        {"1: one\n", "a key that is not a string ('1') on line 4"},
+        {"? complex\n: value\n", "a complex key (`? key`) on line 4"},
+        {"x: plain\n \tcontinued\n", "a tab in the indentation on line 5"},
+        {"x: a\n%y\n", "a line starting with '%' (a YAML directive) on line 5"},
+        {"x: a\ny\n", "a line that is not `key: value` on line 5"},
+        {"x: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[z]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n",
+         "nesting deeper than 32 levels on line 4"},
+    };
+    const std::vector<std::string> inside = {"argument-hint: \"[optional: date]\"\n",
+                                             "x: [a, {b: c}]\n",
+                                             "x: [[a], [b]]\n",
+                                             "x: |-\n  block\n",
+                                             "x: >\n  folded\n  text\n",
+                                             "x: plain\n  continued\n",
+                                             "\"1\": one\n",
+                                             "x: [a, b] # comment\n"};
+    TempDir dir;
+    for (std::size_t i = 0; i < outside.size(); ++i) {
+        const std::string name = "out-" + std::to_string(i);
+        dir.write("lib/" + name + "/SKILL.md",
+                  "---\nname: " + name + "\ndescription: d\n" + outside[i].first + "---\nx\n");
+    }
+    for (std::size_t i = 0; i < inside.size(); ++i) {
+        const std::string name = "in-" + std::to_string(i);
+        dir.write("lib/" + name + "/SKILL.md", "---\nname: " + name + "\ndescription: d\n" + inside[i] + "---\nx\n");
+    }
+    auto loader = std::make_shared<FilesystemSkillLoader>(
+        FilesystemLoaderOptions{.roots = {dir.path("lib")}, .include_default_roots = false});
+    mcp::ServerOptions options;
+    options.log = [](std::string_view) {};
+    mcp::Server server(discover_skill_catalog(loader), options);
+    std::map<std::string, std::string> reasons;
+    for (const auto& l : server.left_out()) reasons[l.name] = l.reason;
+    for (std::size_t i = 0; i < outside.size(); ++i) {
+        const std::string name = "out-" + std::to_string(i);
+        CAPTURE(name, outside[i].first);
+        REQUIRE(reasons.count(name) == 1);
+        CHECK(reasons.at(name) == "the frontmatter has " + outside[i].second +
+                                      ", which the official MCP SDK's frontmatter reader does not read, so its "
+                                      "clients could not verify the skill");
+    }
+    std::vector<std::string> served = server.served_skill_names();
+    CHECK(served.size() == inside.size());
+    for (std::size_t i = 0; i < inside.size(); ++i) {
+        CAPTURE(inside[i]);
+        CHECK(std::count(served.begin(), served.end(), "in-" + std::to_string(i)) == 1);
+    }
+}
+
 TEST_CASE("mcp: stdio transport, one message per line, over-long lines refused", "[mcp]") {
     Fixture f;
     std::string input = R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})"

@@ -236,7 +236,14 @@ EntryPtr build_entry(const SkillManifest& manifest, std::shared_ptr<const FileSo
         f.mime = rel == "SKILL.md" ? "text/markdown" : std::string(media_type_for(rel, f.text));
         if (rel == "SKILL.md") {
             if (!f.text) throw std::runtime_error("SKILL.md is not valid UTF-8");
-            entry->frontmatter = frontmatter_json(*content, max_depth);
+            std::optional<std::string> outside_sdk;
+            entry->frontmatter = frontmatter_json(*content, max_depth, 100000, outside_sdk);
+            if (outside_sdk) {
+                throw std::runtime_error(fmt::format(
+                    "the frontmatter has {}, which the official MCP SDK's frontmatter reader does not read, so its "
+                    "clients could not verify the skill",
+                    *outside_sdk));
+            }
             check_frontmatter(entry->frontmatter, manifest.name);
         }
         entry->by_rel[rel] = entry->files.size();

@@ -244,9 +244,12 @@ private:
     std::size_t max_nodes_;
 };
 
-json tree_json(std::string_view yaml, std::size_t max_depth, std::size_t max_nodes, bool fast_path) {
+json tree_json(std::string_view yaml, std::size_t max_depth, std::size_t max_nodes, bool fast_path,
+               std::optional<std::string>* outside_sdk = nullptr) {
     const YamlTree tree = agentskills::detail::read_yaml_tree(yaml, CoreJson::options(max_depth, max_nodes, fast_path));
-    return CoreJson(tree, max_depth, max_nodes).take();
+    json value = CoreJson(tree, max_depth, max_nodes).take();
+    if (outside_sdk != nullptr) *outside_sdk = outside_sdk_subset(tree, yaml);
+    return value;
 }
 
 /// The frontmatter between the opening and closing `---` lines, split as the SDK client splits
@@ -328,6 +331,11 @@ json frontmatter_json(std::string_view skill_md, std::size_t max_depth, std::siz
     // Most frontmatter has the common shape, which the front end reads without yaml-cpp (ten
     // times cheaper); a test checks that both paths give the same value.
     return tree_json(frontmatter_text(skill_md), max_depth, max_nodes, true);
+}
+
+json frontmatter_json(std::string_view skill_md, std::size_t max_depth, std::size_t max_nodes,
+                      std::optional<std::string>& outside_sdk) {
+    return tree_json(frontmatter_text(skill_md), max_depth, max_nodes, true, &outside_sdk);
 }
 
 }  // namespace agentskills::mcp::detail

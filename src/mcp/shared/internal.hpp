@@ -12,6 +12,10 @@
 
 #include "agentskills/lock/lock.hpp"
 
+namespace agentskills::detail {
+struct YamlTree;
+}
+
 namespace agentskills::mcp::detail {
 
 /// `sha256:` and 64 lowercase hex digits: the library's one digest (agentskills::lock).
@@ -43,12 +47,27 @@ using agentskills::sha256_digest;
 [[nodiscard]] nlohmann::json frontmatter_json(std::string_view skill_md, std::size_t max_depth = 64,
                                               std::size_t max_nodes = 100000);
 
+/// frontmatter_json, and in `outside_sdk_subset` the first construct of the frontmatter that the
+/// official TypeScript SDK's frontmatter reader (`src/ext/skills/frontmatter.ts` of
+/// `@modelcontextprotocol/server` and `/client` 2.4.0) refuses — anchors, aliases and tags, a
+/// mapping inside a flow collection, a flow collection or quoted value over more than one line,
+/// a block scalar indentation indicator, a complex or non-string key, a tab in the indentation,
+/// nesting past 32 levels, ... — as "what on line N", or nullopt when it reads the whole frontmatter
+/// (src/mcp/shared/sdk_subset.cpp). The server leaves such skills out: the SDK's client re-parses
+/// every SKILL.md it verifies.
+[[nodiscard]] nlohmann::json frontmatter_json(std::string_view skill_md, std::size_t max_depth, std::size_t max_nodes,
+                                              std::optional<std::string>& outside_sdk_subset);
+
 /// frontmatter_json's two paths over the YAML text alone, both through the library's YAML front
 /// end (src/parse/yaml.hpp): its fast path only (nullopt where it does not read the text, or
 /// where the text is refused), and yaml-cpp only.
 [[nodiscard]] std::optional<nlohmann::json> simple_frontmatter_json(std::string_view yaml);
 [[nodiscard]] nlohmann::json yaml_frontmatter_json(std::string_view yaml, std::size_t max_depth = 64,
                                                    std::size_t max_nodes = 100000);
+
+/// The check behind frontmatter_json's `outside_sdk_subset`, over a tree of `yaml`.
+[[nodiscard]] std::optional<std::string> outside_sdk_subset(const agentskills::detail::YamlTree& tree,
+                                                            std::string_view yaml);
 
 /// The JSON value of one plain YAML scalar under the core schema (see frontmatter_json).
 [[nodiscard]] nlohmann::json core_schema_scalar(std::string_view plain);
