@@ -4,6 +4,8 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <fcntl.h>
 #include <httplib.h>
@@ -336,30 +338,34 @@ TEST_CASE("mcp client: every lie of a hostile server is refused, honest skills l
 
 TEST_CASE("mcp client: a failing server is skipped with a clean error, nothing hangs", "[mcp][client][hostile]") {
     // Every case but the stall is driven by what the bad server does; the timeout is far above any
-    // answer's time. The stall needs the timeout to fire: 5 s, which the honest server's every
-    // request must also meet (it was 2 s, which a start of python3 under a load of 12 missed).
+    // answer's time. The stall needs the timeout to fire (2 s), and every request to the honest
+    // server beside it must meet it too: that server runs in this process (our HTTP server), so
+    // no process start counts against it (a python3 server missed 2 s under a load of 12). If the
+    // bad server's own start takes longer, the timeout still fires, on its first request.
     struct Case {
         std::string mode;
         std::string says;
         std::chrono::milliseconds timeout = std::chrono::milliseconds(60'000);
     };
     const std::vector<Case> cases = {
-        {"stall", "no answer within 5000 ms", std::chrono::milliseconds(5'000)},
+        {"stall", "no answer within 2000 ms", std::chrono::milliseconds(2'000)},
         {"die", "closed its output in the middle of a message"},
         {"garbage", "not JSON"},
         {"huge", "a message longer than 1048576 bytes"},
         {"error", "error -32603: Internal error"},
         {"cursor-loop", "a nextCursor it had given before"},
     };
+    HttpServer honest;  // alpha and beta
     for (const auto& c : cases) {
         INFO(c.mode);
         mcp::McpLoaderOptions options = quick(c.timeout);
         options.transport.max_message_bytes = 1024 * 1024;
         const auto start = std::chrono::steady_clock::now();
         // The failing server next to an honest one: the honest skills still load.
-        mcp::McpSkillLoader loader({{.label = "bad", .command = {"python3", HOSTILE, c.mode}},
-                                    {.label = "good", .command = {"python3", HOSTILE, "honest"}}},
-                                   options);
+        mcp::McpSkillLoader loader(
+            {{.label = "bad", .command = {"python3", HOSTILE, c.mode}},
+             {.label = "good", .url = "http://127.0.0.1:" + std::to_string(honest.port) + "/mcp"}},
+            options);
         const Discovery d = loader.discover();
         CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(300));  // nothing hangs
         REQUIRE(count_code(d, codes::mcp_server_error) == 1);
@@ -827,6 +833,28 @@ os.execvp("python3", ["python3", sys.argv[2], "honest"])
         CHECK(gone);
         if (!gone) (void)::kill(p, SIGKILL);  // do not leave it behind when the check fails
     }
+}
+
+TEST_CASE("mcp client: closing a stdio server does not wait for a process the host forked meanwhile",
+          "[mcp][client][hostile]") {
+    auto loader = std::make_unique<mcp::McpSkillLoader>(
+        std::vector<mcp::ServerSource>{{.label = "a", .command = {"python3", HOSTILE, "honest"}}}, quick());
+    REQUIRE(names(loader->discover()) == std::vector<std::string>{"alpha", "beta"});
+    // A child made by fork() alone holds every descriptor of the host, the client's end of the
+    // reaper's control socket included, until it exits (60 s): the close must not wait for it.
+    const pid_t holder = ::fork();
+    if (holder == 0) {
+        ::alarm(60);
+        ::pause();
+        ::_exit(0);
+    }
+    REQUIRE(holder > 0);
+    const auto start = std::chrono::steady_clock::now();
+    loader.reset();
+    const auto took = std::chrono::steady_clock::now() - start;
+    ::kill(holder, SIGKILL);
+    ::waitpid(holder, nullptr, 0);
+    CHECK(took < std::chrono::seconds(30));  // 0.1 s here; 60 s when the reaper waited for the hang-up
 }
 
 }  // namespace mcp_client_tests

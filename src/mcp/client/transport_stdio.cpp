@@ -58,7 +58,7 @@ struct Launch {
     int sock = -1;     ///< the server's stdin and stdout
     int err = -1;      ///< write end of the server's stderr pipe
     int status = -1;   ///< write end: the errno of a failed start (closed unwritten when execve succeeds)
-    int control = -1;  ///< read end: hangs up when the client lets go (or dies)
+    int control = -1;  ///< the reaper's end of a socket pair: readable when the client lets go (or dies)
 };
 
 /// The server's grace to exit on its closed input before it is killed: 20 x 5 ms.
@@ -199,7 +199,7 @@ void kill_descendants() {
 }
 
 /// The reaper: starts the server, reaps what dies below it while the client holds the control
-/// pipe, then gives the server its grace, kills its group and everything left below, and exits.
+/// socket, then gives the server its grace, kills its group and everything left below, and exits.
 [[noreturn]] void run_reaper(const Launch& launch) {
     struct sigaction act {};
     sigemptyset(&act.sa_mask);
@@ -238,7 +238,7 @@ void kill_descendants() {
         reap();
         pollfd p{launch.control, POLLIN, 0};
         if (::ppoll(&p, 1, nullptr, &only_child) < 0 && errno == EINTR) continue;
-        break;  // the client let go: its end hung up
+        break;  // the client let go: it wrote its byte, closed its end or died
     }
     for (int i = 0; i < GRACE_STEPS && running; ++i) {
         sleep_5ms();
@@ -369,7 +369,7 @@ public:
             }
         };
         if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 || ::pipe2(err, O_CLOEXEC) != 0 ||
-            ::pipe2(status, O_CLOEXEC) != 0 || ::pipe2(control, O_CLOEXEC) != 0) {
+            ::pipe2(status, O_CLOEXEC) != 0 || ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, control) != 0) {
             const int e = errno;
             close_all();
             throw ClientError(fmt::format("MCP stdio server: cannot make its pipes: {}", std::strerror(e)));
@@ -407,7 +407,7 @@ public:
             got += static_cast<std::size_t>(n);
         }
         if (got != 0) {
-            close_all();  // the control pipe hangs up: the reaper exits
+            close_all();  // the control socket hangs up: the reaper exits
             int st = 0;
             while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
             }
@@ -547,7 +547,11 @@ private:
             fd_ = -1;
         }
         if (control_ >= 0) {
-            ::close(control_);  // the reaper gives the server its grace, then kills all below it
+            // The reaper gives the server its grace, then kills all below it. It wakes on the byte
+            // (a process the host forked without exec may hold this end open) or on the hang-up.
+            const char bye = 0;
+            (void)::send(control_, &bye, 1, MSG_NOSIGNAL);  // no SIGPIPE if the reaper is gone
+            ::close(control_);
             control_ = -1;
         }
         if (reaper_ > 0) {
