@@ -405,6 +405,15 @@ std::string render_activation_text(const LoadedSkill& skill, const ActivationTex
     } else if (skill.omitted_resources > 1) {
         out += fmt::format("  and {} more files are not listed.\n", skill.omitted_resources);
     }
+    // Whatever the reader: a directory whose files could not be listed is named, never dropped.
+    for (const std::string& dir : skill.unlisted_directories) {
+        out += "  The files in the directory \"";
+        detail::append_finished_xml(out, dir);
+        out += "\" are not listed: it could not be read in full.\n";
+    }
+    if (skill.resources_incomplete && skill.unlisted_directories.empty()) {
+        out += "  The listing stopped early: more files may exist.\n";
+    }
     out += "</skill_resources>\n</skill_content>";
     return out;
 }

@@ -317,6 +317,8 @@ LoadedSkill FilesystemSkillLoader::load(std::string_view name) {
         ResourceListOptions{impl_->options.max_resources, impl_->options.include_hidden_resources});
     out.resources = std::move(listed.resources);
     out.omitted_resources = listed.omitted;
+    out.unlisted_directories = std::move(listed.unlisted_directories);
+    out.resources_incomplete = listed.incomplete;
     return out;
 }
 

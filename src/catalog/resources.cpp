@@ -32,7 +32,12 @@ ResourceList list_skill_resources(const SkillReader& reader, std::string_view sk
                                   const ResourceListOptions& options) {
     std::vector<std::string> files;
     std::vector<std::string> directories;
+    std::vector<std::string> unlisted;
     bool incomplete = false;
+    const auto not_listed = [&](const std::string& relative) {
+        incomplete = true;
+        if (unlisted.size() < SKILL_MAX_UNLISTED_DIRECTORIES) unlisted.push_back(relative);
+    };
     struct Pending {
         std::string relative;  // "" for the skill directory itself
         std::size_t depth;     // directory levels below the skill directory
@@ -55,7 +60,10 @@ ResourceList list_skill_resources(const SkillReader& reader, std::string_view sk
             try {
                 entries = reader.list_dir(path);
             } catch (const Error&) {
-                continue;  // a subdirectory that vanished or cannot be listed costs only its own files
+                // A subdirectory that vanished or cannot be listed (over the reader's listing limit,
+                // no permission) costs only its own files, and the listing says so.
+                not_listed(dir.relative);
+                continue;
             }
         }
         for (const DirEntry& e : entries) {
@@ -70,7 +78,7 @@ ResourceList list_skill_resources(const SkillReader& reader, std::string_view sk
             if (e.kind == EntryKind::directory) {
                 if (e.is_symlink) continue;  // never followed
                 if (dir.depth >= max_depth) {
-                    incomplete = true;
+                    not_listed(relative);
                     continue;
                 }
                 if (options.list_directories) directories.push_back(relative);
@@ -84,6 +92,7 @@ ResourceList list_skill_resources(const SkillReader& reader, std::string_view sk
     }
     ResourceList out;
     out.incomplete = incomplete;
+    out.unlisted_directories = std::move(unlisted);
     std::sort(directories.begin(), directories.end());
     out.directories = std::move(directories);
     const std::size_t cap = options.max_resources == 0 ? files.size() : std::min(files.size(), options.max_resources);

@@ -1,6 +1,8 @@
 // Tests of archive_reader.hpp: ArchiveReader, open_archive_skill and every refusal. Each bad
 // archive is built here with libzip's write API (and, for lying headers, patched bytes).
+#include <sys/stat.h>
 #include <zip.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -547,6 +549,22 @@ std::vector<std::string> codes_of(const Discovery& d) {
 }
 
 }  // namespace
+
+TEST_CASE("a FIFO named like an archive is reported, never opened", "[archive][loader][hostile]") {
+    TempDir lib;
+    lib.write("alpha/SKILL.md", skill_md("alpha", "A directory skill."));
+    REQUIRE(::mkfifo(lib.path("pipe.skill").c_str(), 0600) == 0);  // nobody writes: an open would block
+    REQUIRE(::mkfifo(lib.path("notes.fifo").c_str(), 0600) == 0);  // not a name a source opens: ignored
+    FilesystemSkillLoader loader(archive_library({lib.path()}));
+    const Discovery d = loader.discover();
+    CHECK(skill_names(d) == std::vector<std::string>{"alpha"});
+    REQUIRE(d.skipped.size() == 1);
+    CHECK(d.skipped[0].path == lib.path("pipe.skill"));
+    CHECK(d.skipped[0].reason == SkipReason::unreadable);
+    CHECK(d.skipped[0].message ==
+          lib.path("pipe.skill") + " is not a regular file (a FIFO, socket or device); it was not opened");
+    CHECK(codes_of(d) == std::vector<std::string>{"skill-unreadable"});
+}
 
 TEST_CASE("a library child .skill or .zip is a skill, read in place", "[archive][loader]") {
     TempDir lib;

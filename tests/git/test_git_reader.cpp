@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "agentskills/activation/prompt.hpp"
 #include "agentskills/base/errors.hpp"
 #include "agentskills/catalog/loader.hpp"
 #include "agentskills/git/git_reader.hpp"
@@ -291,6 +292,38 @@ TEST_CASE("GitTreeReader bounds blobs and trees before loading them", "[git][hos
     CHECK_THROWS_AS(tiny_trees->list_dir("wide"), IoError);
     CHECK(GitTreeReader::open(repo.dir, "main", {.max_tree_bytes = 400})->read_file("wide/f0.txt", 0).data == "wide\n");
     CHECK_THROWS_AS(GitTreeReader::open(repo.dir, "main", {.max_tree_bytes = 10}), IoError);  // the root tree
+}
+
+TEST_CASE("a git-root skill's directory over the listing limit is named, not dropped", "[git][hostile][resources]") {
+    TempDir tmp;
+    const std::string dir = tmp.path("repo");
+    tmp.mkdir("repo");
+    git(dir, "init -q");
+    tmp.write("repo/skills/wide/SKILL.md", skill_md("wide", "A skill with a wide folder.", "Body.\n"));
+    tmp.write("repo/skills/wide/notes.md", "notes\n");
+    for (int i = 0; i < 5; ++i) tmp.write("repo/skills/wide/references/r" + std::to_string(i) + ".md", "r\n");
+    git(dir, "add -A");
+    git(dir, "commit -q -m wide");
+    // Three entries a directory: skills/ (1) and wide/ (3) list, references/ (5) does not.
+    FilesystemSkillLoader loader(
+        {.roots = {"skills"}, .reader = GitTreeReader::open(dir, "main", {.max_tree_entries = 3})});
+    (void)loader.discover();
+    const LoadedSkill skill = loader.load("wide");
+    CHECK(skill.resources == std::vector<SkillResource>{{"notes.md"}});
+    CHECK(skill.unlisted_directories == std::vector<std::string>{"references"});
+    CHECK(skill.resources_incomplete);
+    const std::string text = render_activation_text(skill, {.include_directory = false});
+    CHECK(text.find("<skill_resources>\n  <file path=\"notes.md\" />\n"
+                    "  The files in the directory \"references\" are not listed: it could not be read in full.\n"
+                    "</skill_resources>") != std::string::npos);
+    // Within the limit, everything is listed and nothing is said.
+    FilesystemSkillLoader wide_enough({.roots = {"skills"}, .reader = GitTreeReader::open(dir, "main")});
+    (void)wide_enough.discover();
+    const LoadedSkill all = wide_enough.load("wide");
+    CHECK(all.resources.size() == 6);
+    CHECK(all.unlisted_directories.empty());
+    CHECK_FALSE(all.resources_incomplete);
+    CHECK(render_activation_text(all).find("could not be read") == std::string::npos);
 }
 
 TEST_CASE("parse_git_root splits git: roots", "[git]") {

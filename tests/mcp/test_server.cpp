@@ -346,6 +346,38 @@ TEST_CASE("mcp: prompts are the user-invocable skills and render their arguments
           error_of(1, -32602, "prompt argument \"arguments\" must be a string"));
 }
 
+TEST_CASE("mcp: prompt arguments that make the text too large are invalid params", "[mcp][hardening]") {
+    TempDir dir;
+    std::string body;
+    for (int i = 0; i < 100; ++i) body += "$ARGUMENTS ";
+    dir.write("lib/many/SKILL.md", "---\nname: many\ndescription: d\n---\n" + body + "\n");
+    auto loader = std::make_shared<FilesystemSkillLoader>(
+        FilesystemLoaderOptions{.roots = {dir.path("lib")}, .include_default_roots = false});
+    mcp::ServerOptions options;
+    options.log = [](std::string_view) {};
+    mcp::Server server(discover_skill_catalog(loader), options);
+    auto session = server.open_session();
+    const auto get = [&](std::size_t size) {
+        const json request = {{"jsonrpc", "2.0"},
+                              {"id", 1},
+                              {"method", "prompts/get"},
+                              {"params",
+                               {{"name", "many"},
+                                {"arguments", {{"arguments", std::string(size, 'a')}}},
+                                {"_meta",
+                                 {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                                  {"io.modelcontextprotocol/clientCapabilities", json::object()}}}}}};
+        const mcp::Exchange ex = server.handle(request.dump(), *session);
+        REQUIRE(ex.response);
+        return json::parse(*ex.response);
+    };
+    // 100 x 50,000 bytes: over RENDER_MAX_BYTES (4 MiB) -> -32602, nothing built; the server goes on.
+    const json big = get(50'000);
+    CHECK(big.at("error").at("code") == -32602);
+    CHECK(big.at("error").at("message").get<std::string>().find(std::to_string(RENDER_MAX_BYTES)) != std::string::npos);
+    CHECK(get(1'000).at("result").at("messages").size() == 1);
+}
+
 TEST_CASE("mcp: JSON-RPC errors per the base protocol, and the server goes on", "[mcp]") {
     Fixture f;
     const json null_id = nullptr;
@@ -371,6 +403,9 @@ TEST_CASE("mcp: JSON-RPC errors per the base protocol, and the server goes on", 
           json{{"jsonrpc", "2.0"}, {"id", 5}, {"result", json::object()}});
     f.initialize();
     CHECK(f.call_text(R"({"jsonrpc":"2.0","id":6,"method":"no/such"})") == err(6, -32601, "Method not found: no/such"));
+    // The method as terminal text: a NUL, an escape sequence or a line break is written as an escape.
+    CHECK(f.call_text(R"({"jsonrpc":"2.0","id":6,"method":"a\u0000b\u001b[31mc\nd\\e"})") ==
+          err(6, -32601, "Method not found: a\\x00b\\x1b[31mc\\nd\\\\e"));
     CHECK(f.call_text(R"({"jsonrpc":"2.0","id":7,"method":"server/discover"})") ==
           err(7, -32601, "Method not found: server/discover"));
     // Notifications and responses get no answer.

@@ -118,6 +118,11 @@ struct LoadedSkill {
     /// Files of the skill directory left out of `resources` by the loader's resource cap (0 when
     /// every file is listed); activation text says "and N more".
     std::size_t omitted_resources = 0;
+    /// Directories whose files are not in `resources` because they could not be listed (or lie
+    /// too deep); activation text names them. `resources_incomplete`: the listing stopped early
+    /// (these or the walk limit), so files may be missing from it; activation text says so.
+    std::vector<std::string> unlisted_directories = {};
+    bool resources_incomplete = false;
 };
 
 enum class SkipReason {

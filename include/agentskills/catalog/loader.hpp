@@ -62,6 +62,8 @@ inline constexpr std::size_t SKILL_MAX_RESOURCE_DEPTH = 64;
 /// Directory entries resource listing looks at, at most, per skill; past it the walk stops and
 /// the count of omitted files is a lower bound.
 inline constexpr std::size_t SKILL_RESOURCE_WALK_LIMIT = 100'000;
+/// Most directories a resource listing names as not listed (ResourceList::unlisted_directories).
+inline constexpr std::size_t SKILL_MAX_UNLISTED_DIRECTORIES = 16;
 /// Most worker threads one discovery uses, whatever `threads` asks: reading SKILL.md files gains
 /// nothing past a few threads, and each thread's allocator arena keeps part of its peak, so the
 /// cap also bounds the memory a hostile library can cost (docs/security.md).
@@ -251,9 +253,13 @@ struct ResourceList {
     /// With `list_directories`: every directory below the skill directory that was visited
     /// (relative, '/'-separated, sorted by bytes).
     std::vector<std::string> directories = {};
-    /// Some directory was not visited (past `max_depth`, or the walk limit was reached), so the
-    /// listing may lack files (`omitted` does not count them).
+    /// Some directory was not visited (past `max_depth`, a directory the reader could not list,
+    /// or the walk limit was reached), so the listing may lack files (`omitted` does not count them).
     bool incomplete = false;
+    /// The directories below the skill directory whose files are not listed because the reader
+    /// could not list them (over its own listing limit, vanished, no permission) or they lie past
+    /// `max_depth`: relative paths in the order met, at most SKILL_MAX_UNLISTED_DIRECTORIES.
+    std::vector<std::string> unlisted_directories = {};
 };
 
 /// Lists the resources of a skill directory through `reader`: every file below `skill_dir`

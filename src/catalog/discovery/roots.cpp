@@ -129,6 +129,17 @@ void RootLister::keep_child_directories(const Root& root, Listed& l) {
             out_.skipped.push_back(SkippedSkill{std::move(path), SkipReason::unreadable, std::move(message)});
             continue;
         }
+        if (e.kind == EntryKind::other && !e.is_symlink && storage_.accepts_child(e.name)) {
+            // Named like an archive a source opens (demo.skill), but a FIFO, socket or device: never
+            // opened (it could block), and said, since it may have been meant as a skill.
+            if (!selection_.selected(nfkc(source_child_name(e.name)))) continue;
+            std::string path = join_path(root.path, e.name);
+            std::string message =
+                fmt::format("{} is not a regular file (a FIFO, socket or device); it was not opened", path);
+            note(codes::skill_unreadable, Severity::warning, path, message);
+            out_.skipped.push_back(SkippedSkill{std::move(path), SkipReason::unreadable, std::move(message)});
+            continue;
+        }
         if (e.kind == EntryKind::directory || (e.kind == EntryKind::file && storage_.accepts_child(e.name))) {
             l.children[n_children++] = e;  // a directory, or a file a source opens (an archive)
         }

@@ -9,6 +9,7 @@
 
 #include "../shared/internal.hpp"
 #include "agentskills/base/errors.hpp"
+#include "agentskills/base/text.hpp"
 #include "state.hpp"
 
 namespace agentskills::mcp {
@@ -191,7 +192,9 @@ Exchange Server::handle(std::string_view message, Session& session) const {
         } else if (method == "prompts/get") {
             result = impl.prompts_get(*snap, params);
         } else {
-            throw RpcError(METHOD_NOT_FOUND, fmt::format("Method not found: {}", method));
+            // The method as terminal text: a NUL, a control character or an escape sequence in it
+            // is written as an escape, never cut or passed on.
+            throw RpcError(METHOD_NOT_FOUND, fmt::format("Method not found: {}", terminal_text(method)));
         }
         if (modern) {
             result["resultType"] = "complete";
@@ -203,7 +206,7 @@ Exchange Server::handle(std::string_view message, Session& session) const {
         ex.response = response_text(id, "result", dump(result));
         return ex;
     } catch (const RpcError& e) {
-        return fail(id, e.code, e.what(), e.data);
+        return fail(id, e.code, e.text, e.data);
     } catch (const NotFoundError& e) {
         return fail(id, INVALID_PARAMS, e.what());
     } catch (const std::exception& e) {

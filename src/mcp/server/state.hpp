@@ -51,8 +51,9 @@ constexpr std::string_view META_SERVER_INFO = "io.modelcontextprotocol/serverInf
 /// A JSON-RPC error raised while handling a request.
 struct RpcError : std::runtime_error {
     RpcError(int c, const std::string& message, nlohmann::json d = nullptr)
-        : std::runtime_error(message), code(c), data(std::move(d)) {}
+        : std::runtime_error(message), code(c), text(message), data(std::move(d)) {}
     int code;
+    std::string text;  ///< the whole message (what() stops at a NUL)
     nlohmann::json data;
 };
 

@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 
 #include "agentskills/activation/prompt.hpp"
+#include "agentskills/base/errors.hpp"
 #include "agentskills/harness/tool_shapes.hpp"
 #include "state.hpp"
 
@@ -77,10 +78,16 @@ json Server::Impl::prompts_get(const detail::Snapshot& snap, const json& params)
             arguments = value.get<std::string>();
         }
     }
-    std::string text =
-        render_activation_text(snap.served->load(e->manifest),
-                               {.include_directory = options.include_directory,
-                                .arguments = arguments ? std::optional<std::string_view>(*arguments) : std::nullopt});
+    std::string text;
+    try {
+        text = render_activation_text(
+            snap.served->load(e->manifest),
+            {.include_directory = options.include_directory,
+             .arguments = arguments ? std::optional<std::string_view>(*arguments) : std::nullopt});
+    } catch (const ConfigurationError& err) {
+        // Arguments that make the text larger than RENDER_MAX_BYTES: the client's parameters.
+        detail::invalid_params(err.what());
+    }
     return {
         {"description", e->frontmatter.at("description")},
         {"messages", json::array({{{"role", "user"}, {"content", {{"type", "text"}, {"text", std::move(text)}}}}})}};

@@ -7,10 +7,15 @@
 // values, only the first construct outside the subset. scripts/ci/sdk_frontmatter.mjs holds it to
 // the SDK's own reader over every corpus skill and generated shapes.
 #include <algorithm>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fmt/core.h>
 
+#include "../../parse/yaml.hpp"
 #include "internal.hpp"
 
 namespace agentskills::mcp::detail {
