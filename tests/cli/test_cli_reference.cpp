@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
+#include "support/corpus.hpp"
 
 namespace cli_reference_tests {
 
@@ -48,11 +49,6 @@ std::string last_line(const std::string& s) {
     return (nl == std::string::npos ? t : t.substr(nl + 1)) + "\n";
 }
 
-fs::path corpus_dir() {
-    if (const char* env = std::getenv("AGENTSKILLS_CORPUS_DIR"); env && *env) return env;
-    return fs::path(AGENTSKILLS_SOURCE_DIR).parent_path() / "shared" / "corpus";
-}
-
 struct Counts {
     std::size_t compared = 0;
     std::size_t skipped = 0;
@@ -63,7 +59,7 @@ Counts compare_all(const std::string& which) {
     REQUIRE(in.good());
     const auto doc = nlohmann::json::parse(in);
     const fs::path own = fs::canonical(fs::path(AGENTSKILLS_SOURCE_DIR) / "tests" / "reference" / "skills");
-    const fs::path corpus = corpus_dir();
+    const fs::path corpus = agentskills_test::corpus_path();
     Counts counts;
     for (const auto& e : doc.at("entries")) {
         if (e.at("cwd") != which) continue;
@@ -106,6 +102,7 @@ TEST_CASE("reference profile: the project's own inputs match skills-ref byte for
 }
 
 TEST_CASE("reference profile: the shared corpus cases and sample match skills-ref byte for byte", "[cli][reference]") {
+    if (!agentskills_test::shared_corpus()) return;  // warned (or failed, where the corpus is required)
     const Counts c = compare_all("corpus");
     if (c.skipped > 0) {
         WARN("../shared/corpus is missing (set AGENTSKILLS_CORPUS_DIR): " << c.skipped << " recorded runs skipped");

@@ -32,6 +32,7 @@
 
 #include "fs_fixtures.hpp"
 #include "src/mcp/shared/internal.hpp"
+#include "support/corpus.hpp"
 #include "support/http_fixture.hpp"
 
 // =======================================================================================
@@ -968,11 +969,11 @@ TEST_CASE("mcp: the fast frontmatter path agrees with yaml-cpp", "[mcp]") {
     for (const auto& y : std::vector<std::string>{"a:b\n", "a: x \n", "a:  x\n", "a: -\n", "1a: b\n", "a: x:\n"}) {
         check_paths_agree(y);
     }
-    // Every SKILL.md of a corpus, when AGENTSKILLS_CORPUS names one (the shared corpus in CI).
-    if (const char* corpus = std::getenv("AGENTSKILLS_CORPUS")) {
+    // Every SKILL.md of the shared corpus (support/corpus.hpp: required in CI).
+    if (const auto corpus = agentskills_test::shared_corpus()) {
         std::size_t files = 0;
         for (const auto& e : std::filesystem::recursive_directory_iterator(
-                 corpus, std::filesystem::directory_options::skip_permission_denied)) {
+                 *corpus, std::filesystem::directory_options::skip_permission_denied)) {
             if (!e.is_regular_file() || e.path().filename() != "SKILL.md") continue;
             std::ifstream in(e.path(), std::ios::binary);
             std::stringstream text;

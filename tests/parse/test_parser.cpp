@@ -22,6 +22,7 @@
 
 #include "src/parse/session.hpp"
 #include "src/parse/yaml.hpp"
+#include "support/corpus.hpp"
 
 // =======================================================================================
 // test_parser.cpp
@@ -1011,11 +1012,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path corpus_dir() {
-    if (const char* env = std::getenv("AGENTSKILLS_CORPUS_DIR"); env && *env) return env;
-    return fs::path(AGENTSKILLS_SOURCE_DIR).parent_path() / "shared" / "corpus";
-}
-
 ParseResult parse_with(std::string_view text, const ParseOptions& opt, bool fast) {
     detail::set_frontmatter_fast_path(fast);
     ParseResult r = parse_skill_md(text, opt);
@@ -1099,12 +1095,9 @@ std::string skill(const std::string& frontmatter, const std::string& body = "Bod
 }  // namespace
 
 TEST_CASE("fast path: every SKILL.md of the shared corpus parses as through yaml-cpp", "[parser][fast-path]") {
-    const fs::path corpus = corpus_dir();
-    std::error_code ec;
-    if (!fs::is_directory(corpus, ec)) {
-        WARN("no shared corpus at " << corpus.string() << "; set AGENTSKILLS_CORPUS_DIR");
-        return;
-    }
+    const auto found = agentskills_test::shared_corpus();
+    if (!found) return;
+    const fs::path corpus = *found;
     std::size_t files = 0;
     std::size_t fast = 0;
     for (const auto& e : fs::recursive_directory_iterator(corpus, fs::directory_options::skip_permission_denied)) {
@@ -1124,12 +1117,9 @@ TEST_CASE("fast path: every SKILL.md of the shared corpus parses as through yaml
 }
 
 TEST_CASE("frontmatter_json = false changes nothing but the frontmatter JSON", "[parser]") {
-    const fs::path corpus = corpus_dir();
-    std::error_code ec;
-    if (!fs::is_directory(corpus, ec)) {
-        WARN("no shared corpus at " << corpus.string() << "; set AGENTSKILLS_CORPUS_DIR");
-        return;
-    }
+    const auto found = agentskills_test::shared_corpus();
+    if (!found) return;
+    const fs::path corpus = *found;
     std::size_t kept = 0;
     for (const auto& e : fs::recursive_directory_iterator(corpus, fs::directory_options::skip_permission_denied)) {
         if (!e.is_regular_file() || e.path().filename() != "SKILL.md") continue;
