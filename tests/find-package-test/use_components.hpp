@@ -81,7 +81,7 @@ inline int use_components(const agentskills::SkillCatalogPtr& catalog, const std
         auto session = server.open_session();
         const std::string pong =
             server.handle(R"({"jsonrpc":"2.0","id":1,"method":"ping"})", *session).response.value_or("");
-        const bool ok = pong == R"({"id":1,"jsonrpc":"2.0","result":{}})" &&
+        const bool ok = pong == R"({"jsonrpc":"2.0","id":1,"result":{}})" &&
                         as::mcp::split_command_line("a \"b c\"") == std::vector<std::string>{"a", "b c"};
         std::cout << "mcp: " << (ok ? "ok" : "FAILED " + pong) << "\n";
         failures += ok ? 0 : 1;
