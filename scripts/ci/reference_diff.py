@@ -47,7 +47,8 @@ BASES = [
 ]
 MARKERS = ["...", "... # c", "...   ", "....", " ...", "...\n...", "...x", "...\t"]
 TAILS = ["", "license: x\n", "# comment\n", "\n", "- a\n", "x\n", "%YAML 1.2\n", "'q'\n",
-         "license: x\nmore: y\n", "  indented: 1\n", "...\n", "name: other\n"]
+         "license: x\nmore: y\n", "  indented: 1\n", "...\n", "name: other\n", "%YAML 1.2\nlicense: x\n",
+         "%YAML 1.2\n- a\n", "%YAML 1.2\n\nlicense: x\n", "%YAML 1.2\n[a]\n", "%TAG ! tag:x,2000:\n? k\n"]
 
 VALUES = [
     "[optional: date]", "[a, {b: c}]", "{a: b}", "[[a, b], [c]]", "{a: [b, c]}", "[a, b", "{a: b",

@@ -129,6 +129,11 @@ inline std::string marked_error(const Source& src, const std::string& context, c
 [[nodiscard]] std::string simple_key_error(const Source& src, std::size_t key,
                                            std::optional<std::size_t> stale_at = std::nullopt);
 
+/// The name ruamel's parser gives the token that starts at `p` where that token is sure to be the
+/// next one it sees: nullopt for what its scanner refuses or reads otherwise (`- `, `? `, `: `,
+/// `%`, `@`, a backquote), and when a ':' later on the line could make the scanner fail first.
+[[nodiscard]] std::optional<std::string> next_token_name(const std::u32string& c, std::size_t p);
+
 /// "while parsing a block node": the first token of the text cannot start a node (yaml-cpp ended
 /// its first document there and started another).
 [[nodiscard]] std::string first_node_error(const Source& src);

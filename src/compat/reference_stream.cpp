@@ -2,6 +2,8 @@
 // document of a frontmatter, where yaml-cpp reads the text otherwise — a `...` line and what
 // follows it, a directive, a tab between tokens, a scalar at a mapping's indentation without its
 // ':' (see reference_marks.hpp). Every message is ruamel's, with its marks.
+#include <algorithm>
+
 #include <fmt/core.h>
 
 #include "reference_marks.hpp"
@@ -45,20 +47,75 @@ bool document_end_at(const std::u32string& c, std::size_t p) {
     return p + 3 <= c.size() && c[p] == '.' && c[p + 1] == '.' && c[p + 2] == '.' && blank_or_break(c, p + 3);
 }
 
-// The id ruamel's parser prints for the token that starts at `p` (the start of a document).
+// The id ruamel's parser prints for the token that starts at `p`, at the start of a document.
 std::string token_id(const Source& src, std::size_t p) {
     const auto& c = src.cps();
     if (p >= c.size()) return "<stream end>";
     if (src.at_pointer(p).column == 0 && document_end_at(c, p)) return "<document end>";
-    switch (c[p]) {
-        case ',':
-        case ']':
-        case '}':
-            return std::string(1, static_cast<char>(c[p]));
+    // A flow entry or a closing bracket never starts a key: it is its own token.
+    if (c[p] == ',' || c[p] == ']' || c[p] == '}') return std::string(1, static_cast<char>(c[p]));
+    // What the scanner puts first at a new indentation: a block collection's start.
+    if (c[p] == '-' && blank_or_break(c, p + 1)) return "<block sequence start>";
+    if (c[p] == '?' && blank_or_break(c, p + 1)) return "<block mapping start>";
+    for (std::size_t i = p; i < c.size() && c[i] != '\n'; ++i) {
+        if (c[i] == ':' && blank_or_break(c, i + 1)) return "<block mapping start>";
+    }
+    return next_token_name(c, p).value_or("<scalar>");
+}
+
+// After directives (at `p`, a '%' at the start of a line): ruamel wants a `---`, which a
+// frontmatter cannot hold (the reference splits the file at the first two).
+std::string after_directives(const Source& src, std::size_t p) {
+    const auto& c = src.cps();
+    // A directive takes its line break with it, so on the line right after it no simple key,
+    // block entry or explicit key may start; a blank or comment line in between allows them.
+    bool next_line = true;
+    while (p < c.size() && c[p] == '%' && src.at_pointer(p).column == 0) {
+        const std::size_t after = line_end(c, p) + 1;
+        p = next_token(c, after);
+        next_line =
+            std::find(c.begin() + static_cast<std::ptrdiff_t>(std::min(after, c.size())),
+                      c.begin() + static_cast<std::ptrdiff_t>(p), U'\n') == c.begin() + static_cast<std::ptrdiff_t>(p);
+    }
+    if (p < c.size() && c[p] == '\t') return tab_error(src, p);
+    if (next_line && p < c.size()) {
+        if (c[p] == '-' && blank_or_break(c, p + 1)) {
+            return marked_error(src, "", std::nullopt, "sequence entries are not allowed here", src.at_pointer(p));
+        }
+        if (c[p] == '?' && blank_or_break(c, p + 1)) {
+            return marked_error(src, "", std::nullopt, "mapping keys are not allowed here", src.at_pointer(p));
+        }
+        for (std::size_t i = p; i < c.size() && c[i] != '\n'; ++i) {
+            if (c[i] == '#' && i > p && c[i - 1] == ' ') break;
+            if (c[i] == ':' && blank_or_break(c, i + 1)) {
+                return marked_error(src, "", std::nullopt, "mapping values are not allowed here", src.at_pointer(i));
+            }
+        }
+    }
+    return marked_error(src, "", std::nullopt,
+                        fmt::format("expected '<document start>', but found '{}'", token_id(src, p)),
+                        src.at_pointer(p));
+}
+
+}  // namespace
+
+// The name ruamel's parser gives the token that starts at `p`, where that token is sure to be
+// the next one it sees: nullopt for what its scanner refuses or reads otherwise (`- `, `? `, `: `,
+// `%`, `@`, a backquote), and when a ':' later on the line could make the scanner fail first.
+std::optional<std::string> next_token_name(const std::u32string& c, std::size_t p) {
+    if (p >= c.size()) return std::nullopt;
+    for (std::size_t i = p; i < c.size() && c[i] != '\n'; ++i) {
+        if (c[i] == ':') return std::nullopt;
+    }
+    const char32_t ch = c[p];
+    const bool blank_after = p + 1 >= c.size() || c[p + 1] == ' ' || c[p + 1] == '\t' || c[p + 1] == '\n';
+    switch (ch) {
         case '[':
-            return "<flow sequence start>";
+        case ']':
         case '{':
-            return "<flow mapping start>";
+        case '}':
+        case ',':
+            return std::string(1, static_cast<char>(ch));
         case '&':
             return "<anchor>";
         case '*':
@@ -66,33 +123,21 @@ std::string token_id(const Source& src, std::size_t p) {
         case '!':
             return "<tag>";
         case '-':
-            if (blank_or_break(c, p + 1)) return "<block sequence start>";
-            break;
         case '?':
-            if (blank_or_break(c, p + 1)) return "<block mapping start>";
-            break;
+            if (blank_after) return std::nullopt;
+            return "<scalar>";
+        case '%':
+        case '@':
+        case '`':
+        case '#':
+        case ' ':
+        case '\t':
+        case '\n':
+            return std::nullopt;
         default:
-            break;
+            return "<scalar>";  // a plain, quoted or block scalar
     }
-    // A scalar, or the key of a block mapping when a ':' and a blank follow on its line.
-    for (std::size_t i = p; i < c.size() && c[i] != '\n'; ++i) {
-        if (c[i] == ':' && blank_or_break(c, i + 1)) return "<block mapping start>";
-    }
-    return "<scalar>";
 }
-
-// After directives (at `p`, a '%' at the start of a line): ruamel wants a `---`, which a
-// frontmatter cannot hold (the reference splits the file at the first two).
-std::string after_directives(const Source& src, std::size_t p) {
-    const auto& c = src.cps();
-    while (p < c.size() && c[p] == '%' && src.at_pointer(p).column == 0) p = next_token(c, line_end(c, p));
-    if (p < c.size() && c[p] == '\t') return tab_error(src, p);
-    return marked_error(src, "", std::nullopt,
-                        fmt::format("expected '<document start>', but found '{}'", token_id(src, p)),
-                        src.at_pointer(p));
-}
-
-}  // namespace
 
 std::string first_node_error(const Source& src) {
     const std::size_t p = next_token(src.cps(), 0);

@@ -330,46 +330,6 @@ Value construct(const Source& src, Node& n) {
     return n.value;
 }
 
-// The name ruamel's parser gives the token that starts at `p`, where that token is sure to be
-// the next one it sees: nullopt for what its scanner refuses or reads otherwise (`- `, `? `, `: `,
-// `%`, `@`, a backquote), and when a ':' later on the line could make the scanner fail first.
-std::optional<std::string> next_token_name(const std::u32string& c, std::size_t p) {
-    if (p >= c.size()) return std::nullopt;
-    for (std::size_t i = p; i < c.size() && c[i] != '\n'; ++i) {
-        if (c[i] == ':') return std::nullopt;
-    }
-    const char32_t ch = c[p];
-    const bool blank_after = p + 1 >= c.size() || c[p + 1] == ' ' || c[p + 1] == '\t' || c[p + 1] == '\n';
-    switch (ch) {
-        case '[':
-        case ']':
-        case '{':
-        case '}':
-        case ',':
-            return std::string(1, static_cast<char>(ch));
-        case '&':
-            return "<anchor>";
-        case '*':
-            return "<alias>";
-        case '!':
-            return "<tag>";
-        case '-':
-        case '?':
-            if (blank_after) return std::nullopt;
-            return "<scalar>";
-        case '%':
-        case '@':
-        case '`':
-        case '#':
-        case ' ':
-        case '\t':
-        case '\n':
-            return std::nullopt;
-        default:
-            return "<scalar>";  // a plain, quoted or block scalar
-    }
-}
-
 // The column of the first character on `m`'s line that is not a space.
 std::size_t first_column_of_line(const Source& src, const Mark& m) {
     const auto& c = src.cps();
