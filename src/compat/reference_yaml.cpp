@@ -33,7 +33,8 @@ constexpr front::YamlOptions strict_options{.bounds = {.max_nodes = max_yaml_nod
                                             .prescan = false,
                                             .valid_utf8 = true,
                                             .one_document = true,
-                                            .fast_path = true};
+                                            .fast_path = true,
+                                            .keys_need_colon = false};
 
 struct YamlError : std::runtime_error {
     using std::runtime_error::runtime_error;

@@ -6,6 +6,7 @@
 #include <streambuf>
 #include <utility>
 
+#include <fmt/core.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/exceptions.h>
 #include <yaml-cpp/parser.h>
@@ -57,8 +58,8 @@ struct Cost {
 
 class TreeBuilder final : public YAML::EventHandler {
 public:
-    TreeBuilder(std::string_view source, const YamlBounds& bounds, YamlTree& out)
-        : source_(source), bounds_(bounds), out_(out) {}
+    TreeBuilder(std::string_view source, const YamlOptions& options, YamlTree& out)
+        : source_(source), bounds_(options.bounds), keys_need_colon_(options.keys_need_colon), out_(out) {}
 
     void OnDocumentStart(const YAML::Mark& mark) override {
         if (documents_++ == 0) return;
@@ -188,6 +189,36 @@ private:
         return {};
     }
 
+    // Whether the line of the plain key at `offset` has the ':' (followed by a blank or the end
+    // of the line) that makes it an implicit key, before any comment; an explicit key (`? key`)
+    // needs none.
+    [[nodiscard]] bool implicit_key_has_colon(std::size_t offset) const noexcept {
+        if (offset > source_.size()) return true;
+        for (std::size_t i = offset; i > 0 && source_[i - 1] != '\n';) {
+            --i;
+            if (source_[i] == '?' && (i + 1 == source_.size() || source_[i + 1] == ' ' || source_[i + 1] == '\t'))
+                return true;
+        }
+        for (std::size_t i = offset; i < source_.size() && source_[i] != '\n' && source_[i] != '\r'; ++i) {
+            if (source_[i] == '#' && i > offset && (source_[i - 1] == ' ' || source_[i - 1] == '\t')) return false;
+            if (source_[i] != ':') continue;
+            const char next = i + 1 < source_.size() ? source_[i + 1] : '\n';
+            if (next == ' ' || next == '\t' || next == '\n' || next == '\r') return true;
+        }
+        return false;
+    }
+
+    [[noreturn]] void fail_syntax(std::string message, YamlMark at) {
+        YamlProblem p;
+        p.kind = YamlProblem::Kind::syntax;
+        p.mark = at;
+        p.what = fmt::format("yaml-cpp: error at line {}, column {}: {}", at.line + 1, at.column + 1, message);
+        p.message = std::move(message);
+        p.open = innermost_open();
+        out_.problem = std::move(p);
+        throw Stop{};
+    }
+
     [[noreturn]] void fail(YamlProblem::Kind kind, YamlMark at) {
         YamlProblem p;
         p.kind = kind;
@@ -228,6 +259,10 @@ private:
 
     void leaf(YNode n) {
         const YamlMark at = n.mark();
+        if (keys_need_colon_ && n.has(YNode::key) && n.has(YNode::plain) && !stack_.back().has(YNode::flow) &&
+            !implicit_key_has_colon(at.offset)) {
+            fail_syntax("could not find expected ':'", at);
+        }
         const bool counted = bounds_.keys_count || !n.has(YNode::key);
         const bool all_text = bounds_.text == YamlBounds::Text::all && n.kind == YNode::Kind::scalar;
         charge({counted ? 1u : 0u, all_text ? n.text.size() : 0, 0}, at);
@@ -298,6 +333,7 @@ private:
 
     std::string_view source_;
     const YamlBounds& bounds_;
+    bool keys_need_colon_ = true;
     YamlTree& out_;
     std::vector<YNode> stack_;
     std::vector<AnchorPlace> anchors_;  // by anchor id
@@ -421,7 +457,7 @@ YamlTree read_yaml_tree(std::string_view text, const YamlOptions& options) {
             return out;
         }
     }
-    TreeBuilder builder(text, bounds, out);
+    TreeBuilder builder(text, options, out);
     try {
         ViewStreamBuf buffer(text);
         std::istream in(&buffer);

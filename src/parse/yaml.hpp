@@ -90,6 +90,11 @@ struct YamlOptions {
     bool one_document = false;
     /// Try the fast path first (where the thread's switch, set_frontmatter_fast_path, allows).
     bool fast_path = true;
+    /// A plain key of a block mapping must have its ':' on its line (YAML's rule for implicit
+    /// keys). yaml-cpp reads a line without one, such as an unindented continuation of the value
+    /// above, as a key with a null value; with this on, that is a `syntax` problem ("could not
+    /// find expected ':'") at the line. The reference profile words it itself (off there).
+    bool keys_need_colon = true;
 };
 
 /// Why a read stopped: yaml-cpp refused the text, a bound was passed, or the pre-scan refused it.

@@ -549,7 +549,6 @@ TEST_CASE("mcp: a frontmatter the SDK's reader does not read is left out, with w
         {"? complex\n: value\n", "a complex key (`? key`) on line 4"},
         {"x: plain\n \tcontinued\n", "a tab in the indentation on line 5"},
         {"x: a\n%y\n", "a line starting with '%' (a YAML directive) on line 5"},
-        {"x: a\ny\n", "a line that is not `key: value` on line 5"},
         {"x: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[z]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n",
          "nesting deeper than 32 levels on line 4"},
     };

@@ -131,6 +131,33 @@ TEST_CASE("skip rules", "[parser]") {
         CHECK(diag(r, "yaml-syntax").line == 3);
         CHECK(diag(r, "yaml-syntax").path == "lib/demo/SKILL.md");
     }
+    SECTION("a line without ':' among the keys is a syntax error at that line, not a key") {
+        // yaml-cpp alone reads such a line as a key with a null value: an unindented second line
+        // of a description would become a key of its own, and the text would be lost.
+        for (const char* text :
+             {"---\nname: demo\ndescription: first line\nsecond line\n---\n",
+              "---\nname: demo\ndescription: d\nmetadata:\n  a: b\n  stray\n---\n",
+              "---\nname: demo\ndescription: d\nurl:http://x\n---\n", "---\nname: demo\ndescription: d\n~\n---\n"}) {
+            INFO(text);
+            const auto r = parse(text);
+            CHECK(r.skip_reason() == SkipReason::invalid);
+            CHECK(diag(r, "yaml-syntax").message == "the frontmatter is not valid YAML: could not find expected ':'");
+            CHECK(diag(r, "yaml-syntax").line ==
+                  (std::string_view(text).find("metadata") != std::string_view::npos ? 6u : 4u));
+        }
+        // yaml-cpp itself refuses a keyless line followed by a comment, in its own words.
+        CHECK(diag(parse("---\nname: demo\ndescription: d\nnote # a: b\n---\n"), "yaml-syntax").line == 4);
+        // What stays valid: an explicit key, an empty value, a ':' inside the key, a colon
+        // before a comment, an indented continuation, a key in a flow mapping.
+        for (const char* text :
+             {"---\nname: demo\ndescription: d\n? k\n---\n", "---\nname: demo\ndescription: d\nk:\n---\n",
+              "---\nname: demo\ndescription: d\na:b: c\n---\n", "---\nname: demo\ndescription: d\nk: # c\n---\n",
+              "---\nname: demo\ndescription: first\n  second\n---\n",
+              "---\nname: demo\ndescription: d\nm: {a, b: c}\n---\n"}) {
+            INFO(text);
+            CHECK(parse(text).ok());
+        }
+    }
     SECTION("frontmatter that is not a mapping") {
         CHECK(has_code(parse("---\n- a\n- b\n---\n"), "frontmatter-not-mapping"));
         CHECK(has_code(parse("---\n---\nBody\n"), "frontmatter-not-mapping"));

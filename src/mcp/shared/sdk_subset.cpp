@@ -87,11 +87,6 @@ private:
                     fail(item, "a complex key (`? key`)");
                     return;
                 }
-                if (key && !n.has(YNode::flow) && item.has(YNode::plain) && !colon_after(item)) {
-                    // yaml-cpp reads a last line without ':' as a key with a null value.
-                    fail(item, "a line that is not `key: value`");
-                    return;
-                }
                 walk(item, depth + 1, n.has(YNode::flow), key, n.column);
             }
             return;
@@ -131,13 +126,6 @@ private:
                 fail(n, "the key __proto__");
             }
         }
-    }
-
-    // The plain key `key` (one line) is followed by its ':'.
-    [[nodiscard]] bool colon_after(const YNode& key) const {
-        std::size_t i = key.offset + key.text.size();
-        while (at(i) == ' ' || at(i) == '\t') ++i;
-        return at(i) == ':';
     }
 
     // A '?' before the key on its line: an explicit (complex) key.
