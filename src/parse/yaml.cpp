@@ -193,12 +193,7 @@ private:
     // of the line) that makes it an implicit key, before any comment; an explicit key (`? key`)
     // needs none.
     [[nodiscard]] bool implicit_key_has_colon(std::size_t offset) const noexcept {
-        if (offset > source_.size()) return true;
-        for (std::size_t i = offset; i > 0 && source_[i - 1] != '\n';) {
-            --i;
-            if (source_[i] == '?' && (i + 1 == source_.size() || source_[i + 1] == ' ' || source_[i + 1] == '\t'))
-                return true;
-        }
+        if (offset > source_.size() || explicit_key_before(source_, offset)) return true;
         for (std::size_t i = offset; i < source_.size() && source_[i] != '\n' && source_[i] != '\r'; ++i) {
             if (source_[i] == '#' && i > offset && (source_[i - 1] == ' ' || source_[i - 1] == '\t')) return false;
             if (source_[i] != ':') continue;
@@ -430,6 +425,15 @@ std::optional<YamlProblem> prescan_yaml(std::string_view fm) {
         if (++indicators > SKILL_MAX_YAML_INDICATORS) return problem(YamlProblem::Kind::indicators, i, {});
     }
     return std::nullopt;
+}
+
+bool explicit_key_before(std::string_view text, std::size_t offset) noexcept {
+    std::size_t i = std::min(offset, text.size());
+    while (i > 0 && text[i - 1] != '\n') {
+        --i;
+        if (text[i] == '?' && (i + 1 >= text.size() || text[i + 1] == ' ' || text[i + 1] == '\t')) return true;
+    }
+    return false;
 }
 
 YamlTree read_yaml_tree(std::string_view text, const YamlOptions& options) {

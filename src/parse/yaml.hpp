@@ -148,6 +148,10 @@ struct YamlTree {
     }
 };
 
+/// Whether an explicit key's indicator (`?` and a blank) comes before `offset` on its line of
+/// `text`: the key at `offset` is then a complex key, which needs no ':' on its line.
+[[nodiscard]] bool explicit_key_before(std::string_view text, std::size_t offset) noexcept;
+
 /// Reads the first document of `text` under `options` (see YamlOptions).
 [[nodiscard]] YamlTree read_yaml_tree(std::string_view text, const YamlOptions& options);
 

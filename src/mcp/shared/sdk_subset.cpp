@@ -130,12 +130,7 @@ private:
 
     // A '?' before the key on its line: an explicit (complex) key.
     [[nodiscard]] bool complex_key(const YNode& key) const {
-        std::size_t i = std::min<std::size_t>(key.offset, y_.size());
-        while (i > 0 && y_[i - 1] != '\n') {
-            --i;
-            if (y_[i] == '?' && (i + 1 >= y_.size() || y_[i + 1] == ' ' || y_[i + 1] == '\t')) return true;
-        }
-        return false;
+        return agentskills::detail::explicit_key_before(y_, key.offset);
     }
 
     // The quoted scalar at `p` closes before the end of its line.
