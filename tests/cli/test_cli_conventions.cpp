@@ -160,7 +160,7 @@ TEST_CASE("exit status: activate and validate agree with the table", "[cli][conv
     CHECK(none.err == "agentskills validate: error: give at least one PATH, --root DIR, --mcp-command or --mcp-url\n");
 }
 
-TEST_CASE("--quiet: errors only on standard error, in every subcommand", "[cli][conventions]") {
+TEST_CASE("quiet flag: errors only on standard error, in every subcommand", "[cli][conventions]") {
     Library l;
     l.dir.write("lib/broken/SKILL.md", "---\nname: broken\n");
     l.dir.write("lib/odd/SKILL.md", skill_md("Odd", "A name against the rules."));
@@ -218,7 +218,7 @@ TEST_CASE("loader flags: one set for every subcommand that reads skills", "[cli]
     }
 }
 
-TEST_CASE("loader flags: --max-lines 0 lifts the line limit everywhere; --config sets it too", "[cli][conventions]") {
+TEST_CASE("loader flags: --max-lines 0 and the config key lift the line limit everywhere", "[cli][conventions]") {
     TempDir dir;
     dir.write("lib/big/SKILL.md", long_skill("big", 679));
     dir.write("lifted.yaml", "skills:\n  max_lines: 0\n");
@@ -255,7 +255,7 @@ TEST_CASE("loader flags: --max-lines 0 lifts the line limit everywhere; --config
     }
 }
 
-TEST_CASE("a missing --root is an error in every subcommand; skip keeps it quiet", "[cli][conventions]") {
+TEST_CASE("missing roots: an error in every subcommand unless skipped", "[cli][conventions]") {
     Library l;
     const std::string nowhere = l.dir.path("nowhere");
     for (const Command& c : all_commands(l.lib)) {
