@@ -25,25 +25,32 @@ struct ActivateArgs {
 };
 
 int run(const ActivateArgs& args) {
-    SkillCatalogPtr catalog = discover_sources(args.sources, "activate");
+    SkillCatalogPtr catalog = discover_sources(args.sources);
     SkillActivatorOptions options;  // (named, not a designated temporary: GCC 12 -O3 warns of its std::function)
     options.tool_name = args.tool_name;
     const SkillActivator activator(catalog, std::move(options));
     MemoryActivationStore store;  // one conversation
     std::vector<Message> results;
+    std::vector<std::string> failed;  // names the call did not activate, with what the model got
     for (std::size_t i = 0; i < args.names.size(); ++i) {
-        results.push_back(tool_message(fmt::format("call_{}", i + 1), args.tool_name,
-                                       activation_tool_result(activator, store, args.names[i])));
+        std::string result = activation_tool_result(activator, store, args.names[i]);
+        const SkillManifest* skill = activator.find(args.names[i]);
+        if (skill == nullptr || !store.is_active(skill->name)) {
+            failed.push_back(fmt::format("'{}' was not activated: {}", args.names[i], result));
+        }
+        results.push_back(tool_message(fmt::format("call_{}", i + 1), args.tool_name, std::move(result)));
     }
     if (args.json) {
         print_json(to_json(results));
-        return exit_ok;
+    } else {
+        for (std::size_t i = 0; i < results.size(); ++i) {
+            if (i > 0) fmt::print("\n");
+            fmt::print("{}\n", results[i].content);
+        }
     }
-    for (std::size_t i = 0; i < results.size(); ++i) {
-        if (i > 0) fmt::print("\n");
-        fmt::print("{}\n", results[i].content);
-    }
-    return exit_ok;
+    // What the model got is printed either way; a name it could not activate is a failure.
+    for (const auto& f : failed) print_error(f);
+    return failed.empty() ? exit_ok : exit_failure;
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "agentskills/catalog/loader.hpp"
 #include "command.hpp"
 #include "json_output.hpp"
+#include "messages.hpp"
 #include "source_options.hpp"
 
 namespace agentskills::cli {
@@ -78,8 +79,7 @@ void print_skills_json(std::ostream& out, std::vector<SkillManifest>& skills, Fi
             SkillManifest& m = skills[i];
             if (fs != nullptr && !problems[i - begin].empty()) {
                 ++changed;
-                fmt::print(stderr, "agentskills list: {}: its frontmatter is left out: {}\n", terminal_text(m.name),
-                           terminal_text(problems[i - begin]));
+                print_error(fmt::format("{}: its frontmatter is left out: {}", m.name, problems[i - begin]));
                 problems[i - begin].clear();
             }
             const std::string text = dump_json(nlohmann::json(m));
@@ -95,24 +95,12 @@ void print_skills_json(std::ostream& out, std::vector<SkillManifest>& skills, Fi
 }
 
 int run_list(const ListArgs& args) {
-    Discovery discovery;
-    SkillLoaderPtr loader;
-    try {
-        // Nothing prints a frontmatter but --json, which reads each one again as it prints it
-        // (a file-system loader; an MCP source's come with its skills).
-        const bool frontmatter_json = args.json && args.sources.has_mcp_sources();
-        loader = make_source_loader(args.sources, {.standard_roots_when_none = true,
-                                                   .missing_directories = MissingDirectories::skip,
-                                                   .lazy_bodies = true,
-                                                   .frontmatter_json = frontmatter_json});
-        discovery = loader->discover();
-    } catch (const ConfigurationError& e) {
-        fmt::print(stderr, "agentskills list: {}\n", terminal_text(e.what()));
-        return exit_usage;
-    } catch (const DiscoveryError& e) {
-        fmt::print(stderr, "agentskills list: {}\n", terminal_text(e.what()));
-        return exit_failure;
-    }
+    // Nothing prints a frontmatter but --json, which reads each one again as it prints it
+    // (a file-system loader; an MCP source's come with its skills).
+    const bool frontmatter_json = args.json && args.sources.has_mcp_sources();
+    const SkillLoaderPtr loader = make_source_loader(
+        args.sources, {.standard_roots_when_none = true, .lazy_bodies = true, .frontmatter_json = frontmatter_json});
+    Discovery discovery = loader->discover();
 
     if (args.json) {
         auto* fs = dynamic_cast<FilesystemSkillLoader*>(loader.get());
@@ -131,11 +119,9 @@ int run_list(const ListArgs& args) {
     for (const auto& m : discovery.skills) {
         fmt::print("{}\t{}\n", terminal_text(m.name), terminal_text(m.skill_file));
     }
-    for (const auto& s : discovery.skipped) {
-        fmt::print("skipped\t{}\t{}\t{}\n", to_string(s.reason), terminal_text(s.path), terminal_text(s.message));
-    }
+    // Standard output holds skills only; what was left out is said by its diagnostics.
     for (const auto& d : discovery.diagnostics) {
-        if (d.severity != Severity::info) fmt::print(stderr, "{}\n", format_diagnostic(d));
+        if (d.severity != Severity::info) print_diagnostic(d);
     }
     return exit_ok;
 }
@@ -147,10 +133,7 @@ void setup_list(CLI::App& app, int* status) {
     cmd->add_flag("--json", args->json, "Print {skills, skipped, diagnostics} as JSON");
     add_source_options(*cmd, args->sources,
                        {.root_help = "A library root (repeatable, in precedence order); default: the standard roots "
-                                     "(missing ones are skipped)",
-                        .selection = true,
-                        .policies = true,
-                        .limits = true});
+                                     "(missing ones are skipped)"});
     cmd->callback([args, status] { *status = run_list(*args); });
 }
 

@@ -22,20 +22,10 @@ struct LockArgs {
 };
 
 int run(const LockArgs& args) {
-    FilesystemLoaderOptions options;
-    const Extras* e = nullptr;
-    try {
-        options = filesystem_options(args.sources, {}, args.sources.roots);
-        e = &extras("the lock command");
-        if (e->print_lock == nullptr) throw ConfigurationError("this agentskills was built without agentskills::lock");
-    } catch (const ConfigurationError& error) {
-        fmt::print(stderr, "agentskills lock: {}\n", terminal_text(error.what()));
-        return exit_usage;
-    } catch (const Error& error) {
-        fmt::print(stderr, "agentskills lock: {}\n", terminal_text(error.what()));
-        return exit_failure;
-    }
-    return e->print_lock(args.sources.roots, std::move(options));
+    FilesystemLoaderOptions options = filesystem_options(args.sources, {}, args.sources.roots);
+    const Extras& e = extras("the lock command");
+    if (e.print_lock == nullptr) throw ConfigurationError("this agentskills was built without agentskills::lock");
+    return e.print_lock(args.sources.roots, std::move(options));
 }
 
 }  // namespace
@@ -43,14 +33,7 @@ void setup_lock(CLI::App& app, int* status) {
     auto args = std::make_shared<LockArgs>();
     auto* cmd = app.add_subcommand(
         "lock", "Print a lock file (JSON) of the skills of the roots: name, source and the sha256 of every file");
-    add_source_options(*cmd, args->sources,
-                       {.roots_required = true,
-                        .mcp = false,
-                        .selection = true,
-                        .policies = true,
-                        .limits = true,
-                        .governance = true,
-                        .lock = false});
+    add_source_options(*cmd, args->sources, {.roots_required = true, .mcp = false, .lock = false});
     cmd->callback([args, status] { *status = run(*args); });
 }
 

@@ -25,17 +25,10 @@ struct McpArgs {
 };
 
 int run_mcp(const McpArgs& args) {
-    FilesystemLoaderOptions options =
-        filesystem_options(args.sources, {.missing_directories = MissingDirectories::skip}, args.sources.roots);
-    const Extras* e = nullptr;
-    try {
-        e = &extras("the mcp command");
-        if (e->serve_mcp == nullptr) throw ConfigurationError("this agentskills was built without the MCP server");
-    } catch (const ConfigurationError& error) {
-        fmt::print(stderr, "agentskills mcp: {}\n", error.what());
-        return exit_usage;
-    }
-    return e->serve_mcp(args.serve, std::move(options));
+    FilesystemLoaderOptions options = filesystem_options(args.sources, {}, args.sources.roots);
+    const Extras& e = extras("the mcp command");
+    if (e.serve_mcp == nullptr) throw ConfigurationError("this agentskills was built without the MCP server");
+    return e.serve_mcp(args.serve, std::move(options));
 }
 
 }  // namespace
@@ -44,13 +37,9 @@ void setup_mcp(CLI::App& app, int* status) {
     args->serve.page_size = mcp::DEFAULT_PAGE_SIZE;
     CLI::App* cmd = app.add_subcommand(
         "mcp", "Serve skill libraries over MCP (skills extension): stdio by default, Streamable HTTP with --http");
-    add_source_options(*cmd, args->sources,
-                       {.root_help = "A library root (repeatable, in precedence order)",
-                        .roots_required = true,
-                        .mcp = false,
-                        .selection = true,
-                        .policies = true,
-                        .limits = true});
+    add_source_options(
+        *cmd, args->sources,
+        {.root_help = "A library root (repeatable, in precedence order)", .roots_required = true, .mcp = false});
     cmd->add_option("--http", args->serve.http,
                     "Serve Streamable HTTP at HOST:PORT (POST /mcp); PORT 0 picks a free one");
     cmd->add_option("--allow-origin", args->serve.allowed_origins,

@@ -24,7 +24,7 @@ struct PromptArgs {
 };
 
 int run(const PromptArgs& args) {
-    SkillCatalogPtr catalog = discover_sources(args.sources, "prompt", catalog_block_defaults);
+    SkillCatalogPtr catalog = discover_sources(args.sources, catalog_block_defaults);
     check_tool_name(args.tool_name, "SkillsShim: tool name");
     SkillsPromptOptions options;
     options.tool_name = args.tool_name;

@@ -11,27 +11,27 @@
 
 #include "command.hpp"
 #include "json_output.hpp"
+#include "messages.hpp"
 #include "reference_commands.hpp"
 #include "skill_file.hpp"
+#include "source_options.hpp"
 
 namespace agentskills::cli {
 namespace {
 
 struct ReadPropertiesArgs {
     std::string path;
-    std::string name_policy = "keep";
+    SourceArgs loader;  // the loader flags (no sources: the skill is PATH)
     std::string profile = "standard";
 };
 
 int run(const ReadPropertiesArgs& args) {
-    ParseOptions options;
-    options.name_policy = args.name_policy == "require_valid" ? NamePolicy::require_valid : NamePolicy::keep;
-    CheckedSkill checked = check_skill(args.path, options);
+    CheckedSkill checked = check_skill(args.path, args.loader.parse_options());
     if (!checked.result.ok()) {
         for (const auto& d : checked.result.diagnostics) {
-            if (d.severity == Severity::error) fmt::print(stderr, "{}\n", format_diagnostic(d));
+            if (d.severity == Severity::error) print_diagnostic(d);
         }
-        fmt::print(stderr, "agentskills read-properties: cannot read the skill at {}\n", terminal_text(args.path));
+        print_error(fmt::format("cannot read the skill at {}", args.path));
         return exit_failure;
     }
     nlohmann::json j = *checked.result.manifest();
@@ -44,9 +44,7 @@ void setup_read_properties(CLI::App& app, int* status) {
     auto args = std::make_shared<ReadPropertiesArgs>();
     auto* cmd = app.add_subcommand("read-properties", "Print the manifest of one skill as JSON");
     cmd->add_option("path", args->path, "A skill directory or its SKILL.md")->required();
-    cmd->add_option("--name-policy", args->name_policy, "keep or require_valid")
-        ->check(CLI::IsMember({"keep", "require_valid"}))
-        ->capture_default_str();
+    add_loader_options(*cmd, args->loader);
     cmd->add_option("--profile", args->profile, "standard, or reference (print what skills-ref 0.1 prints)")
         ->check(CLI::IsMember({"standard", "reference"}))
         ->capture_default_str();

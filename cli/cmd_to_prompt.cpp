@@ -14,6 +14,7 @@
 
 #include "command.hpp"
 #include "keep_until_exit.hpp"
+#include "messages.hpp"
 #include "reference_commands.hpp"
 #include "shim_support.hpp"
 #include "skill_file.hpp"
@@ -23,7 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct ToPromptArgs {
-    std::vector<std::string> roots;
+    SourceArgs sources;
     std::vector<std::string> skill_dirs;
     std::string profile = "standard";
 };
@@ -33,8 +34,8 @@ int run(const ToPromptArgs& args) {
     // Pointers into the catalog (no copies of its manifests) and into `singles`, which is sized
     // up front so that its elements do not move.
     std::vector<const SkillManifest*> found;
-    if (!args.roots.empty()) {
-        SkillCatalogPtr catalog = discover_roots(args.roots, "to-prompt", catalog_block_defaults);
+    if (!args.sources.roots.empty() || args.sources.has_mcp_sources()) {
+        SkillCatalogPtr catalog = discover_sources(args.sources, catalog_block_defaults);
         found.reserve(catalog->size() + args.skill_dirs.size());
         for (const auto& m : *catalog) found.push_back(&m);
         keep_until_exit(catalog);
@@ -42,9 +43,9 @@ int run(const ToPromptArgs& args) {
     auto singles = std::make_shared<std::vector<SkillManifest>>();
     singles->reserve(args.skill_dirs.size());
     for (const auto& dir : args.skill_dirs) {
-        CheckedSkill checked = check_skill(dir, ParseOptions{});
+        CheckedSkill checked = check_skill(dir, args.sources.parse_options());
         for (const auto& d : checked.result.diagnostics) {
-            if (d.severity == Severity::error || !checked.result.ok()) fmt::print(stderr, "{}\n", format_diagnostic(d));
+            if (d.severity == Severity::error || !checked.result.ok()) print_diagnostic(d);
         }
         if (!checked.result.ok()) {
             status = exit_failure;
@@ -78,23 +79,18 @@ void setup_to_prompt(CLI::App& app, int* status) {
     auto args = std::make_shared<ToPromptArgs>();
     auto* cmd = app.add_subcommand(
         "to-prompt", "Print the <available_skills> catalog of the skills found (model-invocable ones only)");
-    cmd->add_option("--root", args->roots, "A skills library (repeatable)")->allow_extra_args(false);
+    add_source_options(*cmd, args->sources);
     cmd->add_option("skill_dir", args->skill_dirs, "A single skill directory (repeatable)");
     cmd->add_option("--profile", args->profile, "standard, or reference (print what skills-ref 0.1 prints)")
         ->check(CLI::IsMember({"standard", "reference"}))
         ->capture_default_str();
-    cmd->callback([args, status, cmd] {
-        if (args->roots.empty() && args->skill_dirs.empty()) {
-            fmt::print(stderr, "agentskills to-prompt: give --root DIR or SKILL_DIR\n{}", cmd->help());
-            *status = exit_usage;
-            return;
+    cmd->callback([args, status] {
+        const bool has_sources = !args->sources.roots.empty() || args->sources.has_mcp_sources();
+        if (!has_sources && args->skill_dirs.empty()) {
+            throw UsageError("give --root DIR, --mcp-command, --mcp-url or SKILL_DIR");
         }
         if (args->profile == "reference") {
-            if (!args->roots.empty()) {
-                fmt::print(stderr, "agentskills to-prompt: --profile reference takes SKILL_DIR arguments only\n");
-                *status = exit_usage;
-                return;
-            }
+            if (has_sources) throw UsageError("--profile reference takes SKILL_DIR arguments only");
             *status = reference::to_prompt_command(args->skill_dirs);
             return;
         }

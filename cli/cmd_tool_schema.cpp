@@ -18,6 +18,7 @@
 
 #include "command.hpp"
 #include "json_output.hpp"
+#include "messages.hpp"
 
 namespace agentskills::cli {
 namespace {
@@ -64,14 +65,15 @@ std::optional<std::string> read_input(const std::string& path) {
 
 int run_tool_call(const ToolCallArgs& args) {
     const std::optional<std::string> text = read_input(args.input);
-    const char* source = args.input.empty() || args.input == "-" ? "standard input" : "the input file";
+    const std::string source =
+        args.input.empty() || args.input == "-" ? "standard input" : fmt::format("the input file {}", args.input);
     if (!text) {
-        fmt::print(stderr, "agentskills tool-call: cannot read {}\n", source);
+        print_error(fmt::format("cannot read {}", source));
         return exit_failure;
     }
     const nlohmann::json input = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
     if (input.is_discarded()) {
-        fmt::print(stderr, "agentskills tool-call: {} is not valid JSON\n", source);
+        print_error(fmt::format("{} is not valid JSON", source));
         return exit_failure;
     }
     try {
@@ -85,7 +87,7 @@ int run_tool_call(const ToolCallArgs& args) {
         const std::string result_line = tool_result_json(format, result).dump(-1, ' ', false, replace);
         std::cout << call_line << '\n' << result_line << '\n';
     } catch (const ConfigurationError& e) {
-        fmt::print(stderr, "agentskills tool-call: {}\n", e.what());
+        print_error(e.what());  // not a call of that shape: a failure about the input
         return exit_failure;
     }
     return exit_ok;

@@ -13,6 +13,7 @@
 #include <agentskills/base/text.hpp>
 
 #include "command.hpp"
+#include "messages.hpp"
 #include "shim_support.hpp"
 
 namespace agentskills::cli {
@@ -26,7 +27,7 @@ struct ToolsArgs {
 };
 
 int run(const ToolsArgs& args) {
-    SkillCatalogPtr catalog = discover_sources(args.sources, "tools");
+    SkillCatalogPtr catalog = discover_sources(args.sources);
     SkillActivatorOptions options;  // (named, not a designated temporary: GCC 12 -O3 warns of its std::function)
     options.tool_name = args.tool_name;
     const SkillActivator activator(catalog, std::move(options));
@@ -38,8 +39,7 @@ int run(const ToolsArgs& args) {
     }
     if (!activator.invocable_names().empty()) {
         if (std::find(tools.begin(), tools.end(), args.tool_name) != tools.end()) {
-            fmt::print(stderr, "agentskills tools: two tools named '{}' in one turn\n", terminal_text(args.tool_name));
-            return exit_failure;
+            throw UsageError(fmt::format("two tools named '{}' in one turn", args.tool_name));
         }
         tools.push_back(args.tool_name);
     }
@@ -51,8 +51,7 @@ int run(const ToolsArgs& args) {
         const std::string result = activation_tool_result(activator, store, name);
         const SkillManifest* skill = activator.find(name);
         if (skill != nullptr && store.is_active(skill->name)) continue;
-        fmt::print(stderr, "agentskills tools: '{}' was not activated: {}\n", terminal_text(name),
-                   terminal_text(result));
+        print_error(fmt::format("'{}' was not activated: {}", name, result));
         status = exit_failure;
     }
     if (status != exit_ok) return status;
@@ -77,14 +76,7 @@ void setup_tools(CLI::App& app, int* status) {
         ->allow_extra_args(false);
     cmd->add_option("--activate", args->names, "Skills to activate, in order");
     cmd->add_option("--tool-name", args->tool_name, "Name of the activation tool")->capture_default_str();
-    cmd->callback([args, status] {
-        try {
-            *status = run(*args);
-        } catch (const ConfigurationError& e) {
-            fmt::print(stderr, "agentskills tools: {}\n", e.what());
-            *status = exit_failure;
-        }
-    });
+    cmd->callback([args, status] { *status = run(*args); });
 }
 
 }  // namespace agentskills::cli

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -16,7 +17,7 @@
 
 #include "command.hpp"
 #include "json_output.hpp"
-#include "numbers.hpp"
+#include "messages.hpp"
 #include "reference_commands.hpp"
 #include "skill_file.hpp"
 #include "source_options.hpp"
@@ -27,17 +28,13 @@ namespace fs = std::filesystem;
 
 struct ValidateArgs {
     std::vector<std::string> paths;
-    std::vector<std::string> roots;
-    std::vector<std::string> mcp_commands;  // MCP servers: every skill they serve is checked
-    std::vector<std::string> mcp_urls;
+    SourceArgs sources;  // --root, --mcp-*, and the loader flags
     bool json = false;
     std::string profile = "standard";
-    std::string name_policy = "keep";
-    std::size_t max_lines = SKILL_MAX_FILE_LINES;
-    std::size_t max_bytes = SKILL_MAX_FILE_BYTES;
 };
 
-// Children of a library that hold a skill file, in name order.
+// Children of a library that hold a skill file, in name order (the reference profile, which
+// reads plain directories its own way).
 std::vector<std::string> library_children(const std::string& root, bool allow_lowercase) {
     std::vector<std::string> out;
     std::error_code ec;
@@ -49,102 +46,108 @@ std::vector<std::string> library_children(const std::string& root, bool allow_lo
     return out;
 }
 
+/// The verdicts, as text lines on standard output or as the entries of the JSON document.
+class Report {
+public:
+    explicit Report(bool json) : json_(json) {}
+
+    void add(const std::string& path, const std::string& skill_file, const std::optional<std::string>& name,
+             std::optional<SkipReason> reason, const Diagnostics& diagnostics) {
+        const bool valid = !reason.has_value();
+        all_valid_ = all_valid_ && valid;
+        if (json_) {
+            results_.push_back(
+                {{"path", path},
+                 {"skill_file", skill_file},
+                 {"valid", valid},
+                 {"name", name ? nlohmann::json(*name) : nlohmann::json(nullptr)},
+                 {"skip_reason", reason ? nlohmann::json(std::string(to_string(*reason))) : nlohmann::json(nullptr)},
+                 {"diagnostics", diagnostics}});
+            return;
+        }
+        for (const auto& d : diagnostics) fmt::print("{}\n", format_diagnostic(d));
+        if (valid) fmt::print("{}: ok\n", terminal_text(path));
+    }
+    void fail() { all_valid_ = false; }
+    [[nodiscard]] bool all_valid() const { return all_valid_; }
+    [[nodiscard]] bool json() const { return json_; }
+    nlohmann::json take() { return std::move(results_); }
+
+private:
+    bool json_;
+    bool all_valid_ = true;
+    nlohmann::json results_ = nlohmann::json::array();
+};
+
+// Every skill of the --root and --mcp-* sources, discovered as `list` discovers them (directories,
+// archives, git: roots, MCP servers): a skill kept is valid, a skill left out is invalid; each
+// with the diagnostics of its file.
+void check_sources(const SourceArgs& sources, Report& report) {
+    const Discovery d = make_source_loader(sources, {.lazy_bodies = true, .frontmatter_json = false})->discover();
+    std::multimap<std::string, const Diagnostic*> by_path;
+    for (const auto& x : d.diagnostics) by_path.emplace(x.path, &x);
+    const auto take = [&by_path](const std::string& path) {
+        Diagnostics mine;
+        const auto [first, last] = by_path.equal_range(path);
+        for (auto it = first; it != last; ++it) mine.push_back(*it->second);
+        by_path.erase(first, last);
+        return mine;
+    };
+    for (const auto& m : d.skills) report.add(m.root, m.skill_file, m.name, std::nullopt, take(m.skill_file));
+    for (const auto& sk : d.skipped) report.add(sk.path, sk.path, std::nullopt, sk.reason, take(sk.path));
+    if (report.json()) return;
+    for (const auto& [path, x] : by_path) {  // about a root, not a skill
+        if (x->severity != Severity::info) fmt::print("{}\n", format_diagnostic(*x));
+    }
+}
+
 int run(const ValidateArgs& args) {
     const bool reference = args.profile == "reference";
-    std::vector<std::string> targets;
+    const SourceArgs& sources = args.sources;
+    if (reference) {
+        if (sources.has_mcp_sources()) throw UsageError("--profile reference does not read MCP servers");
+        std::vector<std::string> targets = args.paths;
+        for (const auto& root : sources.roots) {
+            std::error_code ec;
+            if (!fs::is_directory(root, ec)) throw Error(fmt::format("not a directory: {}", root));
+            auto children = library_children(root, true);
+            targets.insert(targets.end(), children.begin(), children.end());
+        }
+        // The reference's own messages; --json keeps this library's diagnostics for its verdicts.
+        if (!args.json) return reference::validate_command(targets);
+    }
+    ParseOptions options = sources.parse_options();
+    options.profile = reference ? ValidationProfile::reference : ValidationProfile::standard;
+    Report report(args.json);
     for (const auto& path : args.paths) {
         std::error_code ec;
         if (!fs::exists(path, ec)) {
-            if (reference && !args.json) return reference::validate_command({path});  // its usage message
-            fmt::print(stderr, "agentskills validate: no such file or directory: {}\n", terminal_text(path));
-            return exit_usage;
+            print_error(fmt::format("no such file or directory: {}", path));
+            report.fail();
+            continue;
         }
-        targets.push_back(path);
+        CheckedSkill checked = check_skill(path, options);
+        const SkillManifest* m = checked.result.manifest();
+        report.add(checked.argument, checked.skill_file, m ? std::optional<std::string>(m->name) : std::nullopt,
+                   checked.result.skip_reason(), checked.result.diagnostics);
     }
-    for (const auto& root : args.roots) {
-        std::error_code ec;
-        if (!fs::is_directory(root, ec)) {
-            fmt::print(stderr, "agentskills validate: not a directory: {}\n", terminal_text(root));
-            return exit_usage;
-        }
-        auto children = library_children(root, reference);
-        targets.insert(targets.end(), children.begin(), children.end());
-    }
-    if (reference && !(args.mcp_commands.empty() && args.mcp_urls.empty())) {
-        fmt::print(stderr, "agentskills validate: --profile reference does not read MCP servers\n");
-        return exit_usage;
-    }
-    // The reference's own messages; --json keeps this library's diagnostics for its verdicts.
-    if (reference && !args.json) return reference::validate_command(targets);
-
-    ParseOptions options;
-    options.profile = reference ? ValidationProfile::reference : ValidationProfile::standard;
-    options.name_policy = args.name_policy == "require_valid" ? NamePolicy::require_valid : NamePolicy::keep;
-    options.max_lines = args.max_lines;
-    options.max_bytes = args.max_bytes;
-
-    bool all_valid = true;
-    auto results = nlohmann::json::array();
-    for (const auto& target : targets) {
-        CheckedSkill checked = check_skill(target, options);
-        const bool valid = checked.result.ok();
-        all_valid = all_valid && valid;
-        if (args.json) {
-            nlohmann::json entry{
-                {"path", checked.argument},
-                {"skill_file", checked.skill_file},
-                {"valid", valid},
-                {"name", valid ? nlohmann::json(checked.result.manifest()->name) : nlohmann::json(nullptr)},
-                {"skip_reason", checked.result.skip_reason()
-                                    ? nlohmann::json(std::string(to_string(*checked.result.skip_reason())))
-                                    : nlohmann::json(nullptr)},
-                {"diagnostics", checked.result.diagnostics}};
-            results.push_back(std::move(entry));
-        } else {
-            for (const auto& d : checked.result.diagnostics) fmt::print("{}\n", format_diagnostic(d));
-            if (valid) fmt::print("{}: ok\n", terminal_text(checked.argument));
-        }
-    }
-    // MCP servers: each served skill is checked as the loader checks it (the extension's checks,
-    // then the parser); a refused one is invalid with its diagnostics.
-    std::vector<SourceSpec> servers;
-    for (const auto& c : args.mcp_commands) servers.push_back({SourceSpec::Kind::mcp_command, c});
-    for (const auto& u : args.mcp_urls) servers.push_back({SourceSpec::Kind::mcp_url, u});
-    SourceArgs source_args;
-    source_args.max_lines = args.max_lines;
-    source_args.max_bytes = args.max_bytes;
-    source_args.name_policy = options.name_policy;
-    for (std::size_t i = 0; i < servers.size(); ++i) {
-        const Discovery d = make_mcp_source_loader(servers[i], fmt::format("mcp{}", i + 1), source_args)->discover();
-        auto report = [&](const std::string& path, const std::optional<std::string>& name,
-                          std::optional<SkipReason> reason) {
-            Diagnostics mine;
-            for (const auto& x : d.diagnostics) {
-                if (x.path == path) mine.push_back(x);
+    if (reference) {
+        for (const auto& root : sources.roots) {
+            for (const auto& child : library_children(root, true)) {
+                CheckedSkill checked = check_skill(child, options);
+                const SkillManifest* m = checked.result.manifest();
+                report.add(checked.argument, checked.skill_file, m ? std::optional<std::string>(m->name) : std::nullopt,
+                           checked.result.skip_reason(), checked.result.diagnostics);
             }
-            const bool valid = !reason.has_value();
-            all_valid = all_valid && valid;
-            if (args.json) {
-                results.push_back({{"path", path},
-                                   {"skill_file", path},
-                                   {"valid", valid},
-                                   {"name", name ? nlohmann::json(*name) : nlohmann::json(nullptr)},
-                                   {"skip_reason",
-                                    reason ? nlohmann::json(std::string(to_string(*reason))) : nlohmann::json(nullptr)},
-                                   {"diagnostics", mine}});
-            } else {
-                for (const auto& x : mine) fmt::print("{}\n", format_diagnostic(x));
-                if (valid) fmt::print("{}: ok\n", terminal_text(path));
-            }
-        };
-        for (const auto& m : d.skills) report(m.skill_file, m.name, std::nullopt);
-        for (const auto& sk : d.skipped) report(sk.path, std::nullopt, sk.reason);
+        }
+    } else if (!sources.roots.empty() || sources.has_mcp_sources()) {
+        check_sources(sources, report);
     }
     if (args.json) {
-        nlohmann::json doc{{"profile", args.profile}, {"valid", all_valid}, {"skills", std::move(results)}};
+        nlohmann::json doc{{"profile", args.profile}, {"valid", report.all_valid()}, {"skills", report.take()}};
         print_json(doc);
     }
-    return all_valid ? exit_ok : exit_failure;
+    return report.all_valid() ? exit_ok : exit_failure;
 }
 
 }  // namespace
@@ -152,34 +155,18 @@ void setup_validate(CLI::App& app, int* status) {
     auto args = std::make_shared<ValidateArgs>();
     auto* cmd =
         app.add_subcommand("validate", "Check skills and print every diagnostic (exit 0 valid, 1 invalid, 2 usage)");
-    cmd->add_option("path", args->paths, "A skill directory or its SKILL.md");
-    cmd->add_option("--root", args->roots, "A library: check each child directory that holds a SKILL.md");
-    cmd->add_option("--mcp-command", args->mcp_commands,
-                    "An MCP server to start, \"CMD ARGS\": check every skill it serves (repeatable)")
-        ->allow_extra_args(false);
-    cmd->add_option("--mcp-url", args->mcp_urls, "An MCP server's Streamable HTTP URL: check every skill it serves")
-        ->allow_extra_args(false);
+    cmd->add_option("path", args->paths, "A skill directory, its SKILL.md, or a .skill / .zip archive");
+    add_source_options(*cmd, args->sources,
+                       {.root_help = "A library: check every skill it holds, as list finds them (directories, "
+                                     ".skill / .zip archives, git: roots)"});
     cmd->add_flag("--json", args->json, "Print one JSON document (schema in docs/cli.md)");
     cmd->add_option("--profile", args->profile,
                     "standard (this library's rules) or reference (skills-ref 0.1 verdicts)")
         ->check(CLI::IsMember({"standard", "reference"}))
         ->capture_default_str();
-    cmd->add_option("--name-policy", args->name_policy, "keep or require_valid")
-        ->check(CLI::IsMember({"keep", "require_valid"}))
-        ->capture_default_str();
-    cmd->add_option("--max-lines", args->max_lines, "Line limit of a SKILL.md (0 = none; standard profile)")
-        ->check(count_value())
-        ->capture_default_str();
-    cmd->add_option("--max-bytes", args->max_bytes, "Byte limit of a SKILL.md (0 = none)")
-        ->check(count_value())
-        ->capture_default_str();
-    cmd->callback([args, status, cmd] {
-        if (args->paths.empty() && args->roots.empty() && args->mcp_commands.empty() && args->mcp_urls.empty()) {
-            fmt::print(stderr,
-                       "agentskills validate: give at least one PATH, --root DIR or --mcp-command/--mcp-url\n{}",
-                       cmd->help());
-            *status = exit_usage;
-            return;
+    cmd->callback([args, status] {
+        if (args->paths.empty() && args->sources.roots.empty() && !args->sources.has_mcp_sources()) {
+            throw UsageError("give at least one PATH, --root DIR, --mcp-command or --mcp-url");
         }
         *status = run(*args);
     });

@@ -21,6 +21,8 @@
 #include "agentskills/catalog/loader.hpp"
 #include "command.hpp"
 #include "json_output.hpp"
+#include "messages.hpp"
+#include "numbers.hpp"
 #include "source_options.hpp"
 
 namespace agentskills::cli {
@@ -102,7 +104,7 @@ public:
 
     void problem(const Diagnostic& d) {
         std::lock_guard lock(mutex_);
-        std::cerr << format_diagnostic(d) << '\n';
+        print_diagnostic(d);
     }
 
     /// Waits a short while for the event limit; true when it was reached.
@@ -118,7 +120,7 @@ private:
             std::cout << dump_json(change_json(cs), -1) << '\n';
         } else {
             std::cout << change_line(cs) << '\n';
-            for (const auto& d : cs.diagnostics) std::cerr << format_diagnostic(d) << '\n';
+            for (const auto& d : cs.diagnostics) print_diagnostic(d);
         }
         std::cout.flush();
         ++printed_;
@@ -136,16 +138,10 @@ private:
 };
 
 int run_watch(const WatchArgs& args) {
-    if (args.throttle_ms < 0 || args.timeout_ms < 0) {
-        fmt::print(stderr, "agentskills watch: --throttle-ms and --timeout-ms must not be negative\n");
-        return exit_usage;
-    }
-
     auto printer = std::make_shared<Printer>(args.json, args.max_events);
     std::unique_ptr<LiveCatalog> live;
-    try {
-        const SkillLoaderPtr loader = make_source_loader(
-            args.sources, {.standard_roots_when_none = true, .missing_directories = MissingDirectories::skip});
+    {
+        const SkillLoaderPtr loader = make_source_loader(args.sources, {.standard_roots_when_none = true});
         live = std::make_unique<LiveCatalog>(
             loader, LiveCatalogOptions{.on_change = [printer](const CatalogChangeSet& cs) { printer->print(cs); },
                                        .on_diagnostic = [printer](const Diagnostic& d) { printer->problem(d); },
@@ -164,12 +160,6 @@ int run_watch(const WatchArgs& args) {
         sigaction(SIGINT, &action, nullptr);
         sigaction(SIGTERM, &action, nullptr);
         printer->begin(first);
-    } catch (const ConfigurationError& e) {
-        fmt::print(stderr, "agentskills watch: {}\n", terminal_text(e.what()));
-        return exit_usage;
-    } catch (const Error& e) {
-        fmt::print(stderr, "agentskills watch: {}\n", terminal_text(e.what()));
-        return exit_failure;
     }
 
     const auto start = std::chrono::steady_clock::now();
@@ -190,15 +180,15 @@ void setup_watch(CLI::App& app, int* status) {
     CLI::App* cmd = app.add_subcommand("watch", "Watch library roots and print each change of their skills");
     cmd->add_flag("--json", args->json, "One JSON object per line");
     add_source_options(*cmd, args->sources,
-                       {.root_help = "A library root to watch (repeatable, in precedence order; it need not exist "
-                                     "yet); default: the standard roots",
-                        .mcp = false,
-                        .selection = true,
-                        .policies = true,
-                        .limits = true});
-    cmd->add_option("--throttle-ms", args->throttle_ms, "Coalesce the events of this many milliseconds (default: 500)");
-    cmd->add_option("--max-events", args->max_events, "Stop after printing this many lines (default: no limit)");
-    cmd->add_option("--timeout-ms", args->timeout_ms, "Stop after this many milliseconds (default: never)");
+                       {.root_help = "A library root to watch (repeatable, in precedence order; with "
+                                     "--missing-directories skip it need not exist yet); default: the standard roots",
+                        .mcp = false});
+    cmd->add_option("--throttle-ms", args->throttle_ms, "Coalesce the events of this many milliseconds (default: 500)")
+        ->check(count_value());
+    cmd->add_option("--max-events", args->max_events, "Stop after printing this many lines (default: no limit)")
+        ->check(count_value());
+    cmd->add_option("--timeout-ms", args->timeout_ms, "Stop after this many milliseconds (default: never)")
+        ->check(count_value());
     cmd->callback([args, status] { *status = run_watch(*args); });
 }
 

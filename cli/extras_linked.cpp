@@ -20,6 +20,7 @@
 #include "agentskills/catalog/loader.hpp"
 #include "command.hpp"
 #include "extras.hpp"
+#include "messages.hpp"
 #if defined(AGENTSKILLS_HAVE_ARCHIVE)
 #include "agentskills/archive/archive_reader.hpp"
 #endif
@@ -70,8 +71,7 @@ int serve_mcp(const McpServeArgs& args, FilesystemLoaderOptions options) {
     if (use_http) {
         const std::size_t colon = args.http.rfind(':');
         if (colon == std::string::npos) {
-            fmt::print(stderr, "agentskills mcp: --http takes HOST:PORT, got '{}'\n", args.http);
-            return exit_usage;
+            throw UsageError(fmt::format("--http takes HOST:PORT, got '{}'", args.http));
         }
         host = args.http.substr(0, colon);
         if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
@@ -81,8 +81,7 @@ int serve_mcp(const McpServeArgs& args, FilesystemLoaderOptions options) {
             port = -1;
         }
         if (host.empty() || port < 0 || port > 65535) {
-            fmt::print(stderr, "agentskills mcp: --http takes HOST:PORT, got '{}'\n", args.http);
-            return exit_usage;
+            throw UsageError(fmt::format("--http takes HOST:PORT, got '{}'", args.http));
         }
     }
 
@@ -90,60 +89,46 @@ int serve_mcp(const McpServeArgs& args, FilesystemLoaderOptions options) {
     // --watch: each change set of the live catalog goes to the server, which tells the clients.
     std::shared_ptr<LiveCatalog> live;
     std::atomic<mcp::Server*> watched_server{nullptr};
-    try {
+    {
         auto loader = std::make_shared<FilesystemSkillLoader>(std::move(options));
         if (args.watch) {
             live = std::make_shared<LiveCatalog>(
-                loader,
-                LiveCatalogOptions{
-                    .on_change =
-                        [&watched_server, &live](const CatalogChangeSet& cs) {
-                            mcp::Server* target = watched_server.load();
-                            if (target == nullptr) return;
-                            const mcp::CatalogUpdate u = target->replace_catalog(live->catalog());
-                            fmt::print(stderr,
-                                       "agentskills mcp: generation {}: {} added, {} changed, "
-                                       "{} removed; {} session(s) notified\n",
-                                       cs.generation, cs.added.size(), cs.changed.size(), cs.removed.size(),
-                                       u.sessions_notified);
-                        },
-                    .on_diagnostic =
-                        [](const Diagnostic& d) { fmt::print(stderr, "agentskills mcp: {}\n", format_diagnostic(d)); },
-                    .compare_by_value = false});
+                loader, LiveCatalogOptions{.on_change =
+                                               [&watched_server, &live](const CatalogChangeSet& cs) {
+                                                   mcp::Server* target = watched_server.load();
+                                                   if (target == nullptr) return;
+                                                   const mcp::CatalogUpdate u =
+                                                       target->replace_catalog(live->catalog());
+                                                   print_note(
+                                                       fmt::format("generation {}: {} added, {} changed, "
+                                                                   "{} removed; {} session(s) notified",
+                                                                   cs.generation, cs.added.size(), cs.changed.size(),
+                                                                   cs.removed.size(), u.sessions_notified));
+                                               },
+                                           .on_diagnostic = [](const Diagnostic& d) { print_diagnostic(d); },
+                                           .compare_by_value = false});
             catalog = live->catalog();
         } else {
             catalog = discover_skill_catalog(loader);
         }
-    } catch (const ConfigurationError& e) {
-        fmt::print(stderr, "agentskills mcp: {}\n", e.what());
-        return exit_usage;
-    } catch (const DiscoveryError& e) {
-        fmt::print(stderr, "agentskills mcp: {}\n", e.what());
-        return exit_failure;
     }
-    for (const auto& s : catalog->skipped()) {
-        fmt::print(stderr, "agentskills mcp: skipped ({}): {}\n", to_string(s.reason), s.message);
-    }
+    for (const auto& s : catalog->skipped())
+        print_note(fmt::format("skipped ({}): {}", to_string(s.reason), s.message));
 
     mcp::ServerOptions server_options;
     server_options.tool_name = args.tool_name;
     server_options.page_size = args.page_size;
     server_options.include_directory = args.skill_directory == "auto" ? !use_http : args.skill_directory == "yes";
-    std::unique_ptr<mcp::Server> server;
-    try {
-        server = std::make_unique<mcp::Server>(catalog, server_options);
-    } catch (const ConfigurationError& e) {
-        fmt::print(stderr, "agentskills mcp: {}\n", e.what());
-        return exit_usage;
-    }
-    fmt::print(stderr, "agentskills mcp: serving {} skills ({} left out)\n", server->served_skill_names().size(),
-               server->left_out().size());
+    if (quiet()) server_options.log = [](std::string_view) {};  // its lines are notes (left out, changed)
+    auto server = std::make_unique<mcp::Server>(catalog, server_options);
+    print_note(
+        fmt::format("serving {} skills ({} left out)", server->served_skill_names().size(), server->left_out().size()));
     if (live) {
         watched_server.store(server.get());
         try {
             live->start_watching();
         } catch (const Error& e) {
-            fmt::print(stderr, "agentskills mcp: --watch: {}\n", e.what());
+            print_error(fmt::format("--watch: {}", e.what()));
             return exit_failure;
         }
     }
@@ -169,6 +154,7 @@ int serve_mcp(const McpServeArgs& args, FilesystemLoaderOptions options) {
     http.threads = args.threads;
     http.on_listening = [&host](int bound) {
         const bool v6 = host.find(':') != std::string::npos;
+        // Printed under --quiet too: it names the port (PORT 0 picks one).
         fmt::print(stderr, "agentskills mcp: listening on http://{}{}{}:{}/mcp\n", v6 ? "[" : "", host, v6 ? "]" : "",
                    bound);
     };
@@ -192,24 +178,14 @@ std::string source_of(const std::string& library, const std::vector<std::string>
 }
 
 int print_lock(const std::vector<std::string>& roots, FilesystemLoaderOptions options) {
-    try {
-        FilesystemSkillLoader loader(std::move(options));
-        Discovery d = loader.discover();
-        for (const auto& s : d.skipped) {
-            fmt::print(stderr, "agentskills lock: skipped ({}): {}\n", to_string(s.reason), terminal_text(s.message));
-        }
-        SkillLock lock = make_skill_lock(d.skills, *loader.reader());
-        for (auto& s : lock.skills) s.source = source_of(s.source, roots);
-        const std::string text = to_lock_text(lock);
-        std::fwrite(text.data(), 1, text.size(), stdout);
-        return exit_ok;
-    } catch (const ConfigurationError& e) {
-        fmt::print(stderr, "agentskills lock: {}\n", terminal_text(e.what()));
-        return exit_usage;
-    } catch (const Error& e) {
-        fmt::print(stderr, "agentskills lock: {}\n", terminal_text(e.what()));
-        return exit_failure;
-    }
+    FilesystemSkillLoader loader(std::move(options));
+    Discovery d = loader.discover();
+    for (const auto& s : d.skipped) print_note(fmt::format("skipped ({}): {}", to_string(s.reason), s.message));
+    SkillLock lock = make_skill_lock(d.skills, *loader.reader());
+    for (auto& s : lock.skills) s.source = source_of(s.source, roots);
+    const std::string text = to_lock_text(lock);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return exit_ok;
 }
 
 LockVerifier lock_verifier(const std::string& lock_file) { return make_lock_verifier(load_skill_lock(lock_file)); }

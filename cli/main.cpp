@@ -7,12 +7,13 @@
 
 #include <fmt/core.h>
 
-#include <agentskills/base/text.hpp>
+#include <agentskills/base/errors.hpp>
 #include <agentskills/base/version.hpp>
 
 #include "command.hpp"
 
 #include "extras.hpp"
+#include "messages.hpp"
 
 namespace agentskills::cli {
 namespace {
@@ -55,6 +56,7 @@ int main(int argc, char** argv) {
     keep_program_arguments(argc, argv);  // for the extras (extras.hpp)
     int status = exit_ok;
     for (const Command& command : commands) command.setup(app, &status);
+    for (CLI::App* sub : app.get_subcommands({})) add_common_options(*sub);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -64,10 +66,17 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        app.exit(e);
+        print_error(e.what());
+        return exit_usage;
+    } catch (const UsageError& e) {
+        print_error(e.what());
+        return exit_usage;
+    } catch (const agentskills::ConfigurationError& e) {
+        // Options, or a file an option names (--config, --lock, --spec), that cannot work.
+        print_error(e.what());
         return exit_usage;
     } catch (const std::exception& e) {
-        fmt::print(stderr, "agentskills: error: {}\n", agentskills::terminal_text(e.what()));
+        print_error(e.what());
         return exit_failure;
     }
     return status;

@@ -15,40 +15,28 @@
 #include <agentskills/catalog/loader.hpp>
 
 #include "json_output.hpp"
+#include "messages.hpp"
 #include "source_options.hpp"
 
 namespace agentskills::cli {
 
 /// Discovers the sources of `sources` (the local file system for roots, no standard roots; a
-/// missing root is an error unless the flags say otherwise) and reports every skipped skill on
-/// stderr, one line each:
-/// `agentskills COMMAND: skipped (REASON): MESSAGE` (the message names the file; escaped with
-/// terminal_text, so it is one line whatever the file is called), then, once, the aggregated
-/// warning about Claude Code fields the skills use that the library does not implement:
+/// missing root is an error unless the flags say otherwise) and notes every skipped skill on
+/// stderr, one line each (print_note, so --quiet leaves them out):
+/// `agentskills COMMAND: skipped (REASON): MESSAGE` (the message names the file; escaped, so it
+/// is one line whatever the file is called), then, once, the aggregated warning about Claude
+/// Code fields the skills use that the library does not implement:
 /// `agentskills COMMAND: warning: MESSAGE [ignored-behavioral-fields]`.
 /// A command that never prints a body passes `lazy_bodies` (FilesystemLoaderOptions::lazy_bodies);
 /// one that prints a catalog block only (no manifest's frontmatter) passes catalog_block_defaults.
-inline SkillCatalogPtr discover_sources(const SourceArgs& sources, const char* command,
-                                        const SourceDefaults& defaults = {}) {
+inline SkillCatalogPtr discover_sources(const SourceArgs& sources, const SourceDefaults& defaults = {}) {
     SkillCatalogPtr catalog = discover_skill_catalog(make_source_loader(sources, defaults));
-    std::string lines;  // one write to the unbuffered stderr, not one per line
-    for (const auto& s : catalog->skipped()) {
-        lines +=
-            fmt::format("agentskills {}: skipped ({}): {}\n", command, to_string(s.reason), terminal_text(s.message));
-    }
+    for (const auto& s : catalog->skipped())
+        print_note(fmt::format("skipped ({}): {}", to_string(s.reason), s.message));
     if (auto w = ignored_behavioral_fields_warning(catalog->skills())) {
-        lines += fmt::format("agentskills {}: warning: {} [{}]\n", command, terminal_text(w->message), w->code);
+        print_warning(fmt::format("{} [{}]", w->message, w->code));
     }
-    std::fwrite(lines.data(), 1, lines.size(), stderr);
     return catalog;
-}
-
-/// discover_sources over the local roots `roots`.
-inline SkillCatalogPtr discover_roots(const std::vector<std::string>& roots, const char* command,
-                                      const SourceDefaults& defaults = {}) {
-    SourceArgs sources;
-    sources.roots = roots;
-    return discover_sources(sources, command, defaults);
 }
 
 /// What `to-prompt` and `prompt` discover with: they print the typed fields of a catalog block,

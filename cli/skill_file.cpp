@@ -7,7 +7,10 @@
 
 #include <agentskills/base/diagnostic_codes.hpp>
 #include <agentskills/base/errors.hpp>
+#include <agentskills/catalog/loader.hpp>
 #include <agentskills/storage/reader.hpp>
+
+#include "source_options.hpp"
 
 namespace agentskills::cli {
 namespace fs = std::filesystem;
@@ -30,9 +33,55 @@ std::optional<std::string> find_skill_file(const std::string& path, bool allow_l
     return std::nullopt;
 }
 
+namespace {
+
+// A file a source of this program opens as a skill (a `.skill` / `.zip` archive): read through
+// that source, as the loader reads a library child of that name. False when no source takes it.
+bool check_source_child(const std::string& path, ParseOptions& options, CheckedSkill& out) {
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) return false;
+    const std::string file_name = fs::path(path).filename().string();
+    static const SkillSources sources = builtin_sources();
+    for (const ChildOpener& opener : sources.child_openers) {
+        if (!opener.accepts(file_name)) continue;
+        static const LocalSkillReader local;
+        std::string dir_name = fs::path(file_name).stem().string();
+        try {
+            const ChildSource child = opener.open(local, path);
+            const std::string inner = child.skill_dir.empty() || child.skill_dir == "." ? "" : child.skill_dir + "/";
+            if (!inner.empty()) dir_name = fs::path(child.skill_dir).filename().string();
+            out.skill_file = path + "!/" + inner + "SKILL.md";
+            options.path = out.skill_file;
+            options.directory_name = dir_name;
+            ReadResult read = child.reader->read_file(inner + "SKILL.md", options.max_bytes);
+            options.truncated = read.truncated;
+            out.result = parse_skill_md(read.data, options);
+            if (SkillManifest* m = out.result.manifest())
+                m->root = path + "!" + (inner.empty() ? "" : "/" + child.skill_dir);
+        } catch (const SourceRefusedError& e) {
+            out.skill_file = out.skill_file.empty() ? path : out.skill_file;
+            out.result.diagnostics.push_back(
+                {.code = e.code(), .severity = Severity::error, .path = path, .line = 0, .message = e.what()});
+            out.result.skip(SkipReason::unreadable);
+        } catch (const Error& e) {
+            out.result.diagnostics.push_back({.code = std::string(codes::skill_unreadable),
+                                              .severity = Severity::error,
+                                              .path = out.skill_file.empty() ? path : out.skill_file,
+                                              .line = 0,
+                                              .message = fmt::format("cannot read the file: {}", e.what())});
+            out.result.skip(SkipReason::unreadable);
+        }
+        return true;
+    }
+    return false;
+}
+
+}  // namespace
+
 CheckedSkill check_skill(const std::string& path, ParseOptions options) {
     CheckedSkill out;
     out.argument = path;
+    if (options.profile == ValidationProfile::standard && check_source_child(path, options, out)) return out;
     const bool lowercase_ok = options.profile == ValidationProfile::reference;
     auto file = find_skill_file(path, lowercase_ok);
     if (!file) {

@@ -20,7 +20,10 @@ struct CheckedSkill {
 [[nodiscard]] std::optional<std::string> find_skill_file(const std::string& path, bool allow_lowercase);
 
 /// Reads and parses the skill at `path` with `options` (path and directory name are filled in).
-/// Never throws for bad input: a missing or unreadable file becomes a diagnostic.
+/// Under the standard profile, a file that a source of this program opens (a `.skill` / `.zip`
+/// archive, builtin_sources()) is read through that source, its paths written `PATH!/SKILL.md`
+/// as the loader writes them. Never throws for bad input: a missing or unreadable file becomes a
+/// diagnostic.
 [[nodiscard]] CheckedSkill check_skill(const std::string& path, ParseOptions options);
 
 }  // namespace agentskills::cli

@@ -16,6 +16,7 @@
 #include "agentskills/archive/archive_reader.hpp"
 #endif
 #include "extras.hpp"
+#include "messages.hpp"
 #include "numbers.hpp"
 
 namespace agentskills::cli {
@@ -56,7 +57,7 @@ std::vector<SourceSpec> SourceArgs::sources() const {
         }
     }
     if (next_root != roots.size() || next_command != mcp_commands.size() || next_url != mcp_urls.size()) {
-        throw ConfigurationError("give one value per --root, --mcp-command and --mcp-url flag when they are mixed");
+        throw UsageError("give one value per --root, --mcp-command and --mcp-url flag when they are mixed");
     }
     return out;
 }
@@ -80,50 +81,63 @@ void add_source_options(CLI::App& cmd, SourceArgs& args, const SourceFlags& flag
                        "Protocol era of the MCP servers: auto (server/discover, else initialize), or pin one")
             ->check(CLI::IsMember({"auto", "2026-07-28", "2025-11-25"}))
             ->capture_default_str();
-        // At least one source of any kind (a usage error, like a missing required option).
-        if (flags.roots_required) {
-            cmd.parse_complete_callback([&args] {
-                if (args.roots.empty() && !args.has_mcp_sources()) {
-                    throw CLI::RequiredError("--root, --mcp-command or --mcp-url");
-                }
-            });
-        }
-    } else if (flags.roots_required) {
-        root->required();
     }
-    if (flags.selection) {
-        CLI::Option* include = cmd.add_option("--include", args.include, "Only this skill name (repeatable)");
-        cmd.add_option("--exclude", args.exclude, "Leave this skill name out (repeatable)")->excludes(include);
-    }
-    if (flags.policies) {
-        add_policy(cmd, "--missing-directories", args.missing_directories, "What a missing root does");
-        add_policy(cmd, "--duplicate-names", args.duplicate_names, "Two skills with one name (default: keep_first)");
-        add_policy(cmd, "--name-policy", args.name_policy, "How names are checked (default: keep)");
-    }
-    if (flags.limits) {
-        cmd.add_option("--max-lines", args.max_lines,
-                       fmt::format("Line limit of a SKILL.md (0 = none; default: {})", SKILL_MAX_FILE_LINES));
-        cmd.add_option("--max-bytes", args.max_bytes,
-                       fmt::format("Byte limit of a SKILL.md (0 = none; default: {})", SKILL_MAX_FILE_BYTES));
-    }
-    if (flags.governance) {
-        cmd.add_option("--config", args.config, "Skills configuration file (YAML: skills: overrides: [...])")
+    CLI::Option* include = cmd.add_option("--include", args.include, "Only this skill name (repeatable)");
+    cmd.add_option("--exclude", args.exclude, "Leave this skill name out (repeatable)")->excludes(include);
+    add_policy(cmd, "--missing-directories", args.missing_directories,
+               "A --root that does not exist (or a missing git repository or ref): error (default) or skip");
+    add_policy(cmd, "--duplicate-names", args.duplicate_names, "Two skills with one name (default: keep_first)");
+    args.roots_required = flags.roots_required;
+    add_loader_options(cmd, args, flags.max_bytes);
+    args.nested_option =
+        cmd.add_option("--nested", args.nested,
+                       fmt::format("Find skills in group directories below the roots, named group:skill, down to "
+                                   "DEPTH groups (default {}; write --nested=DEPTH)",
+                                   SKILL_NESTED_DEFAULT_DEPTH))
+            ->expected(0, 1)
+            ->check(count_value())
+            ->option_text("[=DEPTH]");
+    if (flags.lock) {
+        cmd.add_option("--lock", args.lock, "Lock file (skills-lock.json): refuse skills whose files changed")
             ->allow_extra_args(false);
-        args.nested_option =
-            cmd.add_option("--nested", args.nested,
-                           fmt::format("Find skills in group directories below the roots, named group:skill, down to "
-                                       "DEPTH groups (default {}; write --nested=DEPTH)",
-                                       SKILL_NESTED_DEFAULT_DEPTH))
-                ->expected(0, 1)
-                ->check(count_value())
-                ->option_text("[=DEPTH]");
-        if (flags.lock) {
-            cmd.add_option("--lock", args.lock, "Lock file (skills-lock.json): refuse skills whose files changed")
-                ->allow_extra_args(false);
-            cmd.add_flag("--lock-strict", args.lock_strict,
-                         "With --lock: also refuse skills the lock file does not hold");
-        }
+        cmd.add_flag("--lock-strict", args.lock_strict, "With --lock: also refuse skills the lock file does not hold");
     }
+}
+
+void add_loader_options(CLI::App& cmd, SourceArgs& args, bool max_bytes) {
+    add_policy(cmd, "--name-policy", args.name_policy, "How names are checked (default: keep)");
+    cmd.add_option("--max-lines", args.max_lines,
+                   fmt::format("Line limit of a SKILL.md (0 = none; default: {})", SKILL_MAX_FILE_LINES))
+        ->check(count_value());
+    if (max_bytes) {
+        cmd.add_option("--max-bytes", args.max_bytes,
+                       fmt::format("Byte limit of a SKILL.md (0 = none; default: {})", SKILL_MAX_FILE_BYTES))
+            ->check(count_value());
+    }
+    cmd.add_option("--config", args.config, "Skills configuration file (YAML: skills: max_lines, max_bytes, overrides)")
+        ->allow_extra_args(false);
+    // After parsing: at least one source where the command needs one (a usage error, like a
+    // missing required option), then the --config file, whose limits apply where no flag is given.
+    cmd.parse_complete_callback([&args] {
+        if (args.roots_required && args.roots.empty() && !args.has_mcp_sources()) {
+            throw CLI::RequiredError(args.mcp_command_option != nullptr ? "--root, --mcp-command or --mcp-url"
+                                                                        : "--root");
+        }
+        if (args.lock_strict && args.lock.empty()) throw CLI::ValidationError("--lock-strict", "needs --lock FILE");
+        if (args.config.empty()) return;
+        GovernanceConfig config = load_governance_config(args.config);
+        args.overrides = std::move(config.overrides);
+        if (!args.max_lines) args.max_lines = config.max_lines;
+        if (!args.max_bytes) args.max_bytes = config.max_bytes;
+    });
+}
+
+ParseOptions SourceArgs::parse_options() const {
+    ParseOptions options;
+    if (name_policy) options.name_policy = *name_policy;
+    if (max_lines) options.max_lines = *max_lines;
+    if (max_bytes) options.max_bytes = *max_bytes;
+    return options;
 }
 
 std::size_t nested_depth(const SourceArgs& args) {
@@ -169,7 +183,9 @@ FilesystemLoaderOptions filesystem_options(const SourceArgs& args, const SourceD
     FilesystemLoaderOptions options;
     options.include_default_roots = defaults.standard_roots_when_none && roots.empty() && !args.has_mcp_sources();
     options.roots = std::move(roots);
-    options.missing_directories = args.missing_directories.value_or(defaults.missing_directories);
+    // A root the user named is an error when it is missing; the standard roots are skipped
+    // silently (the loader never fails discovery over a default root).
+    options.missing_directories = args.missing_directories.value_or(MissingDirectories::error);
     if (args.duplicate_names) options.duplicate_names = *args.duplicate_names;
     if (args.name_policy) options.name_policy = *args.name_policy;
     if (args.max_lines) options.max_lines = *args.max_lines;
@@ -182,9 +198,8 @@ FilesystemLoaderOptions filesystem_options(const SourceArgs& args, const SourceD
     options.frontmatter_json = defaults.frontmatter_json;
     options.sources = builtin_sources();
     // Governance: override rules, nested groups, the lock (docs/loading.md, "Admission").
-    if (!args.config.empty()) options.overrides = load_governance_config(args.config).overrides;
+    options.overrides = args.overrides;
     options.nested_depth = nested_depth(args);
-    if (args.lock_strict && args.lock.empty()) throw ConfigurationError("--lock-strict needs --lock FILE");
     if (!args.lock.empty()) {
 #ifdef AGENTSKILLS_HAVE_LOCK
         const Extras& e = extras("--lock");

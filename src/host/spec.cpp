@@ -3,11 +3,13 @@
 #include "agentskills/host/host.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <functional>
 #include <iterator>
 #include <limits>
 #include <mutex>
 #include <shared_mutex>
+#include <system_error>
 #include <unordered_map>
 #include <utility>
 
@@ -462,6 +464,19 @@ RuleLines rule_lines(const detail::YamlTree& tree) {
 
 constexpr std::string_view config_prefix = "skills config: ";
 
+// A limit of a skills config: decimal digits only, fitting in a size_t (0 = no limit).
+std::size_t config_count(const json& value, std::string_view key) {
+    const std::string text = value.is_string() ? value.get<std::string>() : std::string();
+    std::size_t n = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || ec != std::errc() ||
+        end != text.data() + text.size()) {
+        throw ConfigurationError(fmt::format("skills config: '{}' must be a count (digits 0-9, 0 = no limit), not {}",
+                                             key, describe(value)));
+    }
+    return n;
+}
+
 GovernanceConfig governance_from(std::string_view text, const AgentSpecLimits& limits) {
     if (over(text.size(), limits.max_bytes)) {
         throw ConfigurationError(fmt::format("skills config: the text is {} bytes, more than the limit of {}",
@@ -494,9 +509,13 @@ GovernanceConfig governance_from(std::string_view text, const AgentSpecLimits& l
             throw ConfigurationError(fmt::format("skills config: 'skills' must be a mapping, not {}", describe(value)));
         }
         for (const auto& [k, v] : value.items()) {
+            if (k == "max_lines" || k == "max_bytes") {
+                (k == "max_lines" ? out.max_lines : out.max_bytes) = config_count(v, k);
+                continue;
+            }
             if (k != "overrides") {
-                throw ConfigurationError(
-                    fmt::format("skills config: unknown key '{}' under 'skills' (accepted: overrides)", k));
+                throw ConfigurationError(fmt::format(
+                    "skills config: unknown key '{}' under 'skills' (accepted: max_lines, max_bytes, overrides)", k));
             }
             const RuleLines lines = rule_lines(yaml.tree);
             out.overrides = overrides_from(v, [&lines](std::size_t i, std::string_view rule_key) {

@@ -266,7 +266,9 @@ bool Parse::check_text(std::string_view& text) {
     const std::size_t lines = count_newlines(text) + ((!text.empty() && text.back() != '\n') ? 1 : 0);
     if (!reference() && opt_.max_lines != 0 && lines > opt_.max_lines) {
         fatal(codes::too_many_lines, opt_.max_lines + 1,
-              fmt::format("the file has {} lines, more than the limit of {}", lines, opt_.max_lines),
+              fmt::format("the file has {} lines, more than the limit of {}; to lift it, set the option max_lines "
+                          "(0 = no limit) or pass --max-lines N (--max-lines 0) to agentskills",
+                          lines, opt_.max_lines),
               SkipReason::too_large);
         return false;
     }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "agentskills/activation/activation.hpp"
 #include "agentskills/activation/prompt.hpp"
@@ -566,6 +567,30 @@ TEST_CASE("a FIFO named like an archive is reported, never opened", "[archive][l
     CHECK(codes_of(d) == std::vector<std::string>{"skill-unreadable"});
 }
 
+TEST_CASE("agentskills validate reads an archive as list does", "[archive][cli]") {
+    if (std::string(AGENTSKILLS_CLI_PATH).empty()) return;  // the program is not built
+    TempDir lib;
+    lib.write("demo.skill", build_zip(good_items()));
+    lib.write("broken.zip", build_zip({{"SKILL.md", "---\nname: broken\n"}}));
+    const auto listed = agentskills::test::run_cli({"list", "--root", lib.path()});
+    CHECK(listed.out == "demo\t" + lib.path("demo.skill") + "!/demo/SKILL.md\n");
+    // A PATH that is an archive, through the program's archive source.
+    const auto one = agentskills::test::run_cli({"validate", lib.path("demo.skill")});
+    CHECK(one.status == 0);
+    CHECK(one.out == lib.path("demo.skill") + ": ok\n");
+    const auto bad = agentskills::test::run_cli({"validate", "--json", lib.path("broken.zip")});
+    CHECK(bad.status == 1);
+    const auto j = nlohmann::json::parse(bad.out);
+    CHECK(j["skills"][0]["skill_file"] == lib.path("broken.zip") + "!/SKILL.md");
+    CHECK(j["skills"][0]["diagnostics"][0]["code"] == "frontmatter-unclosed");
+    // A library of archives with --root: every skill list finds, the broken one invalid.
+    const auto all = agentskills::test::run_cli({"validate", "--root", lib.path()});
+    CHECK(all.status == 1);
+    CHECK(all.out.find(lib.path("demo.skill") + "!/demo: ok\n") != std::string::npos);
+    CHECK(all.out.find(lib.path("broken.zip") + "!/SKILL.md:1: error: ") != std::string::npos);
+    CHECK(all.out.find("invalid-utf8") == std::string::npos);
+}
+
 TEST_CASE("a library child .skill or .zip is a skill, read in place", "[archive][loader]") {
     TempDir lib;
     lib.write("alpha/SKILL.md", skill_md("alpha", "A directory skill."));
@@ -794,9 +819,9 @@ TEST_CASE("agentskills list and render read a library holding a .skill", "[archi
     const std::string lib = tmp.path("lib");
     const auto list = agentskills::test::run_cli({"list", "--root", lib}, tmp.path());
     CHECK(list.status == 0);
-    CHECK(list.out == "alpha\t" + lib + "/alpha/SKILL.md\ndemo\t" + lib +
-                          "/demo.skill!/demo/SKILL.md\nskipped\tunreadable\t" + lib + "/bad.zip\t" + lib +
-                          "/bad.zip: archive refused (unsafe-name): entry 'demo/../../evil.md': '..' component\n");
+    CHECK(list.out == "alpha\t" + lib + "/alpha/SKILL.md\ndemo\t" + lib + "/demo.skill!/demo/SKILL.md\n");
+    CHECK(list.err.find(lib + "/bad.zip: archive refused (unsafe-name): entry 'demo/../../evil.md': '..' component") !=
+          std::string::npos);
     const auto render = agentskills::test::run_cli({"render", "--root", lib, "demo"}, tmp.path());
     CHECK(render.status == 0);
     CHECK(render.out.find("<file path=\"references/guide.md\" read_path=\"" + lib +
@@ -814,11 +839,9 @@ TEST_CASE("agentskills list and render read a library holding a .skill", "[archi
         ".skill and .zip library children needs the program agentskills-extras, which could not be "
         "run: " +
         tmp.path("bin") + "/agentskills-extras (not found); ";
-    CHECK(lone.out.rfind("alpha\t" + lib + "/alpha/SKILL.md\nskipped\tunreadable\t" + lib + "/bad.zip\tcannot read " +
-                             lib + "/bad.zip: " + why,
-                         0) == 0);
-    CHECK(lone.out.find("skipped\tunreadable\t" + lib + "/demo.skill\tcannot read " + lib + "/demo.skill: " + why) !=
-          std::string::npos);
+    CHECK(lone.out == "alpha\t" + lib + "/alpha/SKILL.md\n");
+    CHECK(lone.err.find(lib + "/bad.zip: error: cannot read " + lib + "/bad.zip: " + why) != std::string::npos);
+    CHECK(lone.err.find(lib + "/demo.skill: error: cannot read " + lib + "/demo.skill: " + why) != std::string::npos);
 }
 
 }  // namespace archive_reader_tests

@@ -426,6 +426,16 @@ TEST_CASE("skills config: rules in order", "[governance][config]") {
     CHECK(parse_governance_config("").overrides.empty());
 }
 
+TEST_CASE("skills config: the loader's limits", "[governance][config]") {
+    const GovernanceConfig c = parse_governance_config("skills:\n  max_lines: 0\n  max_bytes: 2097152\n");
+    CHECK(c.max_lines == std::optional<std::size_t>(0));
+    CHECK(c.max_bytes == std::optional<std::size_t>(2097152));
+    CHECK(c.overrides.empty());
+    const GovernanceConfig none = parse_governance_config("skills:\n  overrides: []\n");
+    CHECK_FALSE(none.max_lines.has_value());
+    CHECK_FALSE(none.max_bytes.has_value());
+}
+
 TEST_CASE("skills config: errors name the line", "[governance][config]") {
     auto message = [](std::string_view text) {
         try {
@@ -446,7 +456,12 @@ TEST_CASE("skills config: errors name the line", "[governance][config]") {
     CHECK(message("skills:\n  overrides:\n    - name: a\n      mode: on\n      colour: red\n") ==
           "skills config: line 5: override rule 1, 'colour': unknown key (accepted: name, path, mode)");
     CHECK(message("skills:\n  other: 1\n") ==
-          "skills config: unknown key 'other' under 'skills' (accepted: overrides)");
+          "skills config: unknown key 'other' under 'skills' (accepted: max_lines, max_bytes, overrides)");
+    CHECK(message("skills:\n  max_lines: -1\n") ==
+          "skills config: 'max_lines' must be a count (digits 0-9, 0 = no limit), not '-1'");
+    CHECK(message("skills:\n  max_bytes: [1]\n") ==
+          "skills config: 'max_bytes' must be a count (digits 0-9, 0 = no limit), not [\"1\"]");
+    CHECK(message("skills:\n  max_lines: 99999999999999999999999\n").find("must be a count") != std::string::npos);
     CHECK(message("skilz: {}\n") == "skills config: unknown top-level key 'skilz' (accepted: skills)");
     CHECK(message("skills:\n  overrides: [\n").find("invalid YAML") != std::string::npos);
     // Bounds: the agent spec budgets apply (here, depth).

@@ -97,7 +97,7 @@ TEST_CASE("extras: without agentskills-extras, local commands work and the other
     const auto lock = run_program(program, {"lock", "--root", lib});
     CHECK(lock.status == 2);
     CHECK(lock.out.empty());
-    CHECK(lock.err.rfind("agentskills lock: the lock command " + missing, 0) == 0);
+    CHECK(lock.err.rfind("agentskills lock: error: the lock command " + missing, 0) == 0);
     const auto locked = run_program(program, {"list", "--root", lib, "--lock", dir.path("skills-lock.json")});
     CHECK(locked.status == 2);
     CHECK(locked.err.find("--lock " + missing) != std::string::npos);
@@ -110,7 +110,7 @@ TEST_CASE("extras: without agentskills-extras, local commands work and the other
 #ifdef AGENTSKILLS_HAVE_MCP
     const auto mcp = run_program(program, {"mcp", "--root", lib});
     CHECK(mcp.status == 2);
-    CHECK(mcp.err.rfind("agentskills mcp: the mcp command " + missing, 0) == 0);
+    CHECK(mcp.err.rfind("agentskills mcp: error: the mcp command " + missing, 0) == 0);
     const auto source = run_program(program, {"list", "--mcp-command", "no-such-server"});
     CHECK(source.status == 2);
     CHECK(source.err.find("--mcp-command " + missing) != std::string::npos);

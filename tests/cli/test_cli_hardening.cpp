@@ -149,11 +149,10 @@ TEST_CASE("cli: list's text output is one line per record whatever the names hol
     const auto r = run_cli({"list", "--root", f.lib});
     REQUIRE(r.status == 0);
     const auto lines = lines_of(r.out);
-    REQUIRE(lines.size() == 3);
+    REQUIRE(lines.size() == 2);
     CHECK(lines[0] == forged_name_escaped + "\t" + f.lib + "/evil/SKILL.md");
     CHECK(lines[1] == "good\t" + f.lib + "/good/SKILL.md");
-    CHECK(lines[2].rfind("skipped\tinvalid\t" + f.lib + "/new\\nline/SKILL.md\t" + f.lib + "/new\\nline/SKILL.md: ",
-                         0) == 0);
+    CHECK(r.err.find(f.lib + "/new\\nline/SKILL.md:1: error: ") != std::string::npos);
     CHECK(r.out.find('\x1b') == std::string::npos);
     // Each diagnostic on stderr is one `PATH...` line.
     for (const auto& line : lines_of(r.err)) CHECK(line.rfind(f.lib + "/", 0) == 0);
@@ -220,7 +219,7 @@ TEST_CASE("cli: the prompt block and activation text carry no control character 
 // ---------------------------------------------------------------------------------------
 // Agent specs and the rendering budget through `render` (items 6 and 4)
 
-TEST_CASE("cli: render --spec refuses hostile specs with exit 1 and the file named", "[cli][spec]") {
+TEST_CASE("cli: render --spec refuses hostile specs with exit 2 and the file named", "[cli][spec]") {
     TempDir dir;
     dir.write("lib/good/SKILL.md", skill_md("good", "A good skill."));
     std::string bomb = "directories: " + dir.str("lib") + "\nbomb:\n  l0: &l0 [a, a, a, a, a, a, a, a, a]\n";
@@ -238,9 +237,9 @@ TEST_CASE("cli: render --spec refuses hostile specs with exit 1 and the file nam
     for (const std::string name : {"bomb.yaml", "fifo.yaml", "zero.yaml", "deep.json"}) {
         const auto r = run_cli({"render", "--spec", dir.str(name), "good"});
         INFO(name << ": " << r.err);
-        CHECK(r.status == 1);
+        CHECK(r.status == 2);
         CHECK(r.out.empty());
-        CHECK(r.err.rfind("agentskills render: agent spec", 0) == 0);
+        CHECK(r.err.rfind("agentskills render: error: agent spec", 0) == 0);
         CHECK(r.err.find(dir.str(name)) != std::string::npos);
     }
     dir.write("ok.yaml", "directories: " + dir.str("lib") + "\n");
@@ -259,7 +258,8 @@ TEST_CASE("cli: render stops at --max-bytes with exit 1", "[cli][render]") {
     CHECK(r.status == 1);
     CHECK(r.out.empty());
     CHECK(r.err ==
-          "agentskills render: the instructions with the arguments substituted would be 450090000 bytes, more than "
+          "agentskills render: error: the instructions with the arguments substituted would be 450090000 bytes, more "
+          "than "
           "the limit of 4194304 bytes\n");
     dir.write("lib/small/SKILL.md", skill_md("small", "One placeholder.", "Do $ARGUMENTS."));
     CHECK(run_cli({"render", "--root", dir.str("lib"), "--max-bytes", "7", "small", "xyz"}).status == 0);

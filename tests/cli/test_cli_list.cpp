@@ -26,16 +26,17 @@ TEST_CASE("list: text output", "[cli][list]") {
     auto r = run_cli({"list", "--root", "library"});
     const std::string lib = library_dir();
     CHECK(r.status == 0);
-    CHECK(r.out ==
-          "code-review\t" + lib + "/code-review/SKILL.md\n" + "pdf-forms\t" + lib + "/pdf-forms/SKILL.md\n" +
-              "release-notes\t" + lib + "/release-notes/SKILL.md\n" + "skipped\tinvalid\t" + lib +
-              "/broken-frontmatter/SKILL.md\t" + lib +
-              "/broken-frontmatter/SKILL.md: the frontmatter opened on line 1 is not closed by a line '---'\n");
-    CHECK(r.err.find("[frontmatter-unclosed]") != std::string::npos);
+    CHECK(r.out == "code-review\t" + lib + "/code-review/SKILL.md\n" + "pdf-forms\t" + lib + "/pdf-forms/SKILL.md\n" +
+                       "release-notes\t" + lib + "/release-notes/SKILL.md\n");
+    // What was left out goes to standard error only.
+    CHECK(r.err == lib +
+                       "/broken-frontmatter/SKILL.md:1: error: the frontmatter opened on line 1 is not closed by "
+                       "a line '---' [frontmatter-unclosed]\n");
 }
 
 TEST_CASE("list: JSON output", "[cli][list]") {
-    auto r = run_cli({"list", "--json", "--root", "library", "--root", "no-such-library"});
+    auto r =
+        run_cli({"list", "--json", "--root", "library", "--root", "no-such-library", "--missing-directories", "skip"});
     REQUIRE(r.status == 0);
     const auto j = nlohmann::json::parse(r.out);
     const std::string lib = library_dir();
@@ -95,22 +96,28 @@ TEST_CASE("list: selection and policies", "[cli][list]") {
         auto r = run_cli({"list", "--root", "library", "--include", "a", "--exclude", "b"});
         CHECK(r.status == 2);
     }
-    SECTION("a missing root under error fails with exit 1") {
-        auto r = run_cli({"list", "--root", "no-such-library", "--missing-directories", "error"});
+    SECTION("a missing root fails with exit 1 (the default), or is skipped under skip") {
+        auto r = run_cli({"list", "--root", "no-such-library"});
         CHECK(r.status == 1);
-        CHECK(r.err.find("no-such-library") != std::string::npos);
+        CHECK(r.out.empty());
+        CHECK(r.err == "agentskills list: error: library root " + std::string(AGENTSKILLS_TEST_DATA_DIR) +
+                           "/no-such-library does not exist\n");
+        auto skip = run_cli({"list", "--root", "no-such-library", "--missing-directories", "skip"});
+        CHECK(skip.status == 0);
+        CHECK(skip.out.empty());
+        CHECK(skip.err.empty());
     }
     SECTION("a bad policy value is a usage error") {
         auto r = run_cli({"list", "--root", "library", "--duplicate-names", "maybe"});
         CHECK(r.status == 2);
     }
-    SECTION("a root that is a skill is skipped, or fails under error") {
-        auto skip = run_cli({"list", "--json", "--root", "library/code-review"});
+    SECTION("a root that is a skill fails, or is skipped under skip") {
+        auto skip = run_cli({"list", "--json", "--root", "library/code-review", "--missing-directories", "skip"});
         REQUIRE(skip.status == 0);
         const auto j = nlohmann::json::parse(skip.out);
         REQUIRE(j["skipped"].size() == 1);
         CHECK(j["skipped"][0]["reason"] == "skill_package");
-        auto strict = run_cli({"list", "--root", "library/code-review", "--missing-directories", "error"});
+        auto strict = run_cli({"list", "--root", "library/code-review"});
         CHECK(strict.status == 1);
     }
 }

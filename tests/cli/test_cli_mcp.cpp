@@ -130,7 +130,7 @@ TEST_CASE("cli mcp: render and validate read servers too", "[mcp][client][cli]")
     CHECK(invalid == 21);
     const auto ok = run_cli({"validate", "--mcp-command", hostile("honest")});
     CHECK(ok.status == 0);
-    CHECK(ok.out == "skill://alpha/SKILL.md: ok\nskill://beta/SKILL.md: ok\n");
+    CHECK(ok.out == "skill://alpha: ok\nskill://beta: ok\n");  // each skill by its directory
 }
 
 TEST_CASE("cli mcp: lying skills are reported, bad flags are usage errors", "[mcp][client][cli]") {

@@ -22,7 +22,9 @@ TEST_CASE("shim commands: a skipped skill is one stderr line with its reason", "
     dir.write("lib/long/SKILL.md", skill_md("long", "Too many lines.", long_body));
     const std::string lib = std::filesystem::canonical(dir.path("lib")).string();
     const std::string expected_err =
-        "skipped (too_large): " + lib + "/long/SKILL.md: the file has 505 lines, more than the limit of 500\n";
+        "skipped (too_large): " + lib +
+        "/long/SKILL.md: the file has 505 lines, more than the limit of 500; to lift it, set "
+        "the option max_lines (0 = no limit) or pass --max-lines N (--max-lines 0) to agentskills\n";
 
     const auto to_prompt = run_cli({"to-prompt", "--root", lib});
     CHECK(to_prompt.status == 0);

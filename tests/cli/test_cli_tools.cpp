@@ -125,14 +125,14 @@ TEST_CASE("tools: an unknown or hidden NAME exits 1", "[cli][tools]") {
     CHECK(r.status == 1);
     CHECK(r.out.empty());
     CHECK(r.err.rfind(
-              "agentskills tools: 'no-such-skill' was not activated: There is no skill named \"no-such-skill\".", 0) ==
-          0);
+              "agentskills tools: error: 'no-such-skill' was not activated: There is no skill named \"no-such-skill\".",
+              0) == 0);
     CHECK(r.err.find("'deny'") == std::string::npos);
     // A skill with disable-model-invocation is not the model's to activate.
     auto manual = lib.tools({"--activate", "manual"});
     CHECK(manual.status == 1);
     CHECK(manual.out.empty());
-    CHECK(manual.err.rfind("agentskills tools: 'manual' was not activated: ", 0) == 0);
+    CHECK(manual.err.rfind("agentskills tools: error: 'manual' was not activated: ", 0) == 0);
 }
 
 TEST_CASE("tools and activate: a NAME that is not UTF-8 is an unknown name, not a JSON error", "[cli][tools]") {
@@ -140,20 +140,20 @@ TEST_CASE("tools and activate: a NAME that is not UTF-8 is an unknown name, not 
     auto r = lib.tools({"--activate", "bad\xFF"});
     CHECK(r.status == 1);
     CHECK(r.out.empty());
-    CHECK(r.err.rfind("agentskills tools: 'bad\xEF\xBF\xBD' was not activated: There is no skill named "
+    CHECK(r.err.rfind("agentskills tools: error: 'bad\xEF\xBF\xBD' was not activated: There is no skill named "
                       "\"bad\xEF\xBF\xBD\".",
                       0) == 0);
     auto a = run_cli({"activate", "--root", lib.dir.path("lib"), "bad\xFF"});
-    CHECK(a.status == 0);
+    CHECK(a.status == 1);
     CHECK(a.out.rfind("There is no skill named \"bad\xEF\xBF\xBD\". Available skills: ", 0) == 0);
 }
 
-TEST_CASE("tools: a pool tool named like the activation tool is an error", "[cli][tools]") {
+TEST_CASE("tools: a pool tool named like the activation tool is a usage error", "[cli][tools]") {
     ToolsLibrary lib;
     auto r = run_cli({"tools", "--root", lib.dir.path("lib"), "--pool", "read,activate_skill"});
-    CHECK(r.status == 1);
+    CHECK(r.status == 2);
     CHECK(r.out.empty());
-    CHECK(r.err == "agentskills tools: two tools named 'activate_skill' in one turn\n");
+    CHECK(r.err == "agentskills tools: error: two tools named 'activate_skill' in one turn\n");
 }
 
 TEST_CASE("tool-schema: each --format, exactly", "[cli][tool-schema]") {
@@ -267,13 +267,14 @@ TEST_CASE("tool-call: bad input exits 1 with a clear message", "[cli][tool-call]
     CHECK(shape.status == 1);
     CHECK(shape.out.empty());
     CHECK(shape.err ==
-          "agentskills tool-call: not a valid Anthropic tool_use block: the string field 'name' is missing\n");
+          "agentskills tool-call: error: not a valid Anthropic tool_use block: the string field 'name' is missing\n");
     auto syntax = run_cli({"tool-call", "--format", "gemini", "--input", dir.path("not-json.json")});
     CHECK(syntax.status == 1);
-    CHECK(syntax.err == "agentskills tool-call: the input file is not valid JSON\n");
+    CHECK(syntax.err ==
+          "agentskills tool-call: error: the input file " + dir.path("not-json.json") + " is not valid JSON\n");
     auto missing = run_cli({"tool-call", "--input", dir.path("missing.json")});
     CHECK(missing.status == 1);
-    CHECK(missing.err == "agentskills tool-call: cannot read the input file\n");
+    CHECK(missing.err == "agentskills tool-call: error: cannot read the input file " + dir.path("missing.json") + "\n");
     // Hostile depth: a clear error, not a stack overflow.
     dir.write("deep.json", R"({"type":"tool_use","id":"t","name":"a","input":{"x":)" + std::string(200000, '[') +
                                std::string(200000, ']') + "}}");
@@ -281,7 +282,7 @@ TEST_CASE("tool-call: bad input exits 1 with a clear message", "[cli][tool-call]
     CHECK(deep.status == 1);
     CHECK(deep.out.empty());
     CHECK(deep.err ==
-          "agentskills tool-call: not a valid Anthropic tool_use block: the field 'input' nests deeper "
+          "agentskills tool-call: error: not a valid Anthropic tool_use block: the field 'input' nests deeper "
           "than 128 levels\n");
     // Arguments that are not an object: the chat shape keeps the text as it is.
     dir.write("chat.json", R"({"id":"c","function":{"name":"a","arguments":"[1]"}})");

@@ -1,3 +1,5 @@
+#include <filesystem>
+
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -46,21 +48,28 @@ TEST_CASE("validate: text output and exit status", "[cli]") {
               "frontmatter [frontmatter-missing]\n"
               "validate/empty-dir: error: no SKILL.md in 'validate/empty-dir' [skill-file-missing]\n");
     }
-    SECTION("a whole library with --root, children in name order") {
+    SECTION("a whole library with --root: the skills list finds, with the loader's paths") {
         auto r = run_cli({"validate", "--root", "validate"});
+        const std::string lib = std::filesystem::canonical(AGENTSKILLS_TEST_DATA_DIR "/validate").string();
         CHECK(r.status == 1);
-        CHECK(r.out ==
-              "validate/Bad_Name/SKILL.md:2: warning: the name 'Bad_Name' must be lowercase [name-not-lowercase]\n"
-              "validate/Bad_Name/SKILL.md:2: warning: the name 'Bad_Name' may only contain letters, digits and hyphens "
-              "[name-invalid-character]\n"
-              "validate/Bad_Name: ok\n"
-              "validate/good-skill: ok\n"
-              "validate/no-frontmatter/SKILL.md:1: error: the file must start with a line '---' that opens the YAML "
-              "frontmatter [frontmatter-missing]\n");
+        CHECK(r.out == lib +
+                           "/Bad_Name/SKILL.md:2: warning: the name 'Bad_Name' must be lowercase "
+                           "[name-not-lowercase]\n" +
+                           lib +
+                           "/Bad_Name/SKILL.md:2: warning: the name 'Bad_Name' may only contain letters, digits "
+                           "and hyphens [name-invalid-character]\n" +
+                           lib + "/Bad_Name: ok\n" + lib + "/good-skill: ok\n" + lib +
+                           "/no-frontmatter/SKILL.md:1: error: the file must start with a line '---' that opens the "
+                           "YAML frontmatter [frontmatter-missing]\n");
+        // A missing root is an error, as in list.
+        auto missing = run_cli({"validate", "--root", "no-such-library"});
+        CHECK(missing.status == 1);
+        CHECK(missing.err == "agentskills validate: error: library root " + std::string(AGENTSKILLS_TEST_DATA_DIR) +
+                                 "/no-such-library does not exist\n");
     }
     SECTION("usage errors exit 2") {
         CHECK(run_cli({"validate"}).status == 2);
-        CHECK(run_cli({"validate", "does/not/exist"}).status == 2);
+        CHECK(run_cli({"validate", "does/not/exist"}).status == 1);  // a failure about the input
         CHECK(run_cli({"validate", "--profile", "bogus", "validate/good-skill"}).status == 2);
         CHECK(run_cli({"validate", "--no-such-flag", "validate/good-skill"}).status == 2);
         CHECK(run_cli({}).status == 2);
@@ -135,7 +144,7 @@ TEST_CASE("read-properties", "[cli]") {
     CHECK(bad.err ==
           "validate/no-frontmatter/SKILL.md:1: error: the file must start with a line '---' that opens the YAML "
           "frontmatter [frontmatter-missing]\n"
-          "agentskills read-properties: cannot read the skill at validate/no-frontmatter\n");
+          "agentskills read-properties: error: cannot read the skill at validate/no-frontmatter\n");
     CHECK(run_cli({"read-properties"}).status == 2);
 }
 

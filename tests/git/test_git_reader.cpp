@@ -510,10 +510,32 @@ TEST_CASE("agentskills list --root git:<repo>@<tag>", "[git][cli]") {
     const auto r = agentskills::test::run_cli({"list", "--root", "git:" + repo.dir + "@v1:skills"}, repo.tmp.path());
     CHECK(r.status == 0);
     CHECK(r.out == "alpha\tgit:" + repo.dir + "@" + repo.first + "!/skills/alpha/SKILL.md\n");
-    const auto missing = agentskills::test::run_cli(
-        {"list", "--root", "git:" + repo.dir + "@no-such-tag", "--missing-directories", "error"}, repo.tmp.path());
+    // A repository or ref the user named that is missing is an error naming it, by default.
+    for (const std::string& root : {"git:" + repo.dir + "@no-such-tag", "git:" + repo.tmp.path("nowhere") + "@HEAD"}) {
+        INFO(root);
+        const auto missing = agentskills::test::run_cli({"list", "--root", root}, repo.tmp.path());
+        CHECK(missing.status == 1);
+        CHECK(missing.out.empty());
+        CHECK(missing.err.rfind("agentskills list: error: library root " + root + " does not exist", 0) == 0);
+        const auto skipped =
+            agentskills::test::run_cli({"list", "--root", root, "--missing-directories", "skip"}, repo.tmp.path());
+        CHECK(skipped.status == 0);
+        CHECK(skipped.out.empty());
+        CHECK(skipped.err.empty());
+    }
+}
+
+TEST_CASE("agentskills validate --root git:<repo>@<ref> checks the skills list finds there", "[git][cli]") {
+    if (std::string(AGENTSKILLS_CLI_PATH).empty()) return;  // the program is not built
+    Repo repo;
+    const std::string root = "git:" + repo.dir + "@v1:skills";
+    const auto r = agentskills::test::run_cli({"validate", "--root", root}, repo.tmp.path());
+    CHECK(r.status == 0);
+    CHECK(r.out == "git:" + repo.dir + "@" + repo.first + "!/skills/alpha: ok\n");
+    const auto missing =
+        agentskills::test::run_cli({"validate", "--root", "git:" + repo.dir + "@nope"}, repo.tmp.path());
     CHECK(missing.status == 1);
-    CHECK(missing.err.find("does not exist") != std::string::npos);
+    CHECK(missing.err.rfind("agentskills validate: error: ", 0) == 0);
 }
 
 }  // namespace git_reader_tests

@@ -137,15 +137,21 @@ struct AgentSpecLimits {
 /// What a skills configuration file (`agentskills ... --config FILE`) holds:
 ///
 ///     skills:
+///       max_lines: 0               # the loader's limits (FilesystemLoaderOptions); 0 = none
+///       max_bytes: 2097152
 ///       overrides:
 ///         - name: code-review      # or  path: "team/*"
 ///           mode: name-only        # on | name-only | user-invocable-only | off
 ///
-/// Read under the same budgets as agent specs (`limits`). Any other key, a rule without exactly
-/// one of `name` / `path`, without `mode` or with another word, and more than
-/// OVERRIDES_MAX_RULES rules are ConfigurationErrors that give the line of the rule or key.
+/// Read under the same budgets as agent specs (`limits`). Any other key, a limit that is not
+/// plain decimal digits fitting in a size_t, a rule without exactly one of `name` / `path`,
+/// without `mode` or with another word, and more than OVERRIDES_MAX_RULES rules are
+/// ConfigurationErrors that give the line of the rule or key.
 struct GovernanceConfig {
     std::vector<OverrideRule> overrides = {};
+    /// `max_lines`, `max_bytes`: unset when the file does not say (the loader's default stays).
+    std::optional<std::size_t> max_lines = std::nullopt;
+    std::optional<std::size_t> max_bytes = std::nullopt;
 };
 
 [[nodiscard]] GovernanceConfig parse_governance_config(std::string_view text, const AgentSpecLimits& limits = {});

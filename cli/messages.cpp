@@ -1,0 +1,50 @@
+// agentskills CLI — messages on standard error (messages.hpp).
+#include "messages.hpp"
+
+#include <cstdio>
+#include <string>
+
+#include <fmt/core.h>
+
+#include "agentskills/base/text.hpp"
+
+namespace agentskills::cli {
+namespace {
+
+std::string g_command;  // set while the subcommand's arguments are parsed, before it runs
+bool g_quiet = false;
+
+// One write per line: lines of concurrent writers (watch's threads) never interleave.
+void write_line(const std::string& line) { std::fwrite(line.data(), 1, line.size(), stderr); }
+
+std::string prefix() { return g_command.empty() ? "agentskills" : "agentskills " + g_command; }
+
+}  // namespace
+
+void add_common_options(CLI::App& cmd) {
+    cmd.add_flag("-q,--quiet", g_quiet, "Print only errors on standard error (no warnings, notes or diagnostics)");
+    CLI::App* self = &cmd;
+    cmd.preparse_callback([self](std::size_t) { g_command = self->get_name(); });
+}
+
+std::string_view command_name() { return g_command; }
+
+bool quiet() { return g_quiet; }
+
+void print_error(std::string_view message) {
+    write_line(fmt::format("{}: error: {}\n", prefix(), terminal_text(message)));
+}
+
+void print_warning(std::string_view message) {
+    if (!g_quiet) write_line(fmt::format("{}: warning: {}\n", prefix(), terminal_text(message)));
+}
+
+void print_note(std::string_view message) {
+    if (!g_quiet) write_line(fmt::format("{}: {}\n", prefix(), terminal_text(message)));
+}
+
+void print_diagnostic(const Diagnostic& d) {
+    if (!g_quiet || d.severity == Severity::error) write_line(format_diagnostic(d) + "\n");
+}
+
+}  // namespace agentskills::cli
