@@ -141,7 +141,10 @@ int run(const ValidateArgs& args) {
         for (const auto& sk : d.skipped) report(sk.path, std::nullopt, sk.reason);
     }
     if (args.json) {
-        nlohmann::json doc{{"profile", args.profile}, {"valid", all_valid}, {"skills", std::move(results)}};
+        nlohmann::json doc{{"schema", validate_json_schema},
+                           {"profile", args.profile},
+                           {"valid", all_valid},
+                           {"skills", std::move(results)}};
         print_json(doc);
     }
     return all_valid ? exit_ok : exit_failure;

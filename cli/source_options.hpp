@@ -79,6 +79,8 @@ struct SourceDefaults {
     /// FilesystemLoaderOptions::frontmatter_json: false for commands that never print a
     /// manifest's `frontmatter` (a catalog block).
     bool frontmatter_json = true;
+    /// FilesystemLoaderOptions::frontmatter_typing (`list --json` types it as the MCP server does).
+    FrontmatterTyping frontmatter_typing = FrontmatterTyping::text;
 };
 
 /// Declares the flags of `flags` on `cmd`, storing into `args` (which must outlive parsing).
