@@ -13,6 +13,7 @@
 #include <agentskills/base/diagnostics.hpp>
 
 #include "command.hpp"
+#include "conventions.hpp"
 #include "keep_until_exit.hpp"
 #include "reference_commands.hpp"
 #include "shim_support.hpp"
@@ -85,8 +86,7 @@ void setup_to_prompt(CLI::App& app, int* status) {
         ->capture_default_str();
     cmd->callback([args, status, cmd] {
         if (args->roots.empty() && args->skill_dirs.empty()) {
-            fmt::print(stderr, "agentskills to-prompt: give --root DIR or SKILL_DIR\n{}", cmd->help());
-            *status = exit_usage;
+            *status = usage_error(*cmd, "give --root DIR or SKILL_DIR");
             return;
         }
         if (args->profile == "reference") {

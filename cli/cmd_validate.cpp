@@ -15,6 +15,7 @@
 #include <agentskills/base/text.hpp>
 
 #include "command.hpp"
+#include "conventions.hpp"
 #include "json_output.hpp"
 #include "numbers.hpp"
 #include "reference_commands.hpp"
@@ -178,10 +179,7 @@ void setup_validate(CLI::App& app, int* status) {
         ->capture_default_str();
     cmd->callback([args, status, cmd] {
         if (args->paths.empty() && args->roots.empty() && args->mcp_commands.empty() && args->mcp_urls.empty()) {
-            fmt::print(stderr,
-                       "agentskills validate: give at least one PATH, --root DIR or --mcp-command/--mcp-url\n{}",
-                       cmd->help());
-            *status = exit_usage;
+            *status = usage_error(*cmd, "give at least one PATH, --root DIR or --mcp-command/--mcp-url");
             return;
         }
         *status = run(*args);

@@ -11,6 +11,7 @@
 #include <agentskills/base/version.hpp>
 
 #include "command.hpp"
+#include "conventions.hpp"
 
 #include "extras.hpp"
 
@@ -25,10 +26,13 @@ struct Command {
 
 constexpr Command commands[] = {
     {"activate", setup_activate},
+    {"completion", setup_completion},
+    {"help", setup_help},
     {"list", setup_list},
 #if defined(AGENTSKILLS_HAVE_LOCK)
     {"lock", setup_lock},
 #endif
+    {"man", setup_man},
     {"mcp", setup_mcp},
     {"prompt", setup_prompt},
     {"read-properties", setup_read_properties},
@@ -49,12 +53,15 @@ int main(int argc, char** argv) {
     // Discovery's worker threads grow their allocator arenas page by page (one mprotect each,
     // thousands over a large library); a larger step costs address space, not memory.
     (void)mallopt(M_TOP_PAD, 16 << 20);
-    CLI::App app{"agentskills: validate, list and render Agent Skills (SKILL.md folders)", "agentskills"};
+    CLI::App app{"agentskills: " + std::string(program_summary), "agentskills"};
+    app.formatter(make_formatter());  // before the commands: they inherit it
+    app.group("Commands");            // the heading of the command list (inherited as their group)
     app.require_subcommand(1);
-    app.set_version_flag("--version", std::string("agentskills ") + agentskills::version_string);
+    app.set_version_flag("-V,--version", std::string("agentskills ") + agentskills::version_string);
     keep_program_arguments(argc, argv);  // for the extras (extras.hpp)
     int status = exit_ok;
     for (const Command& command : commands) command.setup(app, &status);
+    app.footer(help_footer());  // after the commands, which would inherit it
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -64,8 +71,7 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        app.exit(e);
-        return exit_usage;
+        return report_parse_error(app, e, argc, argv);
     } catch (const std::exception& e) {
         fmt::print(stderr, "agentskills: error: {}\n", agentskills::terminal_text(e.what()));
         return exit_failure;
