@@ -63,7 +63,7 @@ TEST_CASE("help [CMD] prints the program's or the command's help", "[cli][conven
     CHECK(unknown.err.find("did you mean 'list'?") != std::string::npos);
 }
 
-TEST_CASE("-V and --version print the version", "[cli][conventions]") {
+TEST_CASE("version: -V and --version print it", "[cli][conventions]") {
     const auto shortv = run_cli({"-V"});
     const auto longv = run_cli({"--version"});
     CHECK(shortv.status == 0);
