@@ -32,7 +32,8 @@ struct ListArgs {
 
 // Writes `"key": [ ... ]` one element at a time, so that a large library never exists twice
 // in memory as a JSON document and as its text. The result is what
-// `json{{"diagnostics",…},{"skills",…},{"skipped",…}}.dump(2)` prints (keys in sorted order).
+// `json{{"diagnostics",…},{"schema",2},{"skills",…},{"skipped",…}}.dump(2)` prints (keys in
+// sorted order).
 template <class T>
 void print_json_array(std::ostream& out, std::string_view key, const std::vector<T>& items, bool last) {
     out << "  \"" << key << "\": [";
@@ -98,8 +99,11 @@ int run_list(const ListArgs& args) {
     // Nothing prints a frontmatter but --json, which reads each one again as it prints it
     // (a file-system loader; an MCP source's come with its skills).
     const bool frontmatter_json = args.json && args.sources.has_mcp_sources();
-    const SkillLoaderPtr loader = make_source_loader(
-        args.sources, {.standard_roots_when_none = true, .lazy_bodies = true, .frontmatter_json = frontmatter_json});
+    const SkillLoaderPtr loader =
+        make_source_loader(args.sources, {.standard_roots_when_none = true,
+                                          .lazy_bodies = true,
+                                          .frontmatter_json = frontmatter_json,
+                                          .frontmatter_typing = FrontmatterTyping::core_schema});
     Discovery discovery = loader->discover();
 
     if (args.json) {
@@ -109,6 +113,7 @@ int run_list(const ListArgs& args) {
         // Indented by two spaces; invalid UTF-8 in a path or message is replaced, never fatal.
         std::cout << "{\n";
         print_json_array(std::cout, "diagnostics", discovery.diagnostics, false);
+        std::cout << "  \"schema\": " << list_json_schema << ",\n";
         print_skills_json(std::cout, discovery.skills, fs, changed);
         print_json_array(std::cout, "skipped", discovery.skipped, true);
         std::cout << "}\n";
@@ -130,7 +135,8 @@ int run_list(const ListArgs& args) {
 void setup_list(CLI::App& app, int* status) {
     auto args = std::make_shared<ListArgs>();
     CLI::App* cmd = app.add_subcommand("list", "Discover the skills of library roots and list them");
-    cmd->add_flag("--json", args->json, "Print {skills, skipped, diagnostics} as JSON");
+    cmd->add_flag("--json", args->json,
+                  "Print {schema, skills, skipped, diagnostics} as JSON (docs/schemas/list.schema.json)");
     add_source_options(*cmd, args->sources,
                        {.root_help = "A library root (repeatable, in precedence order); default: the standard roots "
                                      "(missing ones are skipped)"});

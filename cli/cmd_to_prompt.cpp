@@ -13,6 +13,7 @@
 #include <agentskills/base/diagnostics.hpp>
 
 #include "command.hpp"
+#include "conventions.hpp"
 #include "keep_until_exit.hpp"
 #include "messages.hpp"
 #include "reference_commands.hpp"
@@ -84,10 +85,11 @@ void setup_to_prompt(CLI::App& app, int* status) {
     cmd->add_option("--profile", args->profile, "standard, or reference (print what skills-ref 0.1 prints)")
         ->check(CLI::IsMember({"standard", "reference"}))
         ->capture_default_str();
-    cmd->callback([args, status] {
+    cmd->callback([args, status, cmd] {
         const bool has_sources = !args->sources.roots.empty() || args->sources.has_mcp_sources();
         if (!has_sources && args->skill_dirs.empty()) {
-            throw UsageError("give --root DIR, --mcp-command, --mcp-url or SKILL_DIR");
+            *status = usage_error(*cmd, "give --root DIR, --mcp-command, --mcp-url or SKILL_DIR");
+            return;
         }
         if (args->profile == "reference") {
             if (has_sources) throw UsageError("--profile reference takes SKILL_DIR arguments only");

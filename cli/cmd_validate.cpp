@@ -16,6 +16,7 @@
 #include <agentskills/base/text.hpp>
 
 #include "command.hpp"
+#include "conventions.hpp"
 #include "json_output.hpp"
 #include "messages.hpp"
 #include "reference_commands.hpp"
@@ -144,7 +145,10 @@ int run(const ValidateArgs& args) {
         check_sources(sources, report);
     }
     if (args.json) {
-        nlohmann::json doc{{"profile", args.profile}, {"valid", report.all_valid()}, {"skills", report.take()}};
+        nlohmann::json doc{{"schema", validate_json_schema},
+                           {"profile", args.profile},
+                           {"valid", report.all_valid()},
+                           {"skills", report.take()}};
         print_json(doc);
     }
     return report.all_valid() ? exit_ok : exit_failure;
@@ -164,9 +168,10 @@ void setup_validate(CLI::App& app, int* status) {
                     "standard (this library's rules) or reference (skills-ref 0.1 verdicts)")
         ->check(CLI::IsMember({"standard", "reference"}))
         ->capture_default_str();
-    cmd->callback([args, status] {
+    cmd->callback([args, status, cmd] {
         if (args->paths.empty() && args->sources.roots.empty() && !args->sources.has_mcp_sources()) {
-            throw UsageError("give at least one PATH, --root DIR, --mcp-command or --mcp-url");
+            *status = usage_error(*cmd, "give at least one PATH, --root DIR, --mcp-command or --mcp-url");
+            return;
         }
         *status = run(*args);
     });

@@ -41,9 +41,9 @@ volatile std::sig_atomic_t g_stop_signal = 0;
 void on_watch_stop_signal(int signal) { g_stop_signal = signal; }
 
 nlohmann::json change_json(const CatalogChangeSet& cs) {
-    return nlohmann::json{{"generation", cs.generation},  {"previous", cs.previous}, {"added", cs.added},
-                          {"changed", cs.changed},        {"removed", cs.removed},   {"files", cs.files},
-                          {"diagnostics", cs.diagnostics}};
+    return nlohmann::json{{"schema", watch_json_schema}, {"generation", cs.generation},  {"previous", cs.previous},
+                          {"added", cs.added},           {"changed", cs.changed},        {"removed", cs.removed},
+                          {"files", cs.files},           {"diagnostics", cs.diagnostics}};
 }
 
 std::string names_text(const std::vector<std::string>& names) {

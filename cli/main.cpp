@@ -11,6 +11,7 @@
 #include <agentskills/base/version.hpp>
 
 #include "command.hpp"
+#include "conventions.hpp"
 
 #include "extras.hpp"
 #include "messages.hpp"
@@ -26,10 +27,13 @@ struct Command {
 
 constexpr Command commands[] = {
     {"activate", setup_activate},
+    {"completion", setup_completion},
+    {"help", setup_help},
     {"list", setup_list},
 #if defined(AGENTSKILLS_HAVE_LOCK)
     {"lock", setup_lock},
 #endif
+    {"man", setup_man},
     {"mcp", setup_mcp},
     {"prompt", setup_prompt},
     {"read-properties", setup_read_properties},
@@ -50,13 +54,16 @@ int main(int argc, char** argv) {
     // Discovery's worker threads grow their allocator arenas page by page (one mprotect each,
     // thousands over a large library); a larger step costs address space, not memory.
     (void)mallopt(M_TOP_PAD, 16 << 20);
-    CLI::App app{"agentskills: validate, list and render Agent Skills (SKILL.md folders)", "agentskills"};
+    CLI::App app{"agentskills: " + std::string(program_summary), "agentskills"};
+    app.formatter(make_formatter());  // before the commands: they inherit it
+    app.group("Commands");            // the heading of the command list (inherited as their group)
     app.require_subcommand(1);
-    app.set_version_flag("--version", std::string("agentskills ") + agentskills::version_string);
+    app.set_version_flag("-V,--version", std::string("agentskills ") + agentskills::version_string);
     keep_program_arguments(argc, argv);  // for the extras (extras.hpp)
     int status = exit_ok;
     for (const Command& command : commands) command.setup(app, &status);
     for (CLI::App* sub : app.get_subcommands({})) add_common_options(*sub);
+    app.footer(help_footer());  // after the commands, which would inherit it
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -66,8 +73,7 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        print_error(e.what());
-        return exit_usage;
+        return report_parse_error(app, e, argc, argv);
     } catch (const UsageError& e) {
         print_error(e.what());
         return exit_usage;

@@ -31,8 +31,10 @@ std::string_view command_name() { return g_command; }
 
 bool quiet() { return g_quiet; }
 
-void print_error(std::string_view message) {
-    write_line(fmt::format("{}: error: {}\n", prefix(), terminal_text(message)));
+void print_error(std::string_view message) { print_error_as(prefix(), message); }
+
+void print_error_as(std::string_view command_path, std::string_view message) {
+    write_line(fmt::format("{}: error: {}\n", command_path, terminal_text(message)));
 }
 
 void print_warning(std::string_view message) {

@@ -36,6 +36,10 @@ void add_common_options(CLI::App& cmd);
 /// callers pass the raw text.
 void print_error(std::string_view message);
 
+/// The same line for a command named by its path (`agentskills validate`): the usage errors of
+/// conventions.hpp, which know the command CLI11 was parsing rather than the one that runs.
+void print_error_as(std::string_view command_path, std::string_view message);
+
 /// `agentskills CMD: warning: MESSAGE`, unless --quiet.
 void print_warning(std::string_view message);
 

@@ -196,6 +196,7 @@ FilesystemLoaderOptions filesystem_options(const SourceArgs& args, const SourceD
     // Such a command discovers once and prints: nothing is kept for another discovery.
     options.keep_results = !defaults.lazy_bodies;
     options.frontmatter_json = defaults.frontmatter_json;
+    options.frontmatter_typing = defaults.frontmatter_typing;
     options.sources = builtin_sources();
     // Governance: override rules, nested groups, the lock (docs/loading.md, "Admission").
     options.overrides = args.overrides;

@@ -86,6 +86,8 @@ struct SourceDefaults {
     /// FilesystemLoaderOptions::frontmatter_json: false for commands that never print a
     /// manifest's `frontmatter` (a catalog block).
     bool frontmatter_json = true;
+    /// FilesystemLoaderOptions::frontmatter_typing (`list --json` types it as the MCP server does).
+    FrontmatterTyping frontmatter_typing = FrontmatterTyping::text;
 };
 
 /// Declares the source and loader flags on `cmd` (all but those `flags` leaves out), storing into

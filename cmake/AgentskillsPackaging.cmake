@@ -81,14 +81,15 @@ function(agentskills_install_pkgconfig)
   install(FILES "${PROJECT_BINARY_DIR}/pkgconfig/${ARG_NAME}.pc" DESTINATION "${AGENTSKILLS_PKGCONFIG_DIR}")
 endfunction()
 
-# The man page, made from the program's --help texts at build time.
+# The man page, printed by the program itself (`agentskills man`, from the table --help is made of)
+# at build time.
 function(agentskills_install_man_page program_target)
   set(_page "${PROJECT_BINARY_DIR}/man/agentskills.1")
   add_custom_command(OUTPUT "${_page}"
-    COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${program_target}> -DVERSION=${PROJECT_VERSION}
-            -DOUT=${_page} -P "${PROJECT_SOURCE_DIR}/cmake/AgentskillsManPage.cmake"
+    COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${program_target}> -DOUT=${_page}
+            -P "${PROJECT_SOURCE_DIR}/cmake/AgentskillsManPage.cmake"
     DEPENDS ${program_target} "${PROJECT_SOURCE_DIR}/cmake/AgentskillsManPage.cmake"
-    COMMENT "Writing the agentskills(1) man page from --help" VERBATIM)
+    COMMENT "Writing the agentskills(1) man page (agentskills man)" VERBATIM)
   add_custom_target(agentskills_man ALL DEPENDS "${_page}")
   install(FILES "${_page}" DESTINATION "${CMAKE_INSTALL_MANDIR}/man1")
 endfunction()

@@ -14,7 +14,8 @@ case "$mode" in
 esac
 
 packages=(build-essential cmake ninja-build pkg-config libyaml-cpp-dev nlohmann-json3-dev libfmt-dev
-          catch2 libutf8proc-dev libcli11-dev libsqlite3-dev libcpp-httplib-dev libssl-dev libzip-dev libgit2-dev git)
+          catch2 libutf8proc-dev libcli11-dev libsqlite3-dev libcpp-httplib-dev libssl-dev libzip-dev libgit2-dev git
+          python3 python3-jsonschema)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,11 +1,13 @@
 // SKILL.md parsing: one reader per frontmatter field, in the order `interpret` calls them.
 #include <algorithm>
+#include <exception>
 #include <iterator>
 
 #include <fmt/core.h>
 
 #include "agentskills/base/diagnostic_codes.hpp"
 #include "agentskills/base/names.hpp"
+#include "core_json.hpp"
 #include "session.hpp"
 
 namespace agentskills::detail {
@@ -70,11 +72,27 @@ Limited limited(std::string_view value, std::size_t limit) {
 
 }  // namespace
 
-void Parse::interpret(const YNode& root) {
+// The frontmatter JSON, typed as asked: the literal text of each scalar, or the core schema's
+// values (core_json.hpp, the typing the MCP server uses), read again from the text with the
+// front end's typing options.
+nlohmann::json Parse::frontmatter_json(const YNode& root, std::string_view frontmatter) {
+    if (opt_.frontmatter_typing == FrontmatterTyping::text) return to_json(root);
+    try {
+        return core_json(frontmatter);
+    } catch (const std::exception& e) {
+        add(codes::frontmatter_not_json, Level::warning, Level::warning, file_line(0),
+            fmt::format("the frontmatter cannot be typed as JSON under the YAML 1.2 core schema: {}; it is left "
+                        "empty",
+                        e.what()));
+        return nlohmann::json::object();
+    }
+}
+
+void Parse::interpret(const YNode& root, std::string_view frontmatter) {
     collect_fields(root);
     SkillManifest m;
     m.skill_file = std::string(opt_.path);
-    if (opt_.frontmatter_json) m.frontmatter = to_json(root);
+    if (opt_.frontmatter_json) m.frontmatter = frontmatter_json(root, frontmatter);
     if (reference()) check_reference_keys();
     read_name(m);
     read_description(m);

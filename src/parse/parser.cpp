@@ -221,7 +221,7 @@ bool Parse::split_and_interpret(std::string_view text) {
     if (keep_instructions_) out_.instructions = trim_blank_lines(parts->body);
     const std::optional<YNode> root = read_frontmatter(parts->frontmatter);
     if (!root) return false;
-    interpret(*root);
+    interpret(*root, parts->frontmatter);
     return true;
 }
 

@@ -110,7 +110,8 @@ private:
     [[nodiscard]] std::optional<YNode> read_frontmatter(std::string_view frontmatter);
 
     // The fields (parse_fields.cpp).
-    void interpret(const YNode& root);
+    void interpret(const YNode& root, std::string_view frontmatter);
+    [[nodiscard]] nlohmann::json frontmatter_json(const YNode& root, std::string_view frontmatter);
     void collect_fields(const YNode& root);
     [[nodiscard]] const YNode* find(std::string_view key) const;
     [[nodiscard]] std::size_t line_of(std::string_view key) const;

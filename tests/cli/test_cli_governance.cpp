@@ -79,7 +79,10 @@ TEST_CASE("lock: prints the exact lock file, list --lock refuses changed skills"
     CHECK(bad.err.find("missing.json") != std::string::npos);
     auto lone = run_cli({"list", "--root", "lib", "--lock-strict"}, dir.path());
     CHECK(lone.status == 2);
-    CHECK(lone.err == "agentskills list: error: --lock-strict: needs --lock FILE\n");
+    CHECK(lone.err ==
+          "agentskills list: error: --lock-strict: needs --lock FILE\n"
+          "Usage: agentskills list [OPTIONS]\n"
+          "Run 'agentskills list --help' for more information.\n");
 }
 #endif
 

@@ -3,7 +3,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -294,8 +296,8 @@ TEST_CASE("cli: every count option refuses values that are not a size", "[cli][u
         bad.push_back("-1\x1b");
         const auto r = run_cli(bad);
         CHECK(r.err.find(command.back() + ": not a count (digits 0-9 only): '-1\\x1b'") != std::string::npos);
-        auto args = command;
-        args.push_back("18446744073709551615");  // SIZE_MAX itself is a size
+        std::vector<std::string> args(command.begin(), command.end());
+        args.emplace_back(std::to_string(std::numeric_limits<std::size_t>::max()));  // SIZE_MAX is a size
         INFO(command[0] << " " << command.back() << " SIZE_MAX");
         CHECK(run_cli(args).status == 0);
     }

@@ -62,8 +62,12 @@ TEST_CASE("list: JSON output", "[cli][list]") {
     CHECK(saw_parse_error);
     // The streamed output is exactly the document's own two-space dump.
     CHECK(r.out == j.dump(2) + "\n");
-    // Each frontmatter (read again as it is printed) is the tree a discovery that builds them gives.
-    agentskills::FilesystemSkillLoader loader({.roots = {lib}, .include_default_roots = false});
+    CHECK(j.at("schema") == 2);
+    // Each frontmatter (read again as it is printed) is the tree a discovery that builds them
+    // gives, typed as the MCP server types it (schema 2).
+    agentskills::FilesystemSkillLoader loader({.roots = {lib},
+                                               .include_default_roots = false,
+                                               .frontmatter_typing = agentskills::FrontmatterTyping::core_schema});
     const agentskills::Discovery d = loader.discover();
     REQUIRE(d.skills.size() == 3);
     for (std::size_t i = 0; i < 3; ++i) {
@@ -147,6 +151,25 @@ TEST_CASE("list: without --root the default roots apply", "[cli][list]") {
     CHECK(r.status == 0);
     const std::string dir = std::filesystem::canonical(tmp.path()).string();
     CHECK(r.out.find("project-skill\t" + dir + "/.agents/skills/project-skill/SKILL.md\n") != std::string::npos);
+}
+
+TEST_CASE("list --json, schema 2: frontmatter values typed as the MCP server types them", "[cli][list][json]") {
+    TempDir tmp;
+    tmp.write("lib/typed/SKILL.md",
+              "---\nname: typed\ndescription: Typed values.\ndisable-model-invocation: true\nversion: 1.0\n"
+              "count: 12\nquoted: \"12\"\nnothing: ~\nlist: [1, two]\n---\nBody\n");
+    tmp.write("lib/twice/SKILL.md", "---\nname: twice\ndescription: A nested key twice.\nm:\n  k: 1\n  k: 2\n---\n");
+    auto r = run_cli({"list", "--json", "--root", "lib"}, tmp.path());
+    REQUIRE(r.status == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j.at("schema") == 2);
+    REQUIRE(j.at("skills").size() == 2);
+    CHECK(j["skills"][1]["frontmatter"] == nlohmann::json::parse(R"({"name": "typed", "description": "Typed values.",
+        "disable-model-invocation": true, "version": 1.0, "count": 12, "quoted": "12", "nothing": null,
+        "list": [1, "two"]})"));
+    // What the core schema cannot make JSON (a key twice) prints as {}: the skill is still listed.
+    CHECK(j["skills"][0]["name"] == "twice");
+    CHECK(j["skills"][0]["frontmatter"] == nlohmann::json::object());
 }
 
 }  // namespace cli_list_tests

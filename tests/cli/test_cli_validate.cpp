@@ -81,6 +81,7 @@ TEST_CASE("validate --json", "[cli]") {
     CHECK(r.status == 1);
     const auto expected = R"({
   "profile": "standard",
+  "schema": 1,
   "skills": [
     {
       "diagnostics": [],

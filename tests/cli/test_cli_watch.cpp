@@ -92,8 +92,9 @@ TEST_CASE("watch --json: the first line, then one object per change set", "[cli]
                                        {"severity", "error"}});
     std::vector<std::string> keys;
     for (const auto& [k, v] : j1.items()) keys.push_back(k);
-    CHECK(keys ==
-          std::vector<std::string>{"added", "changed", "diagnostics", "files", "generation", "previous", "removed"});
+    CHECK(keys == std::vector<std::string>{"added", "changed", "diagnostics", "files", "generation", "previous",
+                                           "removed", "schema"});
+    CHECK(j1.at("schema") == 1);
 
     // The watcher is armed once the first line is out: fix the broken skill, edit alpha.
     t.write("lib/broken/SKILL.md", skill_md("broken", "Fixed."));

@@ -991,3 +991,44 @@ TEST_CASE("mcp: the fast frontmatter path agrees with yaml-cpp", "[mcp]") {
 }  // namespace mcp_frontmatter_tests
 
 #endif  // AGENTSKILLS_HAVE_MCP
+
+TEST_CASE("FrontmatterTyping::core_schema is the server's frontmatter JSON (one typing)",
+          "[mcp][frontmatter][parser]") {
+    const std::vector<std::string> yamls = {
+        "name: a\ndescription: d\ndisable-model-invocation: true\nversion: 1.0\ncount: 12\nq: \"12\"\nn: ~\n",
+        "name: a\ndescription: d\nhex: 0x1F\noctal: 0o17\nexp: 1e3\nlist: [1, two, \"3\", false]\n",
+        "name: a\ndescription: d\nmetadata:\n  a: yes\n  b: !!str 5\n  c: !!float 2\n  d: |\n    block\n",
+        "name: a\ndescription: d\nanchor: &x {k: 1}\ncopy: *x\n",
+    };
+    for (const auto& yaml : yamls) {
+        INFO(yaml);
+        const std::string text = "---\n" + yaml + "---\nBody\n";
+        agentskills::ParseOptions opt;
+        opt.frontmatter_typing = agentskills::FrontmatterTyping::core_schema;
+        const agentskills::ParseResult r = agentskills::parse_skill_md(text, opt);
+        REQUIRE(r.ok());
+        CHECK(r.manifest()->frontmatter.get() == agentskills::mcp::detail::frontmatter_json(text));
+        CHECK(r.diagnostics.empty());
+    }
+    // The default stays the literal text.
+    const agentskills::ParseResult text = agentskills::parse_skill_md("---\nname: a\ndescription: d\nn: 12\n---\n");
+    REQUIRE(text.ok());
+    CHECK(text.manifest()->frontmatter->at("n") == "12");
+}
+
+TEST_CASE("FrontmatterTyping::core_schema: a frontmatter JSON cannot hold is left empty with a warning",
+          "[mcp][frontmatter][parser]") {
+    for (const std::string yaml : {"name: a\ndescription: d\nx: .inf\n", "name: a\ndescription: d\nx: !!int abc\n",
+                                   "name: a\ndescription: d\nm:\n  k: 1\n  k: 2\n"}) {
+        INFO(yaml);
+        agentskills::ParseOptions opt;
+        opt.frontmatter_typing = agentskills::FrontmatterTyping::core_schema;
+        const agentskills::ParseResult r = agentskills::parse_skill_md("---\n" + yaml + "---\nBody\n", opt);
+        REQUIRE(r.ok());  // the skill itself is kept, its typed fields read as usual
+        CHECK(r.manifest()->name == "a");
+        CHECK(r.manifest()->frontmatter->dump() == "{}");
+        REQUIRE(r.diagnostics.size() == 1);
+        CHECK(r.diagnostics[0].code == "frontmatter-not-json");
+        CHECK(r.diagnostics[0].severity == agentskills::Severity::warning);
+    }
+}

@@ -27,6 +27,7 @@ inline constexpr std::string_view yaml_strict = "yaml-strict";
 inline constexpr std::string_view duplicate_key = "duplicate-key";
 inline constexpr std::string_view unknown_field = "unknown-field";
 inline constexpr std::string_view field_type = "field-type";
+inline constexpr std::string_view frontmatter_not_json = "frontmatter-not-json";
 // --- fields
 inline constexpr std::string_view name_missing = "name-missing";
 inline constexpr std::string_view name_not_string = "name-not-string";
@@ -114,6 +115,7 @@ inline constexpr std::array all = {
     duplicate_key,
     unknown_field,
     field_type,
+    frontmatter_not_json,
     name_missing,
     name_not_string,
     name_blank,

@@ -69,6 +69,13 @@ private:
 /// nlohmann ADL: a SharedJson converts to its value (`nlohmann::json j = manifest.frontmatter;`).
 inline void to_json(nlohmann::json& j, const SharedJson& v) { j = v.get(); }
 
+/// How `SkillManifest::frontmatter` holds the frontmatter's scalars (ParseOptions::frontmatter_typing).
+enum class FrontmatterTyping {
+    text,        ///< every scalar as its literal text: `true`, `12` and `"12"` are the strings "true", "12", "12"
+    core_schema  ///< typed as a YAML 1.2 core-schema reader types it (`true` -> true, `12` -> 12, `"12"` -> "12"),
+                 ///< the typing the MCP server sends and `list --json` prints
+};
+
 /// Discovered metadata of one skill plus its locations in the reader's namespace.
 struct SkillManifest {
     std::string name;         ///< as written (trimmed); NFKC-normalized under require_valid
@@ -91,8 +98,9 @@ struct SkillManifest {
     std::vector<std::string> aliases;
     /// Claude-Code behavioural keys present in the frontmatter that this library does not implement.
     std::vector<std::string> ignored_behavioral_fields;
-    /// The whole frontmatter as a JSON object; every scalar is its literal text. Shared by the
-    /// copies of the manifest: `m.frontmatter->at("key")`, `m.frontmatter->contains("key")`.
+    /// The whole frontmatter as a JSON object; every scalar is its literal text unless the
+    /// parse was asked for `FrontmatterTyping::core_schema`. Shared by the copies of the manifest:
+    /// `m.frontmatter->at("key")`, `m.frontmatter->contains("key")`.
     SharedJson frontmatter;
     /// What the override rules made of the skill (`on` without rules); never `off` in a catalog.
     SkillMode mode = SkillMode::on;

@@ -170,6 +170,8 @@ struct FilesystemLoaderOptions {
     /// never reads it (a catalog block: the CLI's `to-prompt` and `prompt`) sets it false: the
     /// manifests it discovers and loads then hold an empty frontmatter (`{}`); nothing else changes.
     bool frontmatter_json = true;
+    /// How the frontmatter JSON types its scalars (ParseOptions::frontmatter_typing).
+    FrontmatterTyping frontmatter_typing = FrontmatterTyping::text;
     /// Worker threads for discovery; 0 = the machine's cores; at most SKILL_MAX_DISCOVERY_THREADS.
     std::size_t threads = 0;
     /// Called once for each diagnostic of each discovery (from the calling thread).

@@ -52,6 +52,10 @@ struct ParseOptions {
     /// typed fields); it saves the tree's memory and the time to build it. Nothing else changes:
     /// the same fields, diagnostics and skip reasons.
     bool frontmatter_json = true;
+    /// How the frontmatter JSON types its scalars. Under `core_schema`, a frontmatter that the
+    /// core schema cannot make a JSON object (a key twice, `.inf`, a value its tag does not fit)
+    /// is left empty (`{}`) with a `frontmatter-not-json` warning.
+    FrontmatterTyping frontmatter_typing = FrontmatterTyping::text;
 };
 
 /// What `parse_skill_md` found: either a skill that is kept (`manifest()` is set) or a skill

@@ -390,6 +390,7 @@ struct ParseSettings {
     bool lazy_bodies = false;
     bool keep = true;  // FilesystemLoaderOptions::keep_results: cache the parsed files
     bool frontmatter_json = true;
+    FrontmatterTyping frontmatter_typing = FrontmatterTyping::text;
 };
 
 class ParseCache {

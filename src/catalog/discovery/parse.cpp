@@ -138,6 +138,7 @@ void ParseCache::store(Candidate& c, const FileStat& st, std::string_view data, 
     popts.max_lines = settings_.max_lines;
     popts.max_bytes = settings_.max_bytes;
     popts.frontmatter_json = settings_.frontmatter_json;
+    popts.frontmatter_typing = settings_.frontmatter_typing;
     popts.path = c.skill_file;  // for the diagnostics; the location is set below
     popts.directory_name = c.dir_name;
     popts.truncated = truncated;
@@ -210,6 +211,7 @@ std::string ParseCache::lazy_body(const CacheEntry& entry, const SkillLocation& 
     popts.max_lines = settings_.max_lines;
     popts.max_bytes = settings_.max_bytes;
     popts.frontmatter_json = settings_.frontmatter_json || frontmatter_json;
+    popts.frontmatter_typing = settings_.frontmatter_typing;
     popts.path = path;
     const std::string_view name_prefix = std::string_view(entry.dir_name).substr(0, entry.name_prefix_size);
     popts.directory_name = std::string_view(entry.dir_name).substr(entry.name_prefix_size);

@@ -69,9 +69,6 @@ using agentskills::sha256_digest;
 [[nodiscard]] std::optional<std::string> outside_sdk_subset(const agentskills::detail::YamlTree& tree,
                                                             std::string_view yaml);
 
-/// The JSON value of one plain YAML scalar under the core schema (see frontmatter_json).
-[[nodiscard]] nlohmann::json core_schema_scalar(std::string_view plain);
-
 /// The JSON text to echo for the `id` of a JSON-RPC message: the top-level member "id" of
 /// `message` (valid JSON that nlohmann parsed, giving `id`) as the sender wrote it when it is a
 /// number that nlohmann does not give back exactly — a float token (`1.50`, `1e2`) or an integer

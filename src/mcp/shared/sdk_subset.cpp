@@ -15,12 +15,14 @@
 
 #include <fmt/core.h>
 
+#include "../../parse/core_json.hpp"
 #include "../../parse/yaml.hpp"
 #include "internal.hpp"
 
 namespace agentskills::mcp::detail {
 namespace {
 
+using agentskills::detail::core_schema_scalar;
 using agentskills::detail::YamlTree;
 using agentskills::detail::YNode;
 
