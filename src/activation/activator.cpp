@@ -106,8 +106,12 @@ SkillActivator::SkillActivator(SkillCatalogPtr catalog, SkillActivatorOptions op
     }
     if (options_.prompt_block) {
         prompt_block_ = *options_.prompt_block;
-    } else if (!invocable_.empty()) {
+        return;
+    }
+    check_system_prompt(options_.system_prompt);
+    if (!invocable_.empty()) {
         SkillsPromptOptions prompt;
+        prompt.system_prompt = options_.system_prompt;
         prompt.tool_name = options_.tool_name;
         prompt_block_ = render_skills_prompt(catalog_->skills(), prompt).text;
     }

@@ -420,6 +420,37 @@ TEST_CASE("activator: the prompt block and the texts of active skills are re-der
     CHECK(SkillActivator(catalog_of(none)).prompt_block().empty());
 }
 
+TEST_CASE("activator: an own loop sets the prompt template as the shim does", "[activation]") {
+    auto catalog = catalog_of(std::make_shared<SlowLoader>(library()));
+    const std::string tpl = "{{Skills}} for {tool_name} ({skill_count} listed):\n{skills}";
+    SkillActivatorOptions options;
+    options.tool_name = "use_skill";
+    options.system_prompt = tpl;
+    const SkillActivator core(catalog, options);
+    const SkillsShim shim({.catalog = catalog, .system_prompt = tpl, .tool_name = "use_skill"});
+    CHECK(core.prompt_block() == shim.render_prompt(*catalog).text);
+    CHECK(core.prompt_block().rfind("{Skills} for use_skill (2 listed):\n<available_skills>\n", 0) == 0);
+
+    SkillActivatorOptions with_callback;
+    with_callback.system_prompt = SystemPromptCallback([](const SkillsPromptContext& ctx) {
+        return "call " + std::string(ctx.tool_name) + "\n" + std::string(ctx.catalog);
+    });
+    const SkillActivator called(catalog, with_callback);
+    std::vector<const SkillManifest*> invocable;
+    for (const auto& m : *catalog) {
+        if (m.model_invocable()) invocable.push_back(&m);
+    }
+    REQUIRE(invocable.size() == 2);
+    CHECK(called.prompt_block() == "call activate_skill\n" + render_available_skills(invocable));
+
+    // The template is checked as the shim checks it; a block given whole is taken as it is.
+    SkillActivatorOptions bad;
+    bad.system_prompt = "{unknown}";
+    CHECK_THROWS_AS(SkillActivator(catalog, bad), ConfigurationError);
+    bad.prompt_block = "my own block";
+    CHECK(SkillActivator(catalog, bad).prompt_block() == "my own block");
+}
+
 // ---------------------------------------------------------------------------------------
 // The activation text
 

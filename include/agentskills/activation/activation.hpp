@@ -239,8 +239,11 @@ struct SkillActivatorOptions {
     std::size_t max_listed_names = 20;
     /// How long a caller that finds another caller's claim in progress waits for its outcome.
     std::chrono::milliseconds wait_timeout = std::chrono::milliseconds(60000);
-    /// The system-prompt block; nullopt = render_skills_prompt over the catalog with the default
-    /// template and this tool name.
+    /// The system-prompt template (or a callback that builds the block), as
+    /// SkillsShimOptions::system_prompt: the block is render_skills_prompt over the catalog with
+    /// it and this tool name. The constructor throws ConfigurationError as check_system_prompt does.
+    SystemPrompt system_prompt = std::string(DEFAULT_SKILLS_SYSTEM_PROMPT);
+    /// The whole system-prompt block, already built; nullopt = rendered from `system_prompt`.
     std::optional<std::string> prompt_block = std::nullopt;
     /// Gets findings about activations (a resource list cut by the loader's cap).
     std::function<void(const Diagnostic&)> on_diagnostic = nullptr;

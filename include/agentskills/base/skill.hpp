@@ -112,6 +112,27 @@ struct SkillManifest {
     }
 };
 
+/// Where a skill lives, in the reader's namespace: the three location fields of a manifest.
+struct SkillLocation {
+    std::string_view skill_file;  ///< the SKILL.md
+    std::string_view root;        ///< the skill directory (the folder holding SKILL.md)
+    std::string_view library;     ///< the library root it was found under ("" if none)
+};
+
+/// Sets the location fields of `m` (`skill_file`, `root`, `library`): the one place they are
+/// set, by the shipped loaders and by a loader of one's own (docs/loaders.md). For a
+/// LoadedSkill, set those of its `manifest`.
+inline void set_location(SkillManifest& m, const SkillLocation& where) {
+    m.skill_file = std::string(where.skill_file);
+    m.root = std::string(where.root);
+    m.library = std::string(where.library);
+}
+
+/// Whether the location fields of `m` are `where`.
+[[nodiscard]] inline bool has_location(const SkillManifest& m, const SkillLocation& where) noexcept {
+    return m.skill_file == where.skill_file && m.root == where.root && m.library == where.library;
+}
+
 /// One bundled file of a skill; `path` is relative to the skill directory, '/'-separated.
 struct SkillResource {
     std::string path;

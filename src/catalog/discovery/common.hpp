@@ -50,23 +50,6 @@ inline constexpr std::string_view skill_file_name = "SKILL.md";
 // comes from a broken reader, and joining it to a path could climb out of the library.
 [[nodiscard]] constexpr bool is_plain_entry_name(std::string_view name) noexcept { return is_plain_component(name); }
 
-/// Where a skill lives: the one place the location fields of a manifest are set.
-struct SkillLocation {
-    std::string_view skill_file;
-    std::string_view root;     // the skill directory
-    std::string_view library;  // the library root
-};
-
-inline void set_location(SkillManifest& m, const SkillLocation& where) {
-    m.skill_file = std::string(where.skill_file);
-    m.root = std::string(where.root);
-    m.library = std::string(where.library);
-}
-
-[[nodiscard]] inline bool has_location(const SkillManifest& m, const SkillLocation& where) noexcept {
-    return m.skill_file == where.skill_file && m.root == where.root && m.library == where.library;
-}
-
 struct Root {
     std::string path;         // in the reader's namespace
     bool is_default = false;  // a default root: skip-if-missing, skipped when unreadable

@@ -221,9 +221,9 @@ struct McpSkillLoader::Impl {
             refuse(d, *s, e.uri, SkipReason::invalid, "name", "the parsed name differs from the URI's last segment");
             return nullptr;
         }
-        m.skill_file = skill_file;
-        m.root = e.base();
-        m.library = origin(*s);
+        const std::string base = e.base();
+        const std::string library = origin(*s);
+        set_location(m, {skill_file, base, library});
         if (!options.trust_allowed_tools) {
             m.allowed_tools.clear();
             m.tools.reset();

@@ -1,6 +1,9 @@
-// The README's "Fifteen lines", compiled as they stand: CMake copies the code block under that
-// heading of README.md into fifteen_lines.inc. This file only supplies `my_model`, a scripted
-// model that activates one skill and then answers.
+// What a complete ```cpp program of README.md and docs/*.md may use without declaring it: the
+// host's own `my_model`, here a scripted model that activates one skill of
+// examples/quickstart/skills and then answers. The programs run in examples/quickstart, so a
+// root "skills" is that library (tests/docs/CMakeLists.txt).
+#pragma once
+
 #include <memory>
 #include <vector>
 
@@ -16,5 +19,3 @@ const std::shared_ptr<agentskills::Model> my_model =
         agentskills::assistant_message("The migration looks safe.")});
 
 }  // namespace
-
-#include "fifteen_lines.inc"
