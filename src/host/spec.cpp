@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../parse/yaml.hpp"
+#include "../parse/yaml_json.hpp"
 #include "agentskills/base/errors.hpp"
 #include "agentskills/base/names.hpp"
 #include "agentskills/catalog/policy_words.hpp"
@@ -57,7 +58,7 @@ public:
 
     [[nodiscard]] json take() const {
         json out;
-        const bool complete = !tree_.root || build(*tree_.root, out, false);
+        const bool complete = !tree_.root || build(*tree_.root, out);
         if (tree_.problem) refuse(*tree_.problem);
         if (!complete || !tree_.root) return json(nullptr);
         return out;
@@ -102,57 +103,43 @@ private:
         }
     }
 
-    // The JSON of `n` into `out`; false when `n` is a collection the read stopped inside (its
-    // items are checked, it never reached its parent). `copy`: inside an alias's copy.
-    bool build(const YNode& n, json& out, bool copy) const {
-        if (n.has(YNode::alias) && !copy) {
-            if (n.has(YNode::unresolved)) {
+    // The agent spec's rules for the one walk (parse/yaml_json.hpp): every scalar as its text, a
+    // key a string (an alias of one too), no key twice, no key without a value.
+    struct Rules {
+        const detail::YamlTree& tree;
+
+        [[nodiscard]] json scalar(const YNode& n) const {
+            if (n.kind == YNode::Kind::null) return nullptr;
+            return n.text;
+        }
+        [[noreturn]] void unresolved_alias(const YNode& n) const {
+            throw ConfigurationError(
+                fmt::format("agent spec: line {}: an alias refers to an anchor that is not complete", n.line + 1));
+        }
+        bool alias_value(const YNode&, json&) const { return false; }
+        bool key(const YNode& k, bool copy, std::string& text) const {
+            json value;
+            if (!detail::yaml_tree_json(k, value, *this, copy)) return false;
+            if (!value.is_string()) {
                 throw ConfigurationError(
-                    fmt::format("agent spec: line {}: an alias refers to an anchor that is not complete", n.line + 1));
+                    fmt::format("agent spec: line {}: a mapping key must be a string", tree.alias_mark(k).line + 1));
             }
-            return build(n, out, true);
+            text = value.get<std::string>();
+            return true;
         }
-        switch (n.kind) {
-            case YNode::Kind::null:
-                out = nullptr;
-                return true;
-            case YNode::Kind::scalar:
-                out = n.text;
-                return true;
-            case YNode::Kind::sequence:
-                out = json::array();
-                for (const YNode& item : n.items) {
-                    json value;
-                    if (!build(item, value, copy)) return false;
-                    out.push_back(std::move(value));
-                }
-                return !n.has(YNode::unclosed);
-            case YNode::Kind::mapping:
-                out = json::object();
-                for (std::size_t i = 0; i < n.items.size(); i += 2) {
-                    const YNode& key_node = n.items[i];
-                    json key;
-                    if (!build(key_node, key, copy)) return false;
-                    if (!key.is_string()) {
-                        throw ConfigurationError(fmt::format("agent spec: line {}: a mapping key must be a string",
-                                                             tree_.alias_mark(key_node).line + 1));
-                    }
-                    std::string text = key.get<std::string>();
-                    if (i + 1 == n.items.size()) {
-                        if (n.has(YNode::unclosed)) return false;
-                        throw ConfigurationError(
-                            fmt::format("agent spec: line {}: the key '{}' has no value", n.line + 1, text));
-                    }
-                    json value;
-                    if (!build(n.items[i + 1], value, copy)) return false;
-                    if (out.contains(text))
-                        throw ConfigurationError(fmt::format("agent spec: duplicate key '{}'", text));
-                    out[text] = std::move(value);
-                }
-                return !n.has(YNode::unclosed);
+        bool missing_value(const YNode& mapping, const std::string& key) const {
+            if (mapping.has(YNode::unclosed)) return false;
+            throw ConfigurationError(
+                fmt::format("agent spec: line {}: the key '{}' has no value", mapping.line + 1, key));
         }
-        return true;
-    }
+        [[noreturn]] void duplicate_key(const YNode&, const std::string& key) const {
+            throw ConfigurationError(fmt::format("agent spec: duplicate key '{}'", key));
+        }
+    };
+
+    // The JSON of `n` into `out`; false when `n` is a collection the read stopped inside (its
+    // items are checked, it never reached its parent).
+    bool build(const YNode& n, json& out) const { return detail::yaml_tree_json(n, out, Rules{tree_}); }
 
     const detail::YamlTree& tree_;
     const AgentSpecLimits& limits_;

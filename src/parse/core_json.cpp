@@ -6,6 +6,7 @@
 // so the front end's tree (yaml.hpp, which keeps whether a scalar was plain and its explicit tag)
 // is typed here, once, for both (ParseOptions::frontmatter_typing, mcp/shared/frontmatter_json.cpp).
 #include "core_json.hpp"
+#include "yaml_json.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -144,7 +145,7 @@ public:
     /// The frontmatter's value: a mapping (an empty document is an empty one).
     [[nodiscard]] json take() const {
         json value;
-        if (tree_.root) (void)build(*tree_.root, value, false);
+        if (tree_.root) (void)build(*tree_.root, value);
         if (tree_.problem) refuse();
         if (!tree_.root || value.is_null()) return json::object();
         if (!value.is_object()) throw std::runtime_error("the frontmatter is not a mapping");
@@ -170,57 +171,40 @@ private:
         }
     }
 
-    [[noreturn]] static void not_a_string_key(std::size_t line) {
-        throw std::runtime_error(fmt::format("line {}: a mapping key must be a string scalar", line + 1));
-    }
+    // The core schema's rules for the one walk (yaml_json.hpp).
+    struct Rules {
+        const YamlTree& tree;
+
+        [[nodiscard]] json scalar(const YNode& n) const {
+            if (n.kind == YNode::Kind::null) return nullptr;
+            return typed_scalar(tree.tag(n), n.text, n.has(YNode::plain));
+        }
+        [[noreturn]] void unresolved_alias(const YNode&) const {
+            throw std::runtime_error("an alias names an unknown anchor");
+        }
+        // An alias of an anchored key scalar is that key's text.
+        bool alias_value(const YNode& n, json& out) const {
+            if (n.extra == 0 || !tree.extras[n.extra - 1].copied_key) return false;
+            out = json(n.text);
+            return true;
+        }
+        bool key(const YNode& k, bool copy, std::string& text) const {
+            if ((k.has(YNode::alias) && !copy) || k.kind != YNode::Kind::scalar) {
+                throw std::runtime_error(
+                    fmt::format("line {}: a mapping key must be a string scalar", tree.alias_mark(k).line + 1));
+            }
+            text = k.text;
+            return true;
+        }
+        bool missing_value(const YNode&, const std::string&) const { return true; }
+        [[noreturn]] void duplicate_key(const YNode& value, const std::string& key) const {
+            throw std::runtime_error(fmt::format("line {}: the key \"{}\" appears twice in one mapping",
+                                                 tree.alias_mark(value).line + 1, key));
+        }
+    };
 
     // The JSON of `n` into `out`; false when `n` is a collection the read stopped inside.
-    // `copy`: inside an alias's copy (an anchored key scalar is copied as its text).
-    bool build(const YNode& n, json& out, bool copy) const {
-        if (n.has(YNode::alias) && !copy) {
-            if (n.has(YNode::unresolved)) throw std::runtime_error("an alias names an unknown anchor");
-            if (tree_.extras[n.extra - 1].copied_key) {
-                out = json(n.text);
-                return true;
-            }
-            return build(n, out, true);
-        }
-        switch (n.kind) {
-            case YNode::Kind::null:
-                out = nullptr;
-                return true;
-            case YNode::Kind::scalar:
-                out = typed_scalar(tree_.tag(n), n.text, n.has(YNode::plain));
-                return true;
-            case YNode::Kind::sequence:
-                out = json::array();
-                for (const YNode& item : n.items) {
-                    json value;
-                    if (!build(item, value, copy)) return false;
-                    out.push_back(std::move(value));
-                }
-                return !n.has(YNode::unclosed);
-            case YNode::Kind::mapping:
-                out = json::object();
-                for (std::size_t i = 0; i < n.items.size(); i += 2) {
-                    const YNode& key = n.items[i];
-                    if ((key.has(YNode::alias) && !copy) || key.kind != YNode::Kind::scalar) {
-                        not_a_string_key(tree_.alias_mark(key).line);
-                    }
-                    if (i + 1 == n.items.size()) break;
-                    const YNode& item = n.items[i + 1];
-                    json value;
-                    if (!build(item, value, copy)) return false;
-                    if (out.contains(key.text)) {
-                        throw std::runtime_error(fmt::format("line {}: the key \"{}\" appears twice in one mapping",
-                                                             tree_.alias_mark(item).line + 1, key.text));
-                    }
-                    out[key.text] = std::move(value);
-                }
-                return !n.has(YNode::unclosed);
-        }
-        return true;
-    }
+    bool build(const YNode& n, json& out) const { return yaml_tree_json(n, out, Rules{tree_}); }
 
     const YamlTree& tree_;
     std::size_t max_depth_;

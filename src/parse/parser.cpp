@@ -17,6 +17,7 @@
 #include "agentskills/base/diagnostic_codes.hpp"
 #include "agentskills/base/names.hpp"
 #include "session.hpp"
+#include "yaml_json.hpp"
 
 namespace agentskills {
 namespace detail {
@@ -167,28 +168,34 @@ YamlRead read_yaml(std::string_view frontmatter, StrictFindings* strict) {
     return out;
 }
 
+namespace {
+
+// The parser's rules for the one walk (yaml_json.hpp): every scalar and null as its literal text,
+// a key that is not a scalar as its compact JSON text, the later of two equal keys. The tree is
+// complete here (read_yaml returns none with a problem), so nothing is refused.
+struct FrontmatterTextRules {
+    [[nodiscard]] nlohmann::json scalar(const YNode& n) const { return n.text; }
+    void unresolved_alias(const YNode&) const {}
+    bool alias_value(const YNode&, nlohmann::json&) const { return false; }
+    bool key(const YNode& k, bool, std::string& text) const {
+        text = key_text(k);
+        return true;
+    }
+    bool missing_value(const YNode&, const std::string&) const { return true; }
+    void duplicate_key(const YNode&, const std::string&) const {}
+};
+
+}  // namespace
+
 std::string key_text(const YNode& key) {
     if (key.is_scalar()) return key.text;
     return to_json(key).dump();
 }
 
 nlohmann::json to_json(const YNode& n) {
-    switch (n.kind) {
-        case YNode::Kind::null:
-        case YNode::Kind::scalar:
-            return n.text;
-        case YNode::Kind::sequence: {
-            auto arr = nlohmann::json::array();
-            for (const auto& item : n.items) arr.push_back(to_json(item));
-            return arr;
-        }
-        case YNode::Kind::mapping: {
-            auto obj = nlohmann::json::object();
-            for (std::size_t i = 0; i + 1 < n.items.size(); i += 2) obj[key_text(n.items[i])] = to_json(n.items[i + 1]);
-            return obj;
-        }
-    }
-    return {};
+    nlohmann::json out;
+    (void)yaml_tree_json(n, out, FrontmatterTextRules{});
+    return out;
 }
 
 void Parse::add(std::string_view code, Level standard, Level ref, std::size_t file_line, std::string message) {
