@@ -127,6 +127,7 @@ private:
             text = value.get<std::string>();
             return true;
         }
+        static constexpr bool checks_duplicates = true;
         bool missing_value(const YNode& mapping, const std::string& key) const {
             if (mapping.has(YNode::unclosed)) return false;
             throw ConfigurationError(

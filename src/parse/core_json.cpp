@@ -196,6 +196,7 @@ private:
             text = k.text;
             return true;
         }
+        static constexpr bool checks_duplicates = true;
         bool missing_value(const YNode&, const std::string&) const { return true; }
         [[noreturn]] void duplicate_key(const YNode& value, const std::string& key) const {
             throw std::runtime_error(fmt::format("line {}: the key \"{}\" appears twice in one mapping",

@@ -182,6 +182,7 @@ struct FrontmatterTextRules {
         return true;
     }
     bool missing_value(const YNode&, const std::string&) const { return true; }
+    static constexpr bool checks_duplicates = false;
     void duplicate_key(const YNode&, const std::string&) const {}
 };
 

@@ -36,6 +36,8 @@ namespace agentskills::detail {
 //   void duplicate_key(const YNode& value, const std::string& key)
 //                                                   a key seen before in the mapping: refuse,
 //                                                   or return (the later value wins)
+//   static constexpr bool checks_duplicates         false: duplicate_key is never called (the
+//                                                   later value wins without a lookup)
 
 /// The JSON of `n` into `out` under `rules`; false when `n` is a collection the read stopped
 /// inside (YNode::unclosed: its items are converted, it never reached its parent). `copy`: the
@@ -72,7 +74,9 @@ bool yaml_tree_json(const YNode& n, nlohmann::json& out, const Rules& rules, boo
                 const YNode& item = n.items[i + 1];
                 nlohmann::json value;
                 if (!yaml_tree_json(item, value, rules, copy)) return false;
-                if (out.contains(key)) rules.duplicate_key(item, key);
+                if constexpr (Rules::checks_duplicates) {
+                    if (out.contains(key)) rules.duplicate_key(item, key);
+                }
                 out[std::move(key)] = std::move(value);
             }
             return !n.has(YNode::unclosed);
