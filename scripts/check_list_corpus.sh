@@ -46,6 +46,15 @@ totals = {"children": 0, "skills": 0, "skipped": 0, "copies": 0, "package_roots"
 for lib in libraries:
     lib_abs = os.path.normpath(os.path.abspath(lib))
     proc = subprocess.run([program, "list", "--json", "--root", lib_abs], capture_output=True, text=True)
+    if holds_skill(lib_abs):
+        # A named root that is itself a skill is an error (status 1, saying so) unless
+        # --missing-directories skip, which lists it as a skill_package skip (docs/cli.md).
+        if proc.returncode != 1 or "it is a skill, not a library of skills" not in proc.stderr:
+            print(f"FAIL {lib_abs}: itself a skill, but list exited {proc.returncode}: {proc.stderr.strip()}")
+            failures += 1
+            continue
+        proc = subprocess.run([program, "list", "--json", "--missing-directories", "skip", "--root", lib_abs],
+                              capture_output=True, text=True)
     if proc.returncode != 0:
         print(f"FAIL {lib_abs}: exit status {proc.returncode}: {proc.stderr.strip()}")
         failures += 1
@@ -63,7 +72,8 @@ for lib in libraries:
         ok = any(os.path.realpath(s["path"]) == os.path.realpath(lib_abs) and s["reason"] == "skill_package"
                  for s in out["skipped"])
         totals["package_roots"] += 1
-        print(f"{'ok  ' if ok else 'FAIL'} {lib_abs}: itself a skill; {len(children)} children covered by skill_package")
+        print(f"{'ok  ' if ok else 'FAIL'} {lib_abs}: itself a skill: an error, and with --missing-directories skip"
+              f" {len(children)} children covered by skill_package")
         failures += 0 if ok else 1
         continue
     kept = {os.path.realpath(s["root"]) for s in out["skills"]}

@@ -54,10 +54,10 @@ struct FilesystemSkillLoader::Impl {
                                  &options.lock,      options.lock_strict,  &storage.reader()};
     }
     Discovery finish(std::uint64_t ticket, Discovery out);
-    [[nodiscard]] std::size_t thread_count() const noexcept {
+    [[nodiscard]] Threads thread_count() const noexcept {
         const std::size_t asked =
             options.threads != 0 ? options.threads : std::max(1U, std::thread::hardware_concurrency());
-        return std::min(asked, SKILL_MAX_DISCOVERY_THREADS);
+        return {std::min(asked, SKILL_MAX_DISCOVERY_THREADS), options.threads == 0};
     }
     void publish(std::uint64_t ticket, KeptSkills kept_now);
     Discovery report(Discovery out) const;
@@ -215,7 +215,7 @@ Discovery FilesystemSkillLoader::Impl::discover() {
             std::vector<int>& fds;
             ~Closer() { Storage::close_roots(fds); }
         } closer{root_fds};
-        parallel_for(candidates.size(), thread_count(),
+        parallel_for(candidates.size(), thread_count(), files_per_thread,
                      [&](std::size_t i) { parse_cache.process(candidates[i], root_fds[candidates[i].root_index]); });
     }
     if (nested) {
@@ -240,7 +240,8 @@ Discovery FilesystemSkillLoader::Impl::discover() {
     } else if (options.keep_results) {
         out.skills.resize(merged.order.size());
         // The caller's copies of the kept manifests, made on the worker threads.
-        parallel_for(merged.order.size(), thread_count(), [&](std::size_t i) { out.skills[i] = *merged.order[i]; });
+        parallel_for(merged.order.size(), thread_count(), copies_per_thread,
+                     [&](std::size_t i) { out.skills[i] = *merged.order[i]; });
         parse_cache.keep_only(merged.live_files);
     } else {
         out.skills.resize(merged.order.size());

@@ -586,6 +586,44 @@ TEST_CASE("results do not depend on the number of threads", "[loader]") {
     for (std::size_t i = 0; i < a.skipped.size(); ++i) CHECK(a.skipped[i].path == c.skipped[i].path);
 }
 
+// Records the threads that read files.
+class ThreadRecordingReader final : public SkillReader {
+public:
+    explicit ThreadRecordingReader(SkillReaderPtr inner) : inner_(std::move(inner)) {}
+    ReadResult read_file(std::string_view path, std::size_t max_bytes) const override {
+        {
+            std::lock_guard lock(mutex_);
+            threads_.insert(std::this_thread::get_id());
+        }
+        return inner_->read_file(path, max_bytes);
+    }
+    std::vector<DirEntry> list_dir(std::string_view path) const override { return inner_->list_dir(path); }
+    FileStat stat(std::string_view path) const override { return inner_->stat(path); }
+    [[nodiscard]] std::set<std::thread::id> threads() const {
+        std::lock_guard lock(mutex_);
+        return threads_;
+    }
+
+private:
+    SkillReaderPtr inner_;
+    mutable std::mutex mutex_;
+    mutable std::set<std::thread::id> threads_;
+};
+
+TEST_CASE("threads = 0 keeps a small library on the calling thread", "[loader]") {
+    // An agent's 100 skills are read and parsed by the thread that discovers (starting workers
+    // would cost more than it saves, docs/performance.md); threads asked for are used as asked.
+    auto mem = std::make_shared<MemorySkillReader>();
+    for (int i = 0; i < 100; ++i) {
+        const std::string name = "s" + std::to_string(i);
+        mem->add_file("lib/" + name + "/SKILL.md", skill_md(name, "Skill " + name));
+    }
+    auto automatic = std::make_shared<ThreadRecordingReader>(mem);
+    const Discovery d = FilesystemSkillLoader({.roots = {"lib"}, .reader = automatic, .threads = 0}).discover();
+    CHECK(d.skills.size() == 100);
+    CHECK(automatic->threads() == std::set<std::thread::id>{std::this_thread::get_id()});
+}
+
 TEST_CASE("on_diagnostic sees every diagnostic of a discovery", "[loader]") {
     auto mem = std::make_shared<MemorySkillReader>();
     mem->add_file("lib/bad/SKILL.md", "nothing here");

@@ -256,7 +256,7 @@ TEST_CASE("loader flags: --max-lines 0 and the config key lift the line limit ev
     }
 }
 
-TEST_CASE("missing roots: an error in every subcommand unless skipped", "[cli][conventions]") {
+TEST_CASE("missing roots and roots that are skills: an error in every subcommand unless skipped", "[cli][conventions]") {
     Library l;
     const std::string nowhere = l.dir.path("nowhere");
     for (const Command& c : all_commands(l.lib)) {
@@ -273,6 +273,16 @@ TEST_CASE("missing roots: an error in every subcommand unless skipped", "[cli][c
         CHECK(skipped.status == 0);
         CHECK(skipped.err.find("error") == std::string::npos);
     }
+    // A root that is itself a skill is no library: an error too, a skill_package skip if asked.
+    const std::string skill_root = l.lib + "/alpha";
+    const CliRun package = run_cli({"list", "--root", skill_root});
+    CHECK(package.status == 1);
+    CHECK(package.out.empty());
+    CHECK(package.err.find("agentskills list: error: library root " + skill_root +
+                           " holds a SKILL.md itself: it is a skill, not a library of skills") != std::string::npos);
+    const CliRun package_skipped = run_cli({"list", "--json", "--missing-directories", "skip", "--root", skill_root});
+    CHECK(package_skipped.status == 0);
+    CHECK(package_skipped.out.find("\"skill_package\"") != std::string::npos);
     // The standard roots stay silent when they do not exist.
     const CliRun standard = run_cli({"list"}, l.dir.path());
     CHECK(standard.status == 0);

@@ -172,7 +172,9 @@ struct FilesystemLoaderOptions {
     bool frontmatter_json = true;
     /// How the frontmatter JSON types its scalars (ParseOptions::frontmatter_typing).
     FrontmatterTyping frontmatter_typing = FrontmatterTyping::text;
-    /// Worker threads for discovery; 0 = the machine's cores; at most SKILL_MAX_DISCOVERY_THREADS.
+    /// Worker threads for discovery; at most SKILL_MAX_DISCOVERY_THREADS. 0 = up to the machine's
+    /// cores, one for each 128 SKILL.md files at least (a library of fewer is read on the calling
+    /// thread, which is faster than starting a worker); a number asked for is used as asked.
     std::size_t threads = 0;
     /// Called once for each diagnostic of each discovery (from the calling thread).
     std::function<void(const Diagnostic&)> on_diagnostic = nullptr;

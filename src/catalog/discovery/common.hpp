@@ -245,10 +245,28 @@ struct Listed {
     Listed& operator=(Listed&&) = delete;
 };
 
-// Runs fn(i) for i in [0, n) on up to `threads` threads (the caller's among them).
+// The worker threads of a discovery: at most `max` (the caller's among them). `automatic` when the
+// host left FilesystemLoaderOptions::threads at 0: then a thread is started only for enough work
+// to pay for it (the *_per_thread counts below); a number the host asked for is used as asked.
+struct Threads {
+    std::size_t max = 1;
+    bool automatic = false;
+};
+
+// How many items of each kind of work make starting one more thread worth it. A thread costs
+// tens of microseconds to start and join and, on a machine whose cores are busy, a wait for a
+// core that can last a scheduler slice (milliseconds), while the caller's thread could have done
+// the work: a small library (an agent's 100 skills) is discovered on the calling thread alone.
+inline constexpr std::size_t files_per_thread = 128;    // SKILL.md files read and parsed
+inline constexpr std::size_t stats_per_thread = 512;    // stat() of an unchanged file
+inline constexpr std::size_t copies_per_thread = 1024;  // manifests copied
+
+// Runs fn(i) for i in [0, n) on up to `workers.max` threads (the caller's among them); with
+// automatic threads, one thread for each `per_thread` items at least.
 template <class F>
-void parallel_for(std::size_t n, std::size_t threads, F&& fn) {
-    threads = std::min(threads, n);
+void parallel_for(std::size_t n, Threads workers, std::size_t per_thread, F&& fn) {
+    std::size_t threads = std::min(workers.max, n);
+    if (workers.automatic) threads = std::min(threads, n / std::max<std::size_t>(1, per_thread));
     if (threads <= 1) {
         for (std::size_t i = 0; i < n; ++i) fn(i);
         return;
@@ -446,12 +464,12 @@ public:
     /// the last matching listing was taken under, and settled (older than that listing by
     /// settled_stamp_ns), the entries are the same; then as reuse() for the SKILL.md files.
     [[nodiscard]] std::optional<Discovery> reuse_unlisted(const RootStamps& now, const std::vector<Root>& roots,
-                                                          const Storage& storage, std::size_t threads);
+                                                          const Storage& storage, Threads threads);
     /// The last discovery's result when the roots report the same, the children are the same
     /// and no SKILL.md changed, appeared or needs its bytes checked; nullopt otherwise. On a
     /// reuse, `stamps` (taken before `listing`) become the ones reuse_unlisted compares with.
     [[nodiscard]] std::optional<Discovery> reuse(const RootListing& listing, const std::vector<Root>& roots,
-                                                 const Storage& storage, std::size_t threads, RootStamps stamps);
+                                                 const Storage& storage, Threads threads, RootStamps stamps);
     /// Remembers this discovery, unless a child cannot be trusted to stay the same (a symlink,
     /// a read failure, bytes the stat cannot vouch for): then the next one takes the full path.
     void capture(const RootListing& listing, const std::vector<Candidate>& candidates, Merged& merged,
@@ -460,7 +478,7 @@ public:
 private:
     struct Snapshot;
     [[nodiscard]] static std::optional<Discovery> same_files(const Snapshot& snap, const std::vector<Root>& roots,
-                                                             const Storage& storage, std::size_t threads);
+                                                             const Storage& storage, Threads threads);
     std::mutex mutex_;
     std::shared_ptr<const Snapshot> last_;
     std::shared_ptr<const RootStamps> stamps_;  // of the last listing that matched last_

@@ -208,7 +208,7 @@ void rename(Candidate& c, const std::string& prefix) {
 }  // namespace
 
 void expand_groups(std::vector<Candidate>& candidates, const std::vector<Root>& roots, const Storage& storage,
-                   ParseCache& cache, const NestedSettings& settings, std::size_t threads, Diagnostics& diagnostics) {
+                   ParseCache& cache, const NestedSettings& settings, Threads threads, Diagnostics& diagnostics) {
     if (settings.depth == 0) return;
     std::vector<Candidate> out;
     out.reserve(candidates.size());
@@ -229,7 +229,7 @@ void expand_groups(std::vector<Candidate>& candidates, const std::vector<Root>& 
         walker->walk_top(c, found);
         out.push_back(std::move(c));
         if (found.empty()) continue;
-        parallel_for(found.size(), threads, [&](std::size_t i) { cache.process(found[i]); });
+        parallel_for(found.size(), threads, files_per_thread, [&](std::size_t i) { cache.process(found[i]); });
         for (std::size_t i = 0; i < found.size(); ++i) {
             rename(found[i], walker->prefixes_[i]);
             out.push_back(std::move(found[i]));

@@ -37,6 +37,6 @@ private:
 /// each group's candidate, a parsed candidate for every skill found below it, named
 /// `group:skill` (dir_name is the prefixed name). Bounds and refusals become diagnostics.
 void expand_groups(std::vector<Candidate>& candidates, const std::vector<Root>& roots, const Storage& storage,
-                   ParseCache& cache, const NestedSettings& settings, std::size_t threads, Diagnostics& diagnostics);
+                   ParseCache& cache, const NestedSettings& settings, Threads threads, Diagnostics& diagnostics);
 
 }  // namespace agentskills::detail

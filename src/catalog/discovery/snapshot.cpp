@@ -41,7 +41,7 @@ bool same_skipped(const std::vector<SkippedSkill>& a, const std::vector<SkippedS
 }  // namespace
 
 std::optional<Discovery> SnapshotStore::reuse_unlisted(const RootStamps& now, const std::vector<Root>& roots,
-                                                       const Storage& storage, std::size_t threads) {
+                                                       const Storage& storage, Threads threads) {
     std::shared_ptr<const Snapshot> snap;
     std::shared_ptr<const RootStamps> then;
     {
@@ -61,7 +61,7 @@ std::optional<Discovery> SnapshotStore::reuse_unlisted(const RootStamps& now, co
 }
 
 std::optional<Discovery> SnapshotStore::reuse(const RootListing& listing, const std::vector<Root>& roots,
-                                              const Storage& storage, std::size_t threads, RootStamps stamps) {
+                                              const Storage& storage, Threads threads, RootStamps stamps) {
     std::shared_ptr<const Snapshot> snap;
     {
         std::lock_guard lock(mutex_);
@@ -93,7 +93,7 @@ std::optional<Discovery> SnapshotStore::reuse(const RootListing& listing, const 
 }
 
 std::optional<Discovery> SnapshotStore::same_files(const Snapshot& snapshot, const std::vector<Root>& roots,
-                                                   const Storage& storage, std::size_t threads) {
+                                                   const Storage& storage, Threads threads) {
     const Snapshot* snap = &snapshot;
     // Stat every SKILL.md again (on the worker threads) and compare; local files relative to
     // their root, opened once.
@@ -133,8 +133,8 @@ std::optional<Discovery> SnapshotStore::same_files(const Snapshot& snapshot, con
     };
     constexpr std::size_t chunk = 256;  // stats per task
     const std::size_t n = snap->children.size();
-    if (threads <= 1 || n < 2 * chunk) {
-        parallel_for(n, threads, [&](std::size_t i) {
+    if (threads.max <= 1 || n < 2 * chunk) {
+        parallel_for(n, threads, stats_per_thread, [&](std::size_t i) {
             if (same.load(std::memory_order_relaxed)) check(i);
         });
         if (!same) return std::nullopt;
@@ -145,7 +145,7 @@ std::optional<Discovery> SnapshotStore::same_files(const Snapshot& snapshot, con
     // stat differs). Copying is mostly malloc and gains little from more threads; the stats
     // spread well, and the thread that copied joins them when it is done.
     const std::size_t chunks = (n + chunk - 1) / chunk;
-    parallel_for(chunks + 1, threads, [&](std::size_t task) {
+    parallel_for(chunks + 1, threads, 1, [&](std::size_t task) {
         if (task == 0) {
             copy_result();
             return;
