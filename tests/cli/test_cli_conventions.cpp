@@ -256,7 +256,8 @@ TEST_CASE("loader flags: --max-lines 0 and the config key lift the line limit ev
     }
 }
 
-TEST_CASE("missing roots and roots that are skills: an error in every subcommand unless skipped", "[cli][conventions]") {
+TEST_CASE("missing roots and roots that are skills: an error in every subcommand unless skipped",
+          "[cli][conventions]") {
     Library l;
     const std::string nowhere = l.dir.path("nowhere");
     for (const Command& c : all_commands(l.lib)) {
