@@ -137,7 +137,7 @@ void FilesystemSkillLoader::Impl::resolve_roots() {
     if (storage.local()) {
         // Computed once (the walk stats directories); the project levels are kept for
         // untrusted_project_root, which names them whether or not they are scanned.
-        for (local::DefaultRoot& d : storage.default_roots(options.compat)) {
+        for (DefaultRoot& d : storage.default_roots(options.compat)) {
             if (d.project) project_roots.push_back(d.path);
             if (options.include_default_roots || !d.standard) add(std::move(d.path), true);
         }

@@ -16,6 +16,7 @@
 
 #include "../storage/local_fs.hpp"
 #include "agentskills/base/errors.hpp"
+#include "default_roots.hpp"
 #include "watcher.hpp"
 
 namespace agentskills {
@@ -163,7 +164,7 @@ struct LiveCatalog::Impl {
         std::vector<std::string> out;
         for (const auto& r : fs->options().roots) out.push_back(r);
         // The loader's own default roots (the same walk and agents' folders as discovery).
-        for (detail::local::DefaultRoot& d : detail::local::default_roots(base, fs->options().compat)) {
+        for (detail::DefaultRoot& d : detail::default_roots(base, fs->options().compat)) {
             if (fs->options().include_default_roots || !d.standard) out.push_back(std::move(d.path));
         }
         for (auto& r : out) r = detail::local::absolute_normal(r, base);

@@ -180,88 +180,26 @@ std::string absolute_normal(const std::string& path, const std::string& base) {
     return s;
 }
 
-namespace {
-
-// $HOME, absolute and normal; "" when unset or empty.
 std::string home_directory() {
     const char* home = std::getenv("HOME");
     if (home == nullptr || *home == '\0') return {};
     return absolute_normal(home);
 }
 
-bool has_git_entry(const fs::path& dir) {
-    std::error_code ec;
-    return fs::exists(fs::symlink_status(dir / ".git", ec));
-}
-
-// Each agent's folders, from its documentation (docs/loading.md, "Other agents' folders"):
-// project folders (relative to each project level), then user folders (relative to $HOME).
-struct AgentFolderList {
-    std::vector<const char*> project;
-    std::vector<const char*> user;
-};
-
-const AgentFolderList& folders_of(AgentFolders agent) {
-    static const AgentFolderList claude{{".claude/skills"}, {".claude/skills"}};
-    static const AgentFolderList copilot{{".github/skills", ".claude/skills"}, {".copilot/skills", ".claude/skills"}};
-    static const AgentFolderList gemini{{".gemini/skills"}, {".gemini/skills"}};
-    static const AgentFolderList opencode{{".opencode/skills", ".claude/skills"},
-                                          {".config/opencode/skills", ".claude/skills"}};
-    static const AgentFolderList codex{{}, {".codex/skills"}};
-    switch (agent) {
-        case AgentFolders::claude:
-            return claude;
-        case AgentFolders::copilot:
-            return copilot;
-        case AgentFolders::gemini:
-            return gemini;
-        case AgentFolders::opencode:
-            return opencode;
-        case AgentFolders::codex:
-            break;
-    }
-    return codex;
-}
-
-}  // namespace
-
-std::vector<std::string> project_levels(const std::string& start) {
+std::vector<std::string> project_levels(const std::string& start, std::size_t max_levels) {
     const std::string home = home_directory();
     std::vector<std::string> levels;
     fs::path dir(start);
-    for (std::size_t i = 0; i < SKILL_PROJECT_MAX_LEVELS; ++i) {
+    for (std::size_t i = 0; i < max_levels; ++i) {
         if (i > 0 && dir.string() == home) return levels;  // home's folders are user folders
         levels.push_back(dir.string());
-        if (has_git_entry(dir) || dir.string() == home) return levels;
+        std::error_code ec;
+        if (fs::exists(fs::symlink_status(dir / ".git", ec)) || dir.string() == home) return levels;
         fs::path parent = dir.parent_path();
         if (parent == dir) break;  // the file-system root, and no repository
         dir = std::move(parent);
     }
     return {start};  // neither a repository nor the home directory: the start alone
-}
-
-std::vector<DefaultRoot> default_roots(const std::string& base, const std::vector<AgentFolders>& compat) {
-    std::vector<DefaultRoot> out;
-    bool standard = true;
-    const std::vector<std::string> levels = project_levels(absolute_normal(".", base));
-    const std::string home = base.empty() ? home_directory() : std::string();
-    const auto add_project = [&](const char* folder) {
-        for (const std::string& level : levels) {
-            out.push_back({(fs::path(level) / folder).lexically_normal().string(), true, standard});
-        }
-    };
-    const auto add_user = [&](const char* folder) {
-        if (!home.empty()) out.push_back({(fs::path(home) / folder).lexically_normal().string(), false, standard});
-    };
-    add_project(".agents/skills");
-    add_user(".agents/skills");
-    standard = false;
-    for (const AgentFolders agent : compat) {
-        const AgentFolderList& list = folders_of(agent);
-        for (const char* folder : list.project) add_project(folder);
-        for (const char* folder : list.user) add_user(folder);
-    }
-    return out;
 }
 
 std::optional<DirectoryStamp> directory_stamp(const std::string& path) noexcept {

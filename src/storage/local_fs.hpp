@@ -16,7 +16,6 @@
 #include <utility>
 #include <vector>
 
-#include "agentskills/catalog/loader.hpp"
 #include "agentskills/storage/reader.hpp"
 
 namespace agentskills::detail::local {
@@ -126,26 +125,14 @@ std::optional<FileStat> lstat_plain(const std::string& path, int dir_fd, const s
 /// directory) and lexically normal, without a trailing slash.
 [[nodiscard]] std::string absolute_normal(const std::string& path, const std::string& base = {});
 
-/// One default root of a local loader.
-struct DefaultRoot {
-    std::string path;       ///< absolute and lexically normal
-    bool project = false;   ///< a level of the project walk (not a user folder)
-    bool standard = false;  ///< `.agents/skills` (not one of the `compat` agents' folders)
-};
+/// $HOME, absolute and lexically normal; "" when HOME is unset or empty.
+[[nodiscard]] std::string home_directory();
 
 /// The directories whose project folders a loader reads, nearer first: `start` (absolute), then
 /// each parent, up to and including the nearest one holding `.git` (a file or a directory).
-/// The walk stops below $HOME (home's folders are user folders) and after SKILL_PROJECT_MAX_LEVELS
+/// The walk stops below $HOME (home's folders are user folders) and after `max_levels`
 /// directories. When it meets neither `.git` nor $HOME, it is `start` alone.
-[[nodiscard]] std::vector<std::string> project_levels(const std::string& start);
-
-/// The default roots of a local loader, in precedence order: `.agents/skills` at each project
-/// level (from `base`, or the working directory when `base` is empty) and `~/.agents/skills`
-/// (the standard ones, which FilesystemLoaderOptions::include_default_roots turns on); then each
-/// agent of `compat`, its project folders at each level and its user folders. User folders only when `base` is empty (a
-/// reader with a base directory stands for that directory, not for the process user) and $HOME is set. The one
-/// computation of the default roots: discovery and the live catalog's watcher both call it.
-[[nodiscard]] std::vector<DefaultRoot> default_roots(const std::string& base, const std::vector<AgentFolders>& compat);
+[[nodiscard]] std::vector<std::string> project_levels(const std::string& start, std::size_t max_levels);
 
 /// What a directory's own stat says about its entries: an entry added, removed or renamed
 /// changes its ctime (and nothing can set a ctime back), so an equal stamp whose ctime is older

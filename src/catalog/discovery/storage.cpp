@@ -33,11 +33,11 @@ std::string Storage::resolve_root(const std::string& root) const {
     }
 }
 
-std::vector<local::DefaultRoot> Storage::default_roots(const std::vector<AgentFolders>& compat) const {
+std::vector<DefaultRoot> Storage::default_roots(const std::vector<AgentFolders>& compat) const {
     if (!local_) return {};
     // A LocalSkillReader with a base directory stands for that directory, not for the process:
     // its walk starts at BASE, and the process user's home folders are not its own.
-    return local::default_roots(base_, compat);
+    return detail::default_roots(base_, compat);
 }
 
 std::string Storage::implicit_root() const { return resolver_ != nullptr ? resolver_->resolve(".", "/") : "."; }
