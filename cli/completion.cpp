@@ -324,11 +324,15 @@ std::string man_page(const CLI::App& app) {
         ".SH FILES\n"
         ".TP\n.I ./.agents/skills\n" +
         roff(
-            "The project's skill library: a default root of the commands that read skills, used when no --root "
-            "is given (list, watch). A missing default root is skipped silently.") +
+            "The project's skill libraries: the .agents/skills of the working directory and of each directory "
+            "above it up to the repository root (the nearest directory with .git), nearer first; default roots "
+            "of the commands that read skills, used when no --root is given (list, watch). A missing default "
+            "root is skipped silently.") +
         ".TP\n.I ~/.agents/skills\n" + roff("The user's skill library, the other default root.") +
-        ".TP\n.I skills-lock.json\n" +
-        roff("A lock file: lock writes one, --lock FILE refuses skills whose files differ from it.") +
+        ".TP\n.I agentskills-lock.json\n" +
+        roff(
+            "A lock file: lock --output writes one, --lock FILE refuses skills whose files differ from it. The "
+            "skills CLI's skills-lock.json is another format: it is refused, and never overwritten.") +
         ".TP\n.I LIBEXECDIR/agentskills/agentskills\\-extras\n" +
         roff(
             "The same program with the optional components linked in; agentskills runs it in its place for "

@@ -48,8 +48,10 @@ struct Extras {
     SkillLoaderPtr (*mcp_loader)(const SourceSpec& spec, std::string_view label, const SourceArgs& args) = nullptr;
     /// `agentskills mcp`: serve the roots of `options`; returns the exit status.
     int (*serve_mcp)(const McpServeArgs& args, FilesystemLoaderOptions options) = nullptr;
-    /// `agentskills lock`: print the lock text of the skills of `options`; returns the exit status.
-    int (*print_lock)(const std::vector<std::string>& roots, FilesystemLoaderOptions options) = nullptr;
+    /// `agentskills lock`: print the lock text of the skills of `options` (to stdout, or to the
+    /// file `output` unless it holds something other than an agentskills lock); returns the exit status.
+    int (*print_lock)(const std::vector<std::string>& roots, FilesystemLoaderOptions options,
+                      const std::string& output) = nullptr;
 };
 
 /// The components. In `agentskills-extras` they are linked in and this returns them. In

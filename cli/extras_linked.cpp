@@ -4,6 +4,7 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -177,14 +178,51 @@ std::string source_of(const std::string& library, const std::vector<std::string>
     return library;
 }
 
-int print_lock(const std::vector<std::string>& roots, FilesystemLoaderOptions options) {
+// `lock --output FILE` writes over an agentskills lock only: never over the `skills` CLI's
+// skills-lock.json or any other file.
+void check_lock_output(const std::string& output) {
+    std::error_code ec;
+    const auto status = std::filesystem::symlink_status(output, ec);
+    if (ec || !std::filesystem::exists(status)) return;  // a new file (an error shows when it is written)
+    const std::string& shown = output;
+    std::string text;
+    if (std::filesystem::is_regular_file(status)) {
+        std::ifstream in(output, std::ios::binary);
+        text.resize(SKILL_LOCK_MAX_BYTES + 1);
+        in.read(text.data(), static_cast<std::streamsize>(text.size()));
+        text.resize(static_cast<std::size_t>(in.gcount()));
+    }
+    switch (lock_format(text)) {
+        case LockFormat::agentskills:
+            return;
+        case LockFormat::skills_cli:
+            throw ConfigurationError(fmt::format(
+                "lock --output '{}': the file is the npm 'skills' CLI's lock file (skills-lock.json); it is not "
+                "overwritten. Write the agentskills lock to another file, such as {}",
+                shown, SKILL_LOCK_FILE_NAME));
+        case LockFormat::other:
+            break;
+    }
+    throw ConfigurationError(fmt::format(
+        "lock --output '{}': the file exists and is not an agentskills lock file; it is not overwritten", shown));
+}
+
+int print_lock(const std::vector<std::string>& roots, FilesystemLoaderOptions options, const std::string& output) {
+    if (!output.empty()) check_lock_output(output);
     FilesystemSkillLoader loader(std::move(options));
     Discovery d = loader.discover();
     for (const auto& s : d.skipped) print_note(fmt::format("skipped ({}): {}", to_string(s.reason), s.message));
     SkillLock lock = make_skill_lock(d.skills, *loader.reader());
     for (auto& s : lock.skills) s.source = source_of(s.source, roots);
     const std::string text = to_lock_text(lock);
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    if (output.empty()) {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        return exit_ok;
+    }
+    std::ofstream out(output, std::ios::binary | std::ios::trunc);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.close();
+    if (!out) throw IoError(fmt::format("lock --output '{}': the file could not be written", output));
     return exit_ok;
 }
 

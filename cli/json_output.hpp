@@ -11,7 +11,7 @@ namespace agentskills::cli {
 /// The `"schema"` member of the program's own JSON documents (docs/cli.md, "JSON outputs"): a
 /// change of their shape or of a value's type raises it, and docs/schemas/ holds a JSON Schema
 /// for each version printed. Outputs in a shape another program defines (read-properties, the
-/// reference's; tool-schema, tool-call and activate --json, a provider's; lock, skills-lock.json
+/// reference's; tool-schema, tool-call and activate --json, a provider's; lock, agentskills-lock.json
 /// with its own `version`) carry no such member.
 inline constexpr int list_json_schema = 2;      ///< list --json (2: frontmatter typed by the YAML core schema)
 inline constexpr int validate_json_schema = 1;  ///< validate --json

@@ -87,6 +87,17 @@ void add_source_options(CLI::App& cmd, SourceArgs& args, const SourceFlags& flag
     add_policy(cmd, "--missing-directories", args.missing_directories,
                "A --root that does not exist (or a missing git repository or ref): error (default) or skip");
     add_policy(cmd, "--duplicate-names", args.duplicate_names, "Two skills with one name (default: keep_first)");
+    {
+        std::map<std::string, AgentFolders> agents;
+        for (const auto& w : policy_words<AgentFolders>) agents.emplace(std::string(w.word), w.value);
+        cmd.add_option("--compat", args.compat,
+                       fmt::format("Also read these agents' skill folders ({}; comma-separated)",
+                                   policy_word_list<AgentFolders>()))
+            ->delimiter(',')
+            ->allow_extra_args(false)
+            ->transform(CLI::CheckedTransformer(agents, CLI::ignore_case).description(""))
+            ->option_text("AGENT[,AGENT...]");
+    }
     args.roots_required = flags.roots_required;
     add_loader_options(cmd, args, flags.max_bytes);
     args.nested_option =
@@ -98,7 +109,7 @@ void add_source_options(CLI::App& cmd, SourceArgs& args, const SourceFlags& flag
             ->check(count_value())
             ->option_text("[=DEPTH]");
     if (flags.lock) {
-        cmd.add_option("--lock", args.lock, "Lock file (skills-lock.json): refuse skills whose files changed")
+        cmd.add_option("--lock", args.lock, "Lock file (agentskills-lock.json): refuse skills whose files changed")
             ->allow_extra_args(false);
         cmd.add_flag("--lock-strict", args.lock_strict, "With --lock: also refuse skills the lock file does not hold");
     }
@@ -114,7 +125,10 @@ void add_loader_options(CLI::App& cmd, SourceArgs& args, bool max_bytes) {
                        fmt::format("Byte limit of a SKILL.md (0 = none; default: {})", SKILL_MAX_FILE_BYTES))
             ->check(count_value());
     }
-    cmd.add_option("--config", args.config, "Skills configuration file (YAML: skills: max_lines, max_bytes, overrides)")
+    add_policy(cmd, "--limits", args.limits,
+               "Loader limits preset: standard (500 lines) or agents (no line limit, as Codex and Gemini CLI load)");
+    cmd.add_option("--config", args.config,
+                   "Skills configuration file (YAML: skills: max_lines, max_bytes, limits, compat, overrides)")
         ->allow_extra_args(false);
     // After parsing: at least one source where the command needs one (a usage error, like a
     // missing required option), then the --config file, whose limits apply where no flag is given.
@@ -124,11 +138,26 @@ void add_loader_options(CLI::App& cmd, SourceArgs& args, bool max_bytes) {
                                                                         : "--root");
         }
         if (args.lock_strict && args.lock.empty()) throw CLI::ValidationError("--lock-strict", "needs --lock FILE");
-        if (args.config.empty()) return;
-        GovernanceConfig config = load_governance_config(args.config);
-        args.overrides = std::move(config.overrides);
-        if (!args.max_lines) args.max_lines = config.max_lines;
-        if (!args.max_bytes) args.max_bytes = config.max_bytes;
+        // A preset is a value of max_lines: the flags before the file, the limits before the preset.
+        const auto preset_lines = [](LoaderLimits limits) {
+            FilesystemLoaderOptions preset;
+            apply_loader_limits(preset, limits);
+            return preset.max_lines;
+        };
+        if (!args.max_lines && args.limits) args.max_lines = preset_lines(*args.limits);
+        if (!args.config.empty()) {
+            GovernanceConfig config = load_governance_config(args.config);
+            args.overrides = std::move(config.overrides);
+            if (!args.max_lines) args.max_lines = config.max_lines;
+            if (!args.max_lines && config.limits) args.max_lines = preset_lines(*config.limits);
+            if (!args.max_bytes) args.max_bytes = config.max_bytes;
+            if (args.compat.empty() && config.compat) args.compat = *config.compat;
+        }
+        if (!args.compat.empty() && args.has_mcp_sources()) {
+            throw CLI::ValidationError("--compat",
+                                       "adds folders of the file system; it does not combine with "
+                                       "--mcp-command or --mcp-url");
+        }
     });
 }
 
@@ -190,6 +219,7 @@ FilesystemLoaderOptions filesystem_options(const SourceArgs& args, const SourceD
     if (args.name_policy) options.name_policy = *args.name_policy;
     if (args.max_lines) options.max_lines = *args.max_lines;
     if (args.max_bytes) options.max_bytes = *args.max_bytes;
+    options.compat = args.compat;
     if (!args.include.empty()) options.include = args.include;
     options.exclude = args.exclude;
     options.lazy_bodies = defaults.lazy_bodies;

@@ -44,6 +44,12 @@ struct SourceArgs {
     /// when the flag was not given.
     std::optional<std::size_t> max_lines;
     std::optional<std::size_t> max_bytes;
+    /// --limits PRESET; after parsing, folded into max_lines (an explicit --max-lines wins, then
+    /// --limits, then the --config file's `max_lines`, then its `limits`).
+    std::optional<LoaderLimits> limits;
+    /// --compat AGENT[,AGENT...] (FilesystemLoaderOptions::compat); after parsing, the --config
+    /// file's `compat` when the flag was not given.
+    std::vector<AgentFolders> compat;
     std::string config;                   ///< --config FILE (read once, when the flags are parsed)
     std::vector<OverrideRule> overrides;  ///< the --config file's override rules
     std::string lock;                     ///< --lock FILE

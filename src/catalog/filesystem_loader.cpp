@@ -43,6 +43,7 @@ struct FilesystemSkillLoader::Impl {
     std::atomic<std::uint64_t> next_ticket{0};            // order of the discoveries' starts
     std::uint64_t published_ticket = 0;                   // the discovery load() serves (guarded by kept_mutex)
     std::unordered_set<std::string> untrusted_libraries;  // Root::path of the untrusted roots
+    std::vector<std::string> project_roots;               // the project levels' folders (resolve_roots)
     Admitted admitted;                                    // guarded by kept_mutex
     std::uint64_t admitted_ticket = 0;                    // the discovery `admitted` is from
 
@@ -103,8 +104,8 @@ void FilesystemSkillLoader::Impl::resolve_trust() {
         untrusted_libraries.insert(std::move(path));
     }
     if (options.untrusted_project_root) {
-        std::vector<std::string> defaults = storage.default_roots();
-        if (!defaults.empty()) untrusted_libraries.insert(std::move(defaults.front()));
+        for (std::string& path : project_roots) untrusted_libraries.insert(std::move(path));
+        project_roots.clear();
     }
 }
 
@@ -134,12 +135,21 @@ void FilesystemSkillLoader::Impl::resolve_roots() {
         }
     }
     if (storage.local()) {
-        if (options.include_default_roots) {
-            for (std::string& path : storage.default_roots()) add(std::move(path), true);
+        // Computed once (the walk stats directories); the project levels are kept for
+        // untrusted_project_root, which names them whether or not they are scanned.
+        for (DefaultRoot& d : storage.default_roots(options.compat)) {
+            if (d.project) project_roots.push_back(d.path);
+            if (options.include_default_roots || !d.standard) add(std::move(d.path), true);
         }
     } else if (options.roots.empty()) {
         add(storage.implicit_root(), false);
     }
+}
+
+void apply_loader_limits(FilesystemLoaderOptions& options, LoaderLimits limits) noexcept {
+    // The description rule is the parser's (cut at SKILL_MAX_DESCRIPTION_LENGTH with a
+    // warning) under both presets; only the line limit differs.
+    options.max_lines = limits == LoaderLimits::agents ? 0 : SKILL_MAX_FILE_LINES;
 }
 
 // Of two overlapping discoveries, the one that started later wins, whichever ends last.

@@ -16,6 +16,7 @@
 
 #include "../storage/local_fs.hpp"
 #include "agentskills/base/errors.hpp"
+#include "default_roots.hpp"
 #include "watcher.hpp"
 
 namespace agentskills {
@@ -162,11 +163,9 @@ struct LiveCatalog::Impl {
         const std::string base = local != nullptr ? local->base_directory() : std::string();
         std::vector<std::string> out;
         for (const auto& r : fs->options().roots) out.push_back(r);
-        if (fs->options().include_default_roots) {
-            out.push_back(detail::local::absolute_normal("./.agents/skills", base));
-            if (base.empty()) {
-                if (std::string home = detail::local::home_skills_root(); !home.empty()) out.push_back(std::move(home));
-            }
+        // The loader's own default roots (the same walk and agents' folders as discovery).
+        for (detail::DefaultRoot& d : detail::default_roots(base, fs->options().compat)) {
+            if (fs->options().include_default_roots || !d.standard) out.push_back(std::move(d.path));
         }
         for (auto& r : out) r = detail::local::absolute_normal(r, base);
         return out;

@@ -465,6 +465,17 @@ std::size_t config_count(const json& value, std::string_view key) {
     return n;
 }
 
+// A policy word of a skills config (`limits: agents`, each item of `compat`).
+template <class E>
+E config_word(const json& v, std::string_view key) {
+    if (v.is_string()) {
+        if (auto value = policy_from_word<E>(v.get<std::string>())) return *value;
+    }
+    throw ConfigurationError(
+        fmt::format("skills config: '{}' must be {}, not {}", key, policy_word_choices<E>(),
+                    v.is_string() ? fmt::format("'{}'", valid_utf8(v.get<std::string>())) : describe(v)));
+}
+
 GovernanceConfig governance_from(std::string_view text, const AgentSpecLimits& limits) {
     if (over(text.size(), limits.max_bytes)) {
         throw ConfigurationError(fmt::format("skills config: the text is {} bytes, more than the limit of {}",
@@ -501,9 +512,24 @@ GovernanceConfig governance_from(std::string_view text, const AgentSpecLimits& l
                 (k == "max_lines" ? out.max_lines : out.max_bytes) = config_count(v, k);
                 continue;
             }
+            if (k == "limits") {
+                out.limits = config_word<LoaderLimits>(v, k);
+                continue;
+            }
+            if (k == "compat") {
+                if (!v.is_array()) {
+                    throw ConfigurationError(
+                        fmt::format("skills config: 'compat' must be a list of agent names, not {}", describe(v)));
+                }
+                out.compat.emplace();
+                for (const json& agent : v) out.compat->push_back(config_word<AgentFolders>(agent, "compat"));
+                continue;
+            }
             if (k != "overrides") {
-                throw ConfigurationError(fmt::format(
-                    "skills config: unknown key '{}' under 'skills' (accepted: max_lines, max_bytes, overrides)", k));
+                throw ConfigurationError(
+                    fmt::format("skills config: unknown key '{}' under 'skills' (accepted: "
+                                "max_lines, max_bytes, limits, compat, overrides)",
+                                k));
             }
             const RuleLines lines = rule_lines(yaml.tree);
             out.overrides = overrides_from(v, [&lines](std::size_t i, std::string_view rule_key) {

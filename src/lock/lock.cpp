@@ -227,6 +227,42 @@ std::string to_lock_text(const SkillLock& lock) {
     return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
+namespace {
+
+// The npm `skills` CLI's lock (skills 1.7.4, `skills-lock.json`): {"version": N, "skills":
+// {NAME: {"source", "sourceType", "computedHash", ...}}}. Its computedHash is one SHA-256 over
+// every file's relative path and bytes run together without separators, in the order of
+// JavaScript's localeCompare: two different trees can give one hash and the order depends on
+// the locale, so this library does not verify it; it names the format instead.
+bool is_skills_cli_lock(const json& doc) {
+    if (!doc.is_object() || !doc.contains("skills") || !doc["skills"].is_object()) return false;
+    if (!doc.contains("version") || !doc["version"].is_number()) return false;
+    for (const auto& [name, entry] : doc["skills"].items()) {
+        if (!entry.is_object() || !entry.contains("computedHash") || !entry["computedHash"].is_string()) return false;
+    }
+    return true;
+}
+
+constexpr std::string_view skills_cli_refusal =
+    "lock file: this is the npm 'skills' CLI's lock file (skills-lock.json: a 'skills' map with a "
+    "'computedHash' per skill), not an agentskills lock; its hashes are not verified here. Write an "
+    "agentskills lock with 'agentskills lock --output agentskills-lock.json'";
+
+}  // namespace
+
+LockFormat lock_format(std::string_view text) noexcept {
+    try {
+        const json doc = json::parse(text, nullptr, false);
+        if (doc.is_discarded() || !doc.is_object()) return LockFormat::other;
+        if (is_skills_cli_lock(doc)) return LockFormat::skills_cli;
+        if (doc.contains("skills") && doc["skills"].is_array() && doc.contains("version")) {
+            return LockFormat::agentskills;
+        }
+    } catch (...) {  // allocation failure: not a format this function can tell
+    }
+    return LockFormat::other;
+}
+
 SkillLock parse_skill_lock(std::string_view text) {
     if (text.size() > SKILL_LOCK_MAX_BYTES) {
         throw ConfigurationError(fmt::format("lock file: the text is {} bytes, more than the limit of {}", text.size(),
@@ -241,6 +277,7 @@ SkillLock parse_skill_lock(std::string_view text) {
         throw ConfigurationError(fmt::format("lock file: invalid JSON: {}", valid_utf8(e.what())));
     }
     if (!doc.is_object()) throw ConfigurationError("lock file: the document must be a JSON object");
+    if (is_skills_cli_lock(doc)) throw ConfigurationError(std::string(skills_cli_refusal));
     for (const auto& [key, value] : doc.items()) {
         if (key != "version" && key != "skills") {
             throw ConfigurationError(fmt::format("lock file: unknown key '{}' (accepted: version, skills)", key));

@@ -180,10 +180,26 @@ std::string absolute_normal(const std::string& path, const std::string& base) {
     return s;
 }
 
-std::string home_skills_root() {
+std::string home_directory() {
     const char* home = std::getenv("HOME");
     if (home == nullptr || *home == '\0') return {};
-    return (fs::path(home) / ".agents" / "skills").lexically_normal().string();
+    return absolute_normal(home);
+}
+
+std::vector<std::string> project_levels(const std::string& start, std::size_t max_levels) {
+    const std::string home = home_directory();
+    std::vector<std::string> levels;
+    fs::path dir(start);
+    for (std::size_t i = 0; i < max_levels; ++i) {
+        if (i > 0 && dir.string() == home) return levels;  // home's folders are user folders
+        levels.push_back(dir.string());
+        std::error_code ec;
+        if (fs::exists(fs::symlink_status(dir / ".git", ec)) || dir.string() == home) return levels;
+        fs::path parent = dir.parent_path();
+        if (parent == dir) break;  // the file-system root, and no repository
+        dir = std::move(parent);
+    }
+    return {start};  // neither a repository nor the home directory: the start alone
 }
 
 std::optional<DirectoryStamp> directory_stamp(const std::string& path) noexcept {

@@ -125,8 +125,14 @@ std::optional<FileStat> lstat_plain(const std::string& path, int dir_fd, const s
 /// directory) and lexically normal, without a trailing slash.
 [[nodiscard]] std::string absolute_normal(const std::string& path, const std::string& base = {});
 
-/// `~/.agents/skills` from $HOME ("" when HOME is unset or empty).
-[[nodiscard]] std::string home_skills_root();
+/// $HOME, absolute and lexically normal; "" when HOME is unset or empty.
+[[nodiscard]] std::string home_directory();
+
+/// The directories whose project folders a loader reads, nearer first: `start` (absolute), then
+/// each parent, up to and including the nearest one holding `.git` (a file or a directory).
+/// The walk stops below $HOME (home's folders are user folders) and after `max_levels`
+/// directories. When it meets neither `.git` nor $HOME, it is `start` alone.
+[[nodiscard]] std::vector<std::string> project_levels(const std::string& start, std::size_t max_levels);
 
 /// What a directory's own stat says about its entries: an entry added, removed or renamed
 /// changes its ctime (and nothing can set a ctime back), so an equal stamp whose ctime is older

@@ -436,6 +436,21 @@ TEST_CASE("skills config: the loader's limits", "[governance][config]") {
     CHECK_FALSE(none.max_bytes.has_value());
 }
 
+TEST_CASE("skills config: the limits preset and the other agents' folders (issue 36)", "[governance][config]") {
+    const GovernanceConfig c =
+        parse_governance_config("skills:\n  limits: agents\n  compat: [claude, copilot, gemini, opencode, codex]\n");
+    CHECK(c.limits == std::optional<LoaderLimits>(LoaderLimits::agents));
+    REQUIRE(c.compat.has_value());
+    CHECK(*c.compat == std::vector<AgentFolders>{AgentFolders::claude, AgentFolders::copilot, AgentFolders::gemini,
+                                                 AgentFolders::opencode, AgentFolders::codex});
+    CHECK_FALSE(c.max_lines.has_value());
+    const GovernanceConfig none = parse_governance_config("skills:\n  max_lines: 10\n");
+    CHECK_FALSE(none.limits.has_value());
+    CHECK_FALSE(none.compat.has_value());
+    CHECK(parse_governance_config("skills:\n  limits: standard\n  compat: []\n").compat ==
+          std::optional<std::vector<AgentFolders>>(std::vector<AgentFolders>{}));
+}
+
 TEST_CASE("skills config: errors name the line", "[governance][config]") {
     auto message = [](std::string_view text) {
         try {
@@ -456,7 +471,13 @@ TEST_CASE("skills config: errors name the line", "[governance][config]") {
     CHECK(message("skills:\n  overrides:\n    - name: a\n      mode: on\n      colour: red\n") ==
           "skills config: line 5: override rule 1, 'colour': unknown key (accepted: name, path, mode)");
     CHECK(message("skills:\n  other: 1\n") ==
-          "skills config: unknown key 'other' under 'skills' (accepted: max_lines, max_bytes, overrides)");
+          "skills config: unknown key 'other' under 'skills' (accepted: max_lines, max_bytes, limits, compat, "
+          "overrides)");
+    CHECK(message("skills:\n  limits: lax\n") == "skills config: 'limits' must be 'standard' or 'agents', not 'lax'");
+    CHECK(message("skills:\n  compat: claude\n") ==
+          "skills config: 'compat' must be a list of agent names, not 'claude'");
+    CHECK(message("skills:\n  compat: [claude, cursor]\n") ==
+          "skills config: 'compat' must be 'claude', 'copilot', 'gemini', 'opencode' or 'codex', not 'cursor'");
     CHECK(message("skills:\n  max_lines: -1\n") ==
           "skills config: 'max_lines' must be a count (digits 0-9, 0 = no limit), not '-1'");
     CHECK(message("skills:\n  max_bytes: [1]\n") ==

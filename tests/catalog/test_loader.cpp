@@ -2932,3 +2932,205 @@ TEST_CASE("perf: hostile SKILL.md files are discovered within their time bounds"
 }
 
 }  // namespace hostile_tests
+
+// =======================================================================================
+// Tests of the default roots' upward walk, the other agents' folders and the limit presets
+// (issue 36). A LocalSkillReader with a base directory stands for the working directory, so the
+// walk is tested without changing the process's; HOME is set for the scope of each test.
+
+namespace loader_tests {
+
+namespace {
+
+// Sets HOME for one scope (the working directory too, when given).
+class HomeScope {
+public:
+    explicit HomeScope(const std::string& home) : scope_(home, std::filesystem::current_path()) {}
+
+private:
+    ProcessScope scope_;
+};
+
+FilesystemSkillLoader based_loader(const std::string& base, FilesystemLoaderOptions options = {}) {
+    options.reader = std::make_shared<LocalSkillReader>(base);
+    return FilesystemSkillLoader(std::move(options));
+}
+
+std::vector<std::string> libraries_of(const Discovery& d) {
+    std::vector<std::string> out;
+    for (const auto& m : d.skills) out.push_back(m.library);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("default roots: .agents/skills at each level up to the repository root, nearer first", "[loader][walk]") {
+    TempDir t;
+    t.write(".agents/skills/outside/SKILL.md", skill_md("outside", "Above the repository."));
+    t.mkdir("repo/.git");
+    t.write("repo/.agents/skills/top/SKILL.md", skill_md("top", "At the root."));
+    t.write("repo/.agents/skills/shared/SKILL.md", skill_md("shared", "The far copy."));
+    t.write("repo/sub/.agents/skills/mid/SKILL.md", skill_md("mid", "One up."));
+    t.write("repo/sub/dir/.agents/skills/low/SKILL.md", skill_md("low", "Here."));
+    t.write("repo/sub/dir/.agents/skills/shared/SKILL.md", skill_md("shared", "The near copy."));
+    TempDir home;
+    HomeScope scope(home.path());
+
+    const Discovery d = based_loader(t.path("repo/sub/dir")).discover();
+    CHECK(names_of(d) == std::vector<std::string>{"low", "shared", "mid", "top"});
+    CHECK(libraries_of(d) ==
+          std::vector<std::string>{t.path("repo/sub/dir/.agents/skills"), t.path("repo/sub/dir/.agents/skills"),
+                                   t.path("repo/sub/.agents/skills"), t.path("repo/.agents/skills")});
+    REQUIRE(d.skills.size() == 4);
+    CHECK(d.skills[1].description == "The near copy.");  // nearer wins
+
+    // A .git file (a worktree or a submodule) ends the walk as a directory does.
+    t.write("repo/sub/.git", "gitdir: /elsewhere\n");
+    CHECK(names_of(based_loader(t.path("repo/sub/dir")).discover()) ==
+          std::vector<std::string>{"low", "shared", "mid"});
+}
+
+TEST_CASE("default roots: the walk stops below the home directory, without a repository or home it is the start alone",
+          "[loader][walk]") {
+    TempDir t;
+    t.write("home/.agents/skills/user/SKILL.md", skill_md("user", "The user's."));
+    t.write("home/a/.agents/skills/a-level/SKILL.md", skill_md("a-level", "Under home."));
+    t.write("home/a/b/.agents/skills/b-level/SKILL.md", skill_md("b-level", "The start."));
+    t.write("x/.agents/skills/planted/SKILL.md", skill_md("planted", "Above a directory of no repository."));
+    t.write("x/y/.agents/skills/here/SKILL.md", skill_md("here", "The start."));
+    HomeScope scope(t.path("home"));
+
+    // Under home: the levels below it (home's own folder is the user root, not a project level,
+    // and a reader with a base has no user roots).
+    CHECK(names_of(based_loader(t.path("home/a/b")).discover()) == std::vector<std::string>{"b-level", "a-level"});
+    // Neither .git nor home above: only the start directory, as before the walk.
+    CHECK(names_of(based_loader(t.path("x/y")).discover()) == std::vector<std::string>{"here"});
+}
+
+TEST_CASE("default roots: the walk visits at most SKILL_PROJECT_MAX_LEVELS directories", "[loader][walk]") {
+    REQUIRE(SKILL_PROJECT_MAX_LEVELS == 16);
+    TempDir t;
+    TempDir home;
+    HomeScope scope(home.path());
+    std::string deep;  // 15 levels below t: the start and its 15 parents up to t are 16 directories
+    for (int i = 0; i < 15; ++i) deep += "d/";
+    t.write(deep + ".agents/skills/start/SKILL.md", skill_md("start", "The start."));
+    t.write(".agents/skills/root/SKILL.md", skill_md("root", "The repository root."));
+    t.mkdir(".git");
+    CHECK(names_of(based_loader(t.path(deep)).discover()) == std::vector<std::string>{"start", "root"});
+
+    // One level deeper: the repository root is the 17th directory, past the bound; the start alone.
+    t.write(deep + "d/.agents/skills/deeper/SKILL.md", skill_md("deeper", "One further down."));
+    CHECK(names_of(based_loader(t.path(deep + "d")).discover()) == std::vector<std::string>{"deeper"});
+}
+
+TEST_CASE("default roots: untrusted_project_root covers every project level, not the user's folder",
+          "[loader][walk][trust]") {
+    TempDir t;
+    t.mkdir("repo/.git");
+    t.write("repo/.agents/skills/top/SKILL.md", skill_md("top", "At the root."));
+    t.write("repo/sub/.agents/skills/low/SKILL.md", skill_md("low", "Here."));
+    t.write("repo/sub/.claude/skills/claude-low/SKILL.md", skill_md("claude-low", "Claude's, here."));
+    t.write("home/.agents/skills/user/SKILL.md", skill_md("user", "The user's."));
+    ProcessScope scope(t.path("home"), t.path("repo/sub"));
+
+    FilesystemSkillLoader loader({.compat = {AgentFolders::claude}, .untrusted_project_root = true});
+    const Discovery d = loader.discover();
+    CHECK(names_of(d) == std::vector<std::string>{"user"});
+    std::vector<std::string> untrusted;
+    for (const auto& s : d.skipped) {
+        if (s.reason == SkipReason::untrusted) untrusted.push_back(s.path);
+    }
+    CHECK(untrusted == std::vector<std::string>{t.path("repo/sub/.agents/skills/low/SKILL.md"),
+                                                t.path("repo/.agents/skills/top/SKILL.md"),
+                                                t.path("repo/sub/.claude/skills/claude-low/SKILL.md")});
+}
+
+TEST_CASE("compat: each agent adds its project folders (walked) and its user folders, after the standard roots",
+          "[loader][compat]") {
+    TempDir t;
+    t.mkdir("repo/.git");
+    t.write("repo/.agents/skills/standard/SKILL.md", skill_md("standard", "Standard."));
+    const std::vector<std::pair<std::string, std::string>> project = {
+        {".claude/skills", "p-claude"},
+        {".github/skills", "p-github"},
+        {".gemini/skills", "p-gemini"},
+        {".opencode/skills", "p-opencode"},
+    };
+    const std::vector<std::pair<std::string, std::string>> user = {
+        {".agents/skills", "u-agents"},
+        {".claude/skills", "u-claude"},
+        {".copilot/skills", "u-copilot"},
+        {".gemini/skills", "u-gemini"},
+        {".config/opencode/skills", "u-opencode"},
+        {".codex/skills", "u-codex"},
+    };
+    for (const auto& [folder, name] : project) {
+        t.write("repo/" + folder + "/" + name + "/SKILL.md", skill_md(name, "P."));
+        t.write("repo/sub/" + folder + "/" + name + "-sub/SKILL.md", skill_md(name + "-sub", "P."));
+    }
+    for (const auto& [folder, name] : user) t.write("home/" + folder + "/" + name + "/SKILL.md", skill_md(name, "U."));
+    ProcessScope scope(t.path("home"), t.path("repo/sub"));
+
+    const auto with = [](std::vector<AgentFolders> compat) {
+        FilesystemSkillLoader loader({.compat = std::move(compat)});
+        return names_of(loader.discover());
+    };
+    using V = std::vector<std::string>;
+    CHECK(with({}) == V{"standard", "u-agents"});
+    CHECK(with({AgentFolders::claude}) == V{"standard", "u-agents", "p-claude-sub", "p-claude", "u-claude"});
+    CHECK(with({AgentFolders::copilot}) ==
+          V{"standard", "u-agents", "p-github-sub", "p-github", "p-claude-sub", "p-claude", "u-copilot", "u-claude"});
+    CHECK(with({AgentFolders::gemini}) == V{"standard", "u-agents", "p-gemini-sub", "p-gemini", "u-gemini"});
+    CHECK(with({AgentFolders::opencode}) == V{"standard", "u-agents", "p-opencode-sub", "p-opencode", "p-claude-sub",
+                                              "p-claude", "u-opencode", "u-claude"});
+    CHECK(with({AgentFolders::codex}) == V{"standard", "u-agents", "u-codex"});
+    // Two agents that share a folder: it is scanned once, where it first appears.
+    CHECK(with({AgentFolders::claude, AgentFolders::copilot}) ==
+          V{"standard", "u-agents", "p-claude-sub", "p-claude", "u-claude", "p-github-sub", "p-github", "u-copilot"});
+    // Without the standard roots, the agents' folders still count.
+    FilesystemSkillLoader only({.include_default_roots = false, .compat = {AgentFolders::gemini}});
+    CHECK(names_of(only.discover()) == V{"p-gemini-sub", "p-gemini", "u-gemini"});
+}
+
+TEST_CASE("limit presets: agents loads a 679-line skill, descriptions over 1,024 characters are cut either way",
+          "[loader][limits]") {
+    TempDir t;
+    std::string body;
+    for (int i = 1; i <= 675; ++i) body += "line " + std::to_string(i) + "\n";
+    body.pop_back();  // skill_md ends the body with its own line feed: 4 + 675 lines
+    t.write("lib/long/SKILL.md", skill_md("long", "Long.", body));
+    t.write("lib/wordy/SKILL.md", skill_md("wordy", std::string(1500, 'd')));
+    const auto lines = [&] {
+        std::ifstream in(t.path("lib/long/SKILL.md"));
+        return std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), '\n');
+    }();
+    REQUIRE(lines == 679);
+
+    FilesystemLoaderOptions standard{.roots = {t.path("lib")}, .include_default_roots = false};
+    FilesystemLoaderOptions agents = standard;
+    apply_loader_limits(agents, LoaderLimits::agents);
+    CHECK(agents.max_lines == 0);
+    FilesystemLoaderOptions back = agents;
+    apply_loader_limits(back, LoaderLimits::standard);
+    CHECK(back.max_lines == SKILL_MAX_FILE_LINES);
+
+    const Discovery refused = FilesystemSkillLoader(standard).discover();
+    CHECK(names_of(refused) == std::vector<std::string>{"wordy"});
+    REQUIRE(refused.skipped.size() == 1);
+    CHECK(refused.skipped[0].reason == SkipReason::too_large);
+
+    const Discovery loaded = FilesystemSkillLoader(agents).discover();
+    CHECK(names_of(loaded) == std::vector<std::string>{"long", "wordy"});
+    CHECK(loaded.skipped.empty());
+    for (const Discovery* d : {&refused, &loaded}) {
+        const auto wordy =
+            std::find_if(d->skills.begin(), d->skills.end(), [](const auto& m) { return m.name == "wordy"; });
+        REQUIRE(wordy != d->skills.end());
+        CHECK(wordy->description == std::string(SKILL_MAX_DESCRIPTION_LENGTH, 'd'));
+        CHECK(std::any_of(d->diagnostics.begin(), d->diagnostics.end(),
+                          [](const Diagnostic& x) { return x.code == "description-too-long"; }));
+    }
+}
+
+}  // namespace loader_tests

@@ -98,7 +98,7 @@ TEST_CASE("extras: without agentskills-extras, local commands work and the other
     CHECK(lock.status == 2);
     CHECK(lock.out.empty());
     CHECK(lock.err.rfind("agentskills lock: error: the lock command " + missing, 0) == 0);
-    const auto locked = run_program(program, {"list", "--root", lib, "--lock", dir.path("skills-lock.json")});
+    const auto locked = run_program(program, {"list", "--root", lib, "--lock", dir.path("agentskills-lock.json")});
     CHECK(locked.status == 2);
     CHECK(locked.err.find("--lock " + missing) != std::string::npos);
 #endif

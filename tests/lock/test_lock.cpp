@@ -1,6 +1,8 @@
 // Tests of lock.hpp (agentskills::lock): the lock file's exact text, its reading, and a loader
 // that refuses skills whose files changed or that the lock does not hold.
 #include <chrono>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -327,6 +329,33 @@ TEST_CASE("perf: reading a lock of 100,000 skills takes seconds, not minutes", "
     // of each skill): over 290 s in a Debug build (stopped by a timeout); linear now: 4.8 s in
     // the same build on a loaded machine, 0.33 s optimized (bench/lock_read, docs/performance.md).
     CHECK(took < std::chrono::seconds(30));
+}
+
+// tests/data/skills-cli/skills-lock.json was written by the npm `skills` CLI 1.7.4 (run with
+// Node 22.23.3): in a new git repository, `npx skills add <dir> --skill '*' -a claude-code -y`
+// where <dir>/skills held two skills, alpha and beta. It is copied unchanged.
+constexpr std::string_view skills_cli_message =
+    "this is the npm 'skills' CLI's lock file (skills-lock.json: a 'skills' map with a 'computedHash' per "
+    "skill), not an agentskills lock; its hashes are not verified here. Write an agentskills lock with "
+    "'agentskills lock --output agentskills-lock.json'";
+
+TEST_CASE("lock: the skills CLI's skills-lock.json is recognised and refused, naming the format", "[lock]") {
+    const std::string path = AGENTSKILLS_TEST_DATA_DIR "/skills-cli/skills-lock.json";
+    std::ifstream in(path, std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    REQUIRE(text.find("\"computedHash\"") != std::string::npos);
+    CHECK(lock_format(text) == LockFormat::skills_cli);
+    CHECK_THROWS_WITH(parse_skill_lock(text), "lock file: "s + std::string(skills_cli_message));
+    CHECK_THROWS_WITH(load_skill_lock(path), "lock file '"s + path + "': " + std::string(skills_cli_message));
+
+    CHECK(lock_format(R"({"skills": [], "version": 1})") == LockFormat::agentskills);
+    CHECK(lock_format(R"({"version": 1, "skills": {}})") == LockFormat::skills_cli);
+    CHECK(lock_format(R"({"version": 1, "skills": {"a": {"source": "x"}}})") == LockFormat::other);
+    CHECK(lock_format("not json") == LockFormat::other);
+    CHECK(lock_format("") == LockFormat::other);
+    // Another object under 'skills' is not the skills CLI's: the old message stays.
+    CHECK_THROWS_WITH(parse_skill_lock(R"({"version": 1, "skills": {"a": {"source": "x"}}})"),
+                      "lock file: 'skills' must be a list");
 }
 
 }  // namespace lock_tests

@@ -130,11 +130,31 @@ struct SkillSources {
     std::vector<RootResolver> root_resolvers = {};
 };
 
+/// Another agent whose skill folders a loader can add (FilesystemLoaderOptions::compat). The
+/// folders of each, from its own documentation, are in docs/loading.md ("Other agents' folders").
+enum class AgentFolders { claude, copilot, gemini, opencode, codex };
+
+/// Named sets of loader limits (apply_loader_limits; docs/loading.md, "Limit presets").
+enum class LoaderLimits {
+    standard,  ///< this library's defaults: at most SKILL_MAX_FILE_LINES lines
+    agents     ///< what Codex, Gemini CLI and the `skills` CLI load: no line limit
+};
+
+/// Most directory levels the default roots' upward walk visits, the start included
+/// (docs/loading.md, "Libraries and roots").
+inline constexpr std::size_t SKILL_PROJECT_MAX_LEVELS = 16;
+
 struct FilesystemLoaderOptions {
     /// Library roots in precedence order (earlier wins).
     std::vector<std::string> roots = {};
-    /// Append `./.agents/skills` and `~/.agents/skills` (local reader only; ignored otherwise).
+    /// Append the project roots (`.agents/skills` of the start directory and of each directory
+    /// above it up to the repository root, nearer first) and `~/.agents/skills` (local reader
+    /// only; ignored otherwise). docs/loading.md, "Libraries and roots".
     bool include_default_roots = true;
+    /// Other agents' folders to add after the default roots, each agent's project folders (with
+    /// the same upward walk) then its user folders, in this order (local reader only; added
+    /// whether or not include_default_roots is set; missing ones are skipped like default roots).
+    std::vector<AgentFolders> compat = {};
     /// Storage; nullptr = the local file system.
     SkillReaderPtr reader = nullptr;
     NamePolicy name_policy = NamePolicy::keep;
@@ -190,7 +210,8 @@ struct FilesystemLoaderOptions {
     /// Roots (written as in `roots`, resolved the same way) whose skills are untrusted. Each must
     /// be one of the roots scanned, or the constructor throws ConfigurationError.
     std::vector<std::string> untrusted_roots = {};
-    /// Treat the default root `./.agents/skills` (a repository's own skills) as untrusted.
+    /// Treat the project roots (every level of the upward walk, for `.agents/skills` and for
+    /// the `compat` agents' project folders: a repository's own skills) as untrusted.
     bool untrusted_project_root = false;
     /// Decides for each skill of an untrusted root; nullptr denies them all.
     TrustCallback trust = nullptr;
@@ -205,6 +226,11 @@ struct FilesystemLoaderOptions {
     /// Directories the nested walk lists per root, at most (SKILL_NESTED_MAX_DIRECTORIES).
     std::size_t nested_max_directories = SKILL_NESTED_MAX_DIRECTORIES;
 };
+
+/// Sets the limits of `options` to the preset `limits`: `standard` restores max_lines to
+/// SKILL_MAX_FILE_LINES; `agents` lifts it (0). Descriptions over SKILL_MAX_DESCRIPTION_LENGTH are
+/// cut with a `description-too-long` warning under either (the parser's standard profile).
+void apply_loader_limits(FilesystemLoaderOptions& options, LoaderLimits limits) noexcept;
 
 /// Discovers skills in the immediate children of library roots and loads them.
 class FilesystemSkillLoader final : public SkillLoader {

@@ -24,7 +24,7 @@ struct PolicyWord {
 };
 
 /// The words of one policy enum, in the order the documentation lists them. Defined for
-/// MissingDirectories, DuplicateNames and NamePolicy.
+/// MissingDirectories, DuplicateNames, NamePolicy, AgentFolders and LoaderLimits.
 template <class Enum>
 inline constexpr std::array<PolicyWord<Enum>, 0> policy_words{};
 
@@ -39,6 +39,18 @@ inline constexpr std::array<PolicyWord<DuplicateNames>, 2> policy_words<Duplicat
 template <>
 inline constexpr std::array<PolicyWord<NamePolicy>, 2> policy_words<NamePolicy>{
     {{"keep", NamePolicy::keep}, {"require_valid", NamePolicy::require_valid}}};
+
+template <>
+inline constexpr std::array<PolicyWord<AgentFolders>, 5> policy_words<AgentFolders>{
+    {{"claude", AgentFolders::claude},
+     {"copilot", AgentFolders::copilot},
+     {"gemini", AgentFolders::gemini},
+     {"opencode", AgentFolders::opencode},
+     {"codex", AgentFolders::codex}}};
+
+template <>
+inline constexpr std::array<PolicyWord<LoaderLimits>, 2> policy_words<LoaderLimits>{
+    {{"standard", LoaderLimits::standard}, {"agents", LoaderLimits::agents}}};
 
 /// The enumerator `word` names (exact, case-sensitive), or nullopt.
 template <class Enum>
@@ -85,5 +97,7 @@ template <class Enum>
 [[nodiscard]] constexpr std::string_view to_string(MissingDirectories value) noexcept { return policy_word(value); }
 [[nodiscard]] constexpr std::string_view to_string(DuplicateNames value) noexcept { return policy_word(value); }
 [[nodiscard]] constexpr std::string_view to_string(NamePolicy value) noexcept { return policy_word(value); }
+[[nodiscard]] constexpr std::string_view to_string(AgentFolders value) noexcept { return policy_word(value); }
+[[nodiscard]] constexpr std::string_view to_string(LoaderLimits value) noexcept { return policy_word(value); }
 
 }  // namespace agentskills

@@ -152,6 +152,10 @@ struct GovernanceConfig {
     /// `max_lines`, `max_bytes`: unset when the file does not say (the loader's default stays).
     std::optional<std::size_t> max_lines = std::nullopt;
     std::optional<std::size_t> max_bytes = std::nullopt;
+    /// `limits`: a preset (apply_loader_limits); `max_lines`, when also given, wins over it.
+    std::optional<LoaderLimits> limits = std::nullopt;
+    /// `compat`: a list of agent names (FilesystemLoaderOptions::compat); unset when not given.
+    std::optional<std::vector<AgentFolders>> compat = std::nullopt;
 };
 
 [[nodiscard]] GovernanceConfig parse_governance_config(std::string_view text, const AgentSpecLimits& limits = {});

@@ -75,9 +75,25 @@ struct SkillLock {
 ///     }
 [[nodiscard]] std::string to_lock_text(const SkillLock& lock);
 
+/// The file name `agentskills lock --output` is documented with. The npm `skills` CLI writes
+/// its own, incompatible `skills-lock.json`; this name keeps the two apart in one project.
+inline constexpr std::string_view SKILL_LOCK_FILE_NAME = "agentskills-lock.json";
+
+/// What a lock file's text is (docs/loading.md, "Lock files").
+enum class LockFormat {
+    agentskills,  ///< this library's: a JSON object with `version` and a `skills` list
+    skills_cli,   ///< the npm `skills` CLI's `skills-lock.json`: a `skills` map, a `computedHash` per skill
+    other         ///< neither (not JSON, or another shape)
+};
+
+/// Which format `text` has, by its shape only (an `agentskills` text may still be refused by
+/// parse_skill_lock). Never throws.
+[[nodiscard]] LockFormat lock_format(std::string_view text) noexcept;
+
 /// Reads a lock file's text. Throws ConfigurationError (naming the skill and key) for another
 /// version, an unknown key, a malformed digest or path, two skills of one name (after NFKC), and
-/// text over SKILL_LOCK_MAX_BYTES or with more than SKILL_LOCK_MAX_SKILLS skills.
+/// text over SKILL_LOCK_MAX_BYTES or with more than SKILL_LOCK_MAX_SKILLS skills. The `skills`
+/// CLI's format is refused with a message that names it (its hashes are not verified).
 [[nodiscard]] SkillLock parse_skill_lock(std::string_view text);
 /// Reads a lock file (a regular file only); every error names the file.
 [[nodiscard]] SkillLock load_skill_lock(const std::string& path);

@@ -30,6 +30,7 @@
 
 #include "../../storage/local_fs.hpp"
 #include "../../storage/path_rules.hpp"
+#include "../default_roots.hpp"
 #include "agentskills/base/diagnostics.hpp"
 #include "agentskills/base/skill.hpp"
 #include "agentskills/catalog/loader.hpp"
@@ -316,8 +317,9 @@ public:
     /// A configured root as a path of the reader's namespace; throws PathError or
     /// ConfigurationError.
     [[nodiscard]] std::string resolve_root(const std::string& root) const;
-    /// The default roots (local reader only; empty otherwise).
-    [[nodiscard]] std::vector<std::string> default_roots() const;
+    /// The default roots (local reader only; empty otherwise): detail::default_roots from the
+    /// reader's base directory.
+    [[nodiscard]] std::vector<DefaultRoot> default_roots(const std::vector<AgentFolders>& compat) const;
     /// The root the loader uses when none is given (non-local readers only).
     [[nodiscard]] std::string implicit_root() const;
     /// What makes two roots the same library (the canonical path for local roots).

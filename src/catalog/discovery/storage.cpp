@@ -33,15 +33,11 @@ std::string Storage::resolve_root(const std::string& root) const {
     }
 }
 
-std::vector<std::string> Storage::default_roots() const {
-    std::vector<std::string> out;
-    if (!local_) return out;
+std::vector<DefaultRoot> Storage::default_roots(const std::vector<AgentFolders>& compat) const {
+    if (!local_) return {};
     // A LocalSkillReader with a base directory stands for that directory, not for the process:
-    // its project root is BASE/.agents/skills, and the process user's home is not its own.
-    out.push_back(local::absolute_normal("./.agents/skills", base_));
-    if (!base_.empty()) return out;
-    if (std::string home = local::home_skills_root(); !home.empty()) out.push_back(std::move(home));
-    return out;
+    // its walk starts at BASE, and the process user's home folders are not its own.
+    return detail::default_roots(base_, compat);
 }
 
 std::string Storage::implicit_root() const { return resolver_ != nullptr ? resolver_->resolve(".", "/") : "."; }

@@ -1,0 +1,214 @@
+// Tests of where the program finds skills (issue 36): the default roots' walk up to the
+// repository root, --compat for other agents' folders, --limits, the --config keys for both,
+// and the npm `skills` CLI's lock file (they run the built program).
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "cli_runner.hpp"
+#include "fs_fixtures.hpp"
+
+namespace cli_compat_tests {
+
+using agentskills::test::CliRun;
+using agentskills::test::run_cli;
+using agentskills_test::skill_md;
+using agentskills_test::TempDir;
+
+namespace {
+
+// Runs the program with HOME set to `home` (the child inherits this process's environment).
+CliRun run_with_home(const std::string& home, const std::vector<std::string>& args, const std::string& cwd) {
+    const char* old = std::getenv("HOME");
+    const std::string saved = old != nullptr ? old : "";
+    ::setenv("HOME", home.c_str(), 1);
+    CliRun r = run_cli(args, cwd);
+    if (old != nullptr) {
+        ::setenv("HOME", saved.c_str(), 1);
+    } else {
+        ::unsetenv("HOME");
+    }
+    return r;
+}
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A repository with skills at three levels and in each agent's folders, and a home with the
+// user folders of each agent.
+void write_tree(const TempDir& t) {
+    t.write("outside/.agents/skills/outside/SKILL.md", skill_md("outside", "Above the repository."));
+    t.mkdir("outside/repo/.git");
+    t.write("outside/repo/.agents/skills/top/SKILL.md", skill_md("top", "At the root."));
+    t.write("outside/repo/sub/.agents/skills/mid/SKILL.md", skill_md("mid", "One up."));
+    t.write("outside/repo/sub/dir/.agents/skills/low/SKILL.md", skill_md("low", "Here."));
+    t.write("outside/repo/.claude/skills/p-claude/SKILL.md", skill_md("p-claude", "P."));
+    t.write("outside/repo/.github/skills/p-github/SKILL.md", skill_md("p-github", "P."));
+    t.write("outside/repo/sub/.gemini/skills/p-gemini/SKILL.md", skill_md("p-gemini", "P."));
+    t.write("outside/repo/.opencode/skills/p-opencode/SKILL.md", skill_md("p-opencode", "P."));
+    t.write("home/.agents/skills/u-agents/SKILL.md", skill_md("u-agents", "U."));
+    t.write("home/.claude/skills/u-claude/SKILL.md", skill_md("u-claude", "U."));
+    t.write("home/.copilot/skills/u-copilot/SKILL.md", skill_md("u-copilot", "U."));
+    t.write("home/.gemini/skills/u-gemini/SKILL.md", skill_md("u-gemini", "U."));
+    t.write("home/.config/opencode/skills/u-opencode/SKILL.md", skill_md("u-opencode", "U."));
+    t.write("home/.codex/skills/u-codex/SKILL.md", skill_md("u-codex", "U."));
+}
+
+std::string line(const TempDir& t, const std::string& name, const std::string& library) {
+    return name + "\t" + t.path(library + "/" + name + "/SKILL.md") + "\n";
+}
+
+}  // namespace
+
+TEST_CASE("list from a subdirectory: .agents/skills of each level up to the repository root, then home",
+          "[cli][walk]") {
+    TempDir t;
+    write_tree(t);
+    const CliRun r = run_with_home(t.path("home"), {"list"}, t.path("outside/repo/sub/dir"));
+    CHECK(r.status == 0);
+    CHECK(r.err.empty());
+    CHECK(r.out == line(t, "low", "outside/repo/sub/dir/.agents/skills") +
+                       line(t, "mid", "outside/repo/sub/.agents/skills") +
+                       line(t, "top", "outside/repo/.agents/skills") + line(t, "u-agents", "home/.agents/skills"));
+}
+
+TEST_CASE("list --compat adds each agent's project folders (walked) and user folders after the standard roots",
+          "[cli][compat]") {
+    TempDir t;
+    write_tree(t);
+    const std::string cwd = t.path("outside/repo/sub");
+    const std::string standard = line(t, "mid", "outside/repo/sub/.agents/skills") +
+                                 line(t, "top", "outside/repo/.agents/skills") +
+                                 line(t, "u-agents", "home/.agents/skills");
+    const auto list = [&](const std::string& agents) {
+        const CliRun r = run_with_home(t.path("home"), {"list", "--compat", agents}, cwd);
+        CHECK(r.status == 0);
+        CHECK(r.err.empty());
+        return r.out;
+    };
+    CHECK(list("claude") ==
+          standard + line(t, "p-claude", "outside/repo/.claude/skills") + line(t, "u-claude", "home/.claude/skills"));
+    CHECK(list("copilot") == standard + line(t, "p-github", "outside/repo/.github/skills") +
+                                 line(t, "p-claude", "outside/repo/.claude/skills") +
+                                 line(t, "u-copilot", "home/.copilot/skills") +
+                                 line(t, "u-claude", "home/.claude/skills"));
+    CHECK(list("gemini") == standard + line(t, "p-gemini", "outside/repo/sub/.gemini/skills") +
+                                line(t, "u-gemini", "home/.gemini/skills"));
+    CHECK(list("opencode") == standard + line(t, "p-opencode", "outside/repo/.opencode/skills") +
+                                  line(t, "p-claude", "outside/repo/.claude/skills") +
+                                  line(t, "u-opencode", "home/.config/opencode/skills") +
+                                  line(t, "u-claude", "home/.claude/skills"));
+    CHECK(list("codex") == standard + line(t, "u-codex", "home/.codex/skills"));
+    CHECK(list("gemini,claude") == standard + line(t, "p-gemini", "outside/repo/sub/.gemini/skills") +
+                                       line(t, "u-gemini", "home/.gemini/skills") +
+                                       line(t, "p-claude", "outside/repo/.claude/skills") +
+                                       line(t, "u-claude", "home/.claude/skills"));
+
+    // The configuration file's `compat`, when no --compat is given.
+    t.write("config.yaml", "skills:\n  compat: [codex]\n");
+    const CliRun configured = run_with_home(t.path("home"), {"list", "--config", t.path("config.yaml")}, cwd);
+    CHECK(configured.status == 0);
+    CHECK(configured.out == standard + line(t, "u-codex", "home/.codex/skills"));
+    const CliRun flag_wins =
+        run_with_home(t.path("home"), {"list", "--config", t.path("config.yaml"), "--compat", "claude"}, cwd);
+    CHECK(flag_wins.out ==
+          standard + line(t, "p-claude", "outside/repo/.claude/skills") + line(t, "u-claude", "home/.claude/skills"));
+
+    const CliRun bad = run_with_home(t.path("home"), {"list", "--compat", "cursor"}, cwd);
+    CHECK(bad.status == 2);
+    CHECK(bad.out.empty());
+    const CliRun mcp = run_with_home(t.path("home"), {"list", "--compat", "claude", "--mcp-command", "true"}, cwd);
+    CHECK(mcp.status == 2);
+    CHECK(mcp.err.rfind("agentskills list: error: --compat: adds folders of the file system; it does not combine "
+                        "with --mcp-command or --mcp-url\n",
+                        0) == 0);
+}
+
+TEST_CASE("list --limits agents and the config's limits load a 679-line skill, standard refuses it", "[cli][limits]") {
+    TempDir t;
+    std::string body;
+    for (int i = 1; i <= 675; ++i) body += "line " + std::to_string(i) + "\n";
+    body.pop_back();
+    t.write("lib/long/SKILL.md", skill_md("long", "Long.", body));
+    t.write("lib/wordy/SKILL.md", skill_md("wordy", std::string(1500, 'd')));
+    const std::string long_line = "long\t" + t.path("lib/long/SKILL.md") + "\n";
+    const std::string wordy_line = "wordy\t" + t.path("lib/wordy/SKILL.md") + "\n";
+    const std::string cut = t.path("lib/wordy/SKILL.md") +
+                            ":3: warning: 'description' has 1500 characters, more than 1024; it was cut at the "
+                            "limit [description-too-long]\n";
+
+    const CliRun standard = run_cli({"list", "--root", "lib"}, t.path());
+    CHECK(standard.status == 0);
+    CHECK(standard.out == wordy_line);
+    CHECK(standard.err.find("the file has 679 lines, more than the limit of 500") != std::string::npos);
+    CHECK(standard.err.find(cut) != std::string::npos);
+
+    const CliRun agents = run_cli({"list", "--root", "lib", "--limits", "agents"}, t.path());
+    CHECK(agents.status == 0);
+    CHECK(agents.out == long_line + wordy_line);
+    CHECK(agents.err == cut);
+
+    // An explicit --max-lines wins over the preset; the config's limits apply without flags.
+    CHECK(run_cli({"list", "--root", "lib", "--limits", "agents", "--max-lines", "500"}, t.path()).out == wordy_line);
+    t.write("agents.yaml", "skills:\n  limits: agents\n");
+    CHECK(run_cli({"list", "--root", "lib", "--config", "agents.yaml"}, t.path()).out == long_line + wordy_line);
+    CHECK(run_cli({"list", "--root", "lib", "--config", "agents.yaml", "--limits", "standard"}, t.path()).out ==
+          wordy_line);
+}
+
+#ifdef AGENTSKILLS_HAVE_LOCK
+TEST_CASE("the skills CLI's skills-lock.json: --lock refuses it naming the format, lock --output never overwrites it",
+          "[cli][lock]") {
+    TempDir t;
+    t.write("lib/alpha/SKILL.md", skill_md("alpha", "Alpha does a."));
+    // Written by the npm `skills` CLI 1.7.4 (see tests/lock/test_lock.cpp for how).
+    const std::string foreign = read_text(AGENTSKILLS_TEST_DATA_DIR "/skills-cli/skills-lock.json");
+    REQUIRE(!foreign.empty());
+    t.write("skills-lock.json", foreign);
+
+    const CliRun listed = run_cli({"list", "--root", "lib", "--lock", "skills-lock.json"}, t.path());
+    CHECK(listed.status == 2);
+    CHECK(listed.out.empty());
+    CHECK(listed.err ==
+          "agentskills list: error: lock file 'skills-lock.json': this is the npm 'skills' CLI's lock file "
+          "(skills-lock.json: a 'skills' map with a 'computedHash' per skill), not an agentskills lock; its hashes "
+          "are not verified here. Write an agentskills lock with 'agentskills lock --output agentskills-lock.json'\n");
+
+    const CliRun over = run_cli({"lock", "--root", "lib", "--output", "skills-lock.json"}, t.path());
+    CHECK(over.status == 2);
+    CHECK(over.out.empty());
+    CHECK(over.err ==
+          "agentskills lock: error: lock --output 'skills-lock.json': the file is the npm 'skills' CLI's lock file "
+          "(skills-lock.json); it is not overwritten. Write the agentskills lock to another file, such as "
+          "agentskills-lock.json\n");
+    CHECK(read_text(t.path("skills-lock.json")) == foreign);
+
+    t.write("notes.txt", "mine\n");
+    const CliRun other = run_cli({"lock", "--root", "lib", "--output", "notes.txt"}, t.path());
+    CHECK(other.status == 2);
+    CHECK(other.err ==
+          "agentskills lock: error: lock --output 'notes.txt': the file exists and is not an agentskills lock "
+          "file; it is not overwritten\n");
+    CHECK(read_text(t.path("notes.txt")) == "mine\n");
+
+    // Our own lock: written to the file (stdout stays empty), and written again over itself.
+    const CliRun printed = run_cli({"lock", "--root", "lib"}, t.path());
+    REQUIRE(printed.status == 0);
+    for (int i = 0; i < 2; ++i) {
+        const CliRun written = run_cli({"lock", "--root", "lib", "--output", "agentskills-lock.json"}, t.path());
+        CHECK(written.status == 0);
+        CHECK(written.out.empty());
+        CHECK(read_text(t.path("agentskills-lock.json")) == printed.out);
+    }
+    CHECK(run_cli({"list", "--root", "lib", "--lock", "agentskills-lock.json", "--lock-strict"}, t.path()).status == 0);
+}
+#endif
+
+}  // namespace cli_compat_tests
