@@ -135,8 +135,11 @@ void FilesystemSkillLoader::Impl::resolve_roots() {
         }
     }
     if (storage.local()) {
-        // Computed once (the walk stats directories); the project levels are kept for
-        // untrusted_project_root, which names them whether or not they are scanned.
+        // Computed once, and only when something uses it (the walk stats directories): the
+        // default roots, the agents' folders, or untrusted_project_root, which names the project
+        // levels whether or not they are scanned.
+        const bool walk = options.include_default_roots || !options.compat.empty() || options.untrusted_project_root;
+        if (!walk) return;
         for (DefaultRoot& d : storage.default_roots(options.compat)) {
             if (d.project) project_roots.push_back(d.path);
             if (options.include_default_roots || !d.standard) add(std::move(d.path), true);
