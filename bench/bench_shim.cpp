@@ -2,6 +2,7 @@
 // preparation; the first turn of an agent; a skill's resource listing.
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -171,6 +172,9 @@ const std::string& local_library(std::size_t n) {
         const std::string name = fmt::format("migration-review-{:05}", i);
         fs::create_directories(dir / name);
         std::ofstream(dir / name / "SKILL.md") << agentskills::bench::sample_skill_md_named(name);
+        // Written an hour ago, as the files of a library an agent starts with are: a file
+        // modified in the last two seconds is hashed as well (the "racy" case of discovery).
+        fs::last_write_time(dir / name / "SKILL.md", fs::file_time_type::clock::now() - std::chrono::hours(1));
     }
     std::atexit([] {
         for (const auto& [count, path] : made) {

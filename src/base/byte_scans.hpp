@@ -11,6 +11,10 @@ namespace agentskills::detail {
 /// Number of '\n' bytes in `s`.
 [[nodiscard]] std::size_t count_newlines(std::string_view s) noexcept;
 
+/// Number of code points of UTF-8 `s`: the bytes that are not continuation bytes (10xxxxxx).
+/// What code_point_count (names.hpp) returns.
+[[nodiscard]] std::size_t count_code_points(std::string_view s) noexcept;
+
 /// The first position from `pos` on of a byte that the frontmatter pre-scan looks at: a line
 /// feed or one of `[ { ] } , & * ! - ? :`; `s.size()` when there is none.
 [[nodiscard]] std::size_t next_yaml_indicator(std::string_view s, std::size_t pos) noexcept;

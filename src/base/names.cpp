@@ -101,13 +101,7 @@ std::string valid_utf8(std::string_view s, InvalidByte as) {
     return out;
 }
 
-std::size_t code_point_count(std::string_view s) noexcept {
-    std::size_t n = 0;
-    for (char c : s) {
-        if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++n;  // count non-continuation bytes
-    }
-    return n;
-}
+std::size_t code_point_count(std::string_view s) noexcept { return detail::count_code_points(s); }
 
 std::string_view truncate_code_points(std::string_view s, std::size_t max_code_points) noexcept {
     std::size_t seen = 0;

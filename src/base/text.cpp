@@ -330,6 +330,38 @@ std::size_t skip_plain_text(std::string_view text, std::size_t pos) noexcept {
     return pos >= text.size() ? text.size() : skip_plain<false>(text.data(), text.size(), pos);
 }
 
+std::size_t count_code_points(std::string_view s) noexcept {
+    const char* p = s.data();
+    const std::size_t n = s.size();
+    std::size_t continuation = 0;
+    std::size_t pos = 0;
+#if defined(AGENTSKILLS_TEXT_SSE2)
+    // A continuation byte (0x80-0xBF) is, as a signed byte, below -64.
+    const __m128i below = _mm_set1_epi8(-64);
+    while (n - pos >= 16) {
+        __m128i lanes = _mm_setzero_si128();
+        const std::size_t steps = std::min<std::size_t>((n - pos) / 16, 255);
+        for (std::size_t k = 0; k < steps; ++k, pos += 16) {
+            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + pos));
+            lanes = _mm_sub_epi8(lanes, _mm_cmplt_epi8(v, below));
+        }
+        const __m128i sums = _mm_sad_epu8(lanes, _mm_setzero_si128());
+        continuation +=
+            static_cast<std::size_t>(_mm_cvtsi128_si32(sums)) + static_cast<std::size_t>(_mm_extract_epi16(sums, 4));
+    }
+#endif
+    while (n - pos >= 8) {
+        const std::uint64_t x = load_word(p + pos);
+        // High bit of a byte set and the next bit clear: moving each byte's bit 6 up one place
+        // lines it up with bit 7 (what crosses into the next byte is masked off).
+        const std::uint64_t marks = x & ~(x << 1) & byte_highs;
+        continuation += static_cast<std::size_t>(((marks >> 7) * byte_ones) >> 56);
+        pos += 8;
+    }
+    for (; pos < n; ++pos) continuation += (static_cast<unsigned char>(p[pos]) & 0xC0) == 0x80 ? 1 : 0;
+    return n - continuation;
+}
+
 std::size_t count_newlines(std::string_view s) noexcept {
     const char* p = s.data();
     const std::size_t n = s.size();

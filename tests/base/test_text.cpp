@@ -12,6 +12,7 @@
 
 #include <agentskills/activation/activation.hpp>
 #include <agentskills/activation/prompt.hpp>
+#include <agentskills/base/names.hpp>
 #include <agentskills/base/skill.hpp>
 #include <agentskills/base/text.hpp>
 #include <agentskills/storage/reader.hpp>
@@ -203,6 +204,40 @@ TEST_CASE("byte scans: count_newlines and next_yaml_indicator agree with a byte-
         CHECK(detail::next_yaml_indicator(std::string(len, 'x'), 0) == len);
     }
     CHECK(detail::next_yaml_indicator("abc", 5) == 3);
+}
+
+TEST_CASE("byte scans: count_code_points agrees with a byte-by-byte count", "[text]") {
+    const auto naive = [](std::string_view s) {
+        std::size_t n = 0;
+        for (char ch : s) n += (static_cast<unsigned char>(ch) & 0xC0) != 0x80 ? 1 : 0;
+        return n;
+    };
+    for (std::size_t len : {0U, 1U, 7U, 8U, 9U, 15U, 16U, 17U, 31U, 33U, 64U, 100U}) {
+        for (int c = 0; c < 256; ++c) {
+            for (std::size_t at = 0; at < len; ++at) {
+                std::string s(len, 'a');
+                s[at] = static_cast<char>(c);
+                INFO("len " << len << " byte " << c << " at " << at);
+                CHECK(detail::count_code_points(s) == naive(s));
+                std::string cont(len, '\x80');  // every other byte a continuation byte
+                cont[at] = static_cast<char>(c);
+                CHECK(detail::count_code_points(cont) == naive(cont));
+            }
+        }
+    }
+    std::uint32_t seed = 777;
+    for (std::size_t len : {4095U, 4096U, 4097U, 70000U}) {
+        std::string mixed;
+        for (std::size_t i = 0; i < len; ++i) {
+            seed = seed * 1103515245U + 12345U;
+            mixed += static_cast<char>((seed >> 16) & 0xFF);
+        }
+        CHECK(detail::count_code_points(mixed) == naive(mixed));
+        CHECK(detail::count_code_points(std::string(len, '\xBF')) == 0);
+        CHECK(detail::count_code_points(std::string(len, '\xC0')) == len);
+        CHECK(code_point_count(mixed) == naive(mixed));
+    }
+    CHECK(code_point_count("h\xC3\xA9llo \xE2\x82\xAC \xF0\x9F\x98\x80") == 9);
 }
 
 TEST_CASE("byte scans: skip_ascii and json_string_bound agree with a byte-by-byte look", "[text]") {
