@@ -54,6 +54,9 @@ cleanup() {
   if [ -n "${own_tmp:-}" ]; then rm -rf "$own_tmp"; fi
 }
 trap cleanup EXIT
+# Any command that fails outside a check names itself before the script stops.
+set -E
+trap 'echo "agents.sh: FAILED at line $LINENO: $BASH_COMMAND" >&2' ERR
 if [ -z "$tmp" ]; then
   tmp=$(mktemp -d)
   own_tmp=$tmp
@@ -103,7 +106,9 @@ line() { tr '\n' ' ' | sed 's/ $//'; }
 dir_names() {
   local d
   [ -d "$1" ] || return 0
-  for d in "$1"/*/; do [ -f "$d/SKILL.md" ] && basename "$d"; done | LC_ALL=C sort
+  for d in "$1"/*/; do
+    if [ -f "$d/SKILL.md" ]; then basename "$d"; fi
+  done | LC_ALL=C sort
 }
 
 # --- our servers ------------------------------------------------------------------------------
