@@ -250,10 +250,12 @@ chome=$tmp/codex-home
 rm -rf "$chome"
 mkdir -p "$chome/.codex"
 # No update check, plugin marketplace or analytics: without these, codex 0.171.0's app server
-# resolves github.com even when no thread runs.
+# resolves github.com even when no thread runs. The model provider points at a closed local port:
+# a thread opens its model connection when it starts, and it must go nowhere.
 codex_config() {
   cat >"$1/config.toml" <<'EOF'
 check_for_update_on_startup = false
+model_provider = "offline"
 
 [features]
 plugins = false
@@ -262,6 +264,11 @@ in_app_updates = false
 
 [analytics]
 enabled = false
+
+[model_providers.offline]
+name = "offline"
+base_url = "http://127.0.0.1:9/v1"
+wire_api = "responses"
 EOF
 }
 codex_config "$chome/.codex"
@@ -270,7 +277,8 @@ codex_config "$chome/.codex"
   codex mcp add agentskills-stdio -- "$cli" mcp --root "$lib"
   codex mcp add agentskills-http --url "$url"
 ) >"$tmp/codex-add.out" 2>&1 || { cat "$tmp/codex-add.out" >&2; fail "codex mcp add exited non-zero"; }
-checks=(--server "agentskills-stdio,agentskills-http" --tool activate_skill --resources "$resources")
+checks=(--server "agentskills-stdio,agentskills-http" --tool activate_skill --resources "$resources"
+  --thread-cwd "$chome")
 if [ -n "$codex_project" ]; then
   checks+=(--skills-cwd "$codex_project/sub/dir" --skills "$(echo "$codex_project_names" | paste -sd, -)")
 fi

@@ -1,14 +1,15 @@
 // Drives `codex app-server` over stdio (JSON-RPC, one JSON object per line) without a model call:
 // initialize, initialized, then the requests asked for, and checks their answers.
 //
-//   node codex_app_server.cjs --codex PATH [--server NAME,NAME,... --tool TOOL --resources URI,URI,...]
-//                             [--skills-cwd DIR --skills NAME,NAME,...]
+//   node codex_app_server.cjs --codex PATH [--server NAME,NAME,... --tool TOOL --resources URI,URI,...
+//                             [--thread-cwd DIR]] [--skills-cwd DIR --skills NAME,NAME,...]
 //
 // --server: `mcpServerStatus/list` must list each MCP server NAME (as `codex mcp add` wrote them
 // into $CODEX_HOME/config.toml) with its serverInfo (the initialize handshake completed), no tool
 // error, the tool TOOL (codex keys its tools by name) and exactly the resources whose URIs are
 // given (in any order). Without a thread, `runtimeStatus` is null: Codex connects to each server
-// for the listing itself (starting a thread would make it open its model connection).
+// for the listing itself. --thread-cwd: then `thread/start` (ephemeral, no turn) in DIR and the
+// same listing for that thread, where each server's `runtimeStatus` must be `connected`.
 // --skills-cwd: `skills/list {cwds: [DIR]}` must list, for DIR, exactly the skills NAME,... (the
 // skills Codex itself finds from DIR: its project folders and the user's; a check of its folders).
 //
@@ -90,12 +91,12 @@ function fail(message, detail) {
   process.exitCode = 1;
 }
 
-async function checkServers() {
+async function checkServers(threadId) {
   // Every page, in full detail (tools, resources, templates).
   const servers = [];
   let cursor = null;
   do {
-    const page = await request('mcpServerStatus/list', { cursor, detail: 'full' });
+    const page = await request('mcpServerStatus/list', { cursor, detail: 'full', threadId });
     servers.push(...page.data);
     cursor = page.nextCursor ?? null;
   } while (cursor);
@@ -107,11 +108,12 @@ async function checkServers() {
     }
     const tools = Object.values(ours.tools ?? {}).map((t) => t.name);
     const resources = (ours.resources ?? []).map((r) => r.uri).sort();
-    console.log(`mcpServerStatus/list: ${ours.name}: server ${ours.serverInfo?.name} ${ours.serverInfo?.version},` +
-      ` tools [${tools.join(', ')}], ${resources.length} resources,` +
+    console.log(`mcpServerStatus/list${threadId ? ' (thread)' : ''}: ${ours.name}: server ${ours.serverInfo?.name}` +
+      ` ${ours.serverInfo?.version}, ${threadId ? `runtime ${ours.runtimeStatus}, ` : ''}` +
+      `tools [${tools.join(', ')}], ${resources.length} resources,` +
       ` ${(ours.resourceTemplates ?? []).length} resource templates`);
     if (ours.toolsError) fail(`${name}: tool discovery failed: ${ours.toolsError}`, ours);
-    if (ours.runtimeStatus && ours.runtimeStatus !== 'connected') {
+    if ((threadId || ours.runtimeStatus) && ours.runtimeStatus !== 'connected') {
       fail(`${name}: runtime status ${ours.runtimeStatus}, not connected`, ours);
     }
     if (!ours.serverInfo) fail(`${name}: no serverInfo: the initialize handshake did not complete`);
@@ -130,7 +132,15 @@ async function main() {
   send({ method: 'initialized' });
   console.log(`codex app-server: ${init.userAgent ?? JSON.stringify(init)}`);
 
-  if (opts.server !== undefined) await checkServers();
+  if (opts.server !== undefined) {
+    await checkServers(undefined);
+    if (opts['thread-cwd'] !== undefined) {
+      // A thread's own connections: runtimeStatus must be `connected`. No turn is started, so no
+      // model is asked; the thread's model provider must point nowhere (agents.sh: 127.0.0.1:9).
+      const started = await request('thread/start', { ephemeral: true, cwd: opts['thread-cwd'] });
+      await checkServers(started.thread.id);
+    }
+  }
 
   if (opts['skills-cwd'] !== undefined) {
     const answer = await request('skills/list', { cwds: [opts['skills-cwd']], forceReload: true });
