@@ -12,6 +12,8 @@ namespace fs = std::filesystem;
 
 // Each agent's folders, from its documentation (docs/loading.md, "Other agents' folders"):
 // project folders (relative to each project level), then user folders (relative to $HOME).
+// Codex's are what its own `skills/list` finds (codex 0.171.0, scripts/ci/agents.sh checks it):
+// `.codex/skills` beside `.agents/skills` at each level, `~/.codex/skills` beside `~/.agents/skills`.
 struct AgentFolderList {
     std::vector<const char*> project;
     std::vector<const char*> user;
@@ -23,7 +25,7 @@ const AgentFolderList& folders_of(AgentFolders agent) {
     static const AgentFolderList gemini{{".gemini/skills"}, {".gemini/skills"}};
     static const AgentFolderList opencode{{".opencode/skills", ".claude/skills"},
                                           {".config/opencode/skills", ".claude/skills"}};
-    static const AgentFolderList codex{{}, {".codex/skills"}};
+    static const AgentFolderList codex{{".codex/skills"}, {".codex/skills"}};
     switch (agent) {
         case AgentFolders::claude:
             return claude;

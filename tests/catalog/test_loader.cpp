@@ -3052,10 +3052,8 @@ TEST_CASE("compat: each agent adds its project folders (walked) and its user fol
     t.mkdir("repo/.git");
     t.write("repo/.agents/skills/standard/SKILL.md", skill_md("standard", "Standard."));
     const std::vector<std::pair<std::string, std::string>> project = {
-        {".claude/skills", "p-claude"},
-        {".github/skills", "p-github"},
-        {".gemini/skills", "p-gemini"},
-        {".opencode/skills", "p-opencode"},
+        {".claude/skills", "p-claude"},     {".github/skills", "p-github"}, {".gemini/skills", "p-gemini"},
+        {".opencode/skills", "p-opencode"}, {".codex/skills", "p-codex"},
     };
     const std::vector<std::pair<std::string, std::string>> user = {
         {".agents/skills", "u-agents"},
@@ -3084,7 +3082,7 @@ TEST_CASE("compat: each agent adds its project folders (walked) and its user fol
     CHECK(with({AgentFolders::gemini}) == V{"standard", "u-agents", "p-gemini-sub", "p-gemini", "u-gemini"});
     CHECK(with({AgentFolders::opencode}) == V{"standard", "u-agents", "p-opencode-sub", "p-opencode", "p-claude-sub",
                                               "p-claude", "u-opencode", "u-claude"});
-    CHECK(with({AgentFolders::codex}) == V{"standard", "u-agents", "u-codex"});
+    CHECK(with({AgentFolders::codex}) == V{"standard", "u-agents", "p-codex-sub", "p-codex", "u-codex"});
     // Two agents that share a folder: it is scanned once, where it first appears.
     CHECK(with({AgentFolders::claude, AgentFolders::copilot}) ==
           V{"standard", "u-agents", "p-claude-sub", "p-claude", "u-claude", "p-github-sub", "p-github", "u-copilot"});

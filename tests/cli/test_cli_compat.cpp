@@ -53,6 +53,7 @@ void write_tree(const TempDir& t) {
     t.write("outside/repo/.github/skills/p-github/SKILL.md", skill_md("p-github", "P."));
     t.write("outside/repo/sub/.gemini/skills/p-gemini/SKILL.md", skill_md("p-gemini", "P."));
     t.write("outside/repo/.opencode/skills/p-opencode/SKILL.md", skill_md("p-opencode", "P."));
+    t.write("outside/repo/.codex/skills/p-codex/SKILL.md", skill_md("p-codex", "P."));
     t.write("home/.agents/skills/u-agents/SKILL.md", skill_md("u-agents", "U."));
     t.write("home/.claude/skills/u-claude/SKILL.md", skill_md("u-claude", "U."));
     t.write("home/.copilot/skills/u-copilot/SKILL.md", skill_md("u-copilot", "U."));
@@ -105,7 +106,8 @@ TEST_CASE("list --compat adds each agent's project folders (walked) and user fol
                                   line(t, "p-claude", "outside/repo/.claude/skills") +
                                   line(t, "u-opencode", "home/.config/opencode/skills") +
                                   line(t, "u-claude", "home/.claude/skills"));
-    CHECK(list("codex") == standard + line(t, "u-codex", "home/.codex/skills"));
+    CHECK(list("codex") ==
+          standard + line(t, "p-codex", "outside/repo/.codex/skills") + line(t, "u-codex", "home/.codex/skills"));
     CHECK(list("gemini,claude") == standard + line(t, "p-gemini", "outside/repo/sub/.gemini/skills") +
                                        line(t, "u-gemini", "home/.gemini/skills") +
                                        line(t, "p-claude", "outside/repo/.claude/skills") +
@@ -115,7 +117,8 @@ TEST_CASE("list --compat adds each agent's project folders (walked) and user fol
     t.write("config.yaml", "skills:\n  compat: [codex]\n");
     const CliRun configured = run_with_home(t.path("home"), {"list", "--config", t.path("config.yaml")}, cwd);
     CHECK(configured.status == 0);
-    CHECK(configured.out == standard + line(t, "u-codex", "home/.codex/skills"));
+    CHECK(configured.out ==
+          standard + line(t, "p-codex", "outside/repo/.codex/skills") + line(t, "u-codex", "home/.codex/skills"));
     const CliRun flag_wins =
         run_with_home(t.path("home"), {"list", "--config", t.path("config.yaml"), "--compat", "claude"}, cwd);
     CHECK(flag_wins.out ==

