@@ -11,10 +11,11 @@ if [ "${state:0:1}" = "@" ]; then
   state=$(cat "${state:1}")
 fi
 conversation="killed-$$-$(date +%s%N)"
-run() { "$program" --state "$state" --conversation "$conversation" --root "$skills" "$@"; }
+# exec: a background `run ...` is then the program itself, so $! is its pid.
+run() { exec "$program" --state "$state" --conversation "$conversation" --root "$skills" "$@"; }
 
 # The claimant: its load takes ten minutes, so it holds the claim until it is killed.
-run --load-delay-ms 600000 "$name" >"$work/claimant.out" 2>"$work/claimant.err" &
+(run --load-delay-ms 600000 "$name") >"$work/claimant.out" 2>"$work/claimant.err" &
 claimant=$!
 # Wait until it holds the claim: with a URI, until psql sees the row pending; otherwise a second.
 held=no
@@ -33,7 +34,7 @@ if [ "$held" != yes ]; then
 fi
 # The waiter starts while the claim is held, then the claimant dies.
 start=$(date +%s%N)
-run "$name" >"$work/waiter.out" 2>"$work/waiter.err" &
+(run "$name") >"$work/waiter.out" 2>"$work/waiter.err" &
 waiter=$!
 sleep 0.5
 kill -9 "$claimant"
