@@ -164,7 +164,7 @@ TEST_CASE("postgres store: one table, reset, and a claim that lasts as long as i
     CHECK_THROWS_AS(a.claim(""), Error);
 }
 
-TEST_CASE("postgres store: a failed load rolls back and the waiter loads it", "[activation][postgres][concurrency]") {
+TEST_CASE("postgres store: a failed load rolls back and the waiter loads it", "[activation][postgres]") {
     const std::string uri = server_uri();
     const std::string c = fresh_conversation("rollback");
     auto loader = std::make_shared<DelayLoader>();
