@@ -26,7 +26,7 @@ esac
 # What the core library and the examples need.
 core_packages=(build-essential cmake ninja-build libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libutf8proc-dev)
 # What the program, the tests and the optional components add.
-full_packages=(pkg-config catch2 libcli11-dev libsqlite3-dev libcpp-httplib-dev libssl-dev libzip-dev libgit2-dev git
+full_packages=(pkg-config catch2 libcli11-dev libsqlite3-dev libpq-dev postgresql libcpp-httplib-dev libssl-dev libzip-dev libgit2-dev git
                python3 python3-jsonschema)
 packages=("${core_packages[@]}")
 [ "$mode" = demo ] || packages+=("${full_packages[@]}")
@@ -38,8 +38,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "dev.sh: installing ${missing[*]}"
   sudo_cmd=""
   [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  # postgresql: the tests start a server of their own; no system cluster (create_main_cluster).
+  if [[ " ${missing[*]} " == *" postgresql "* ]] && [ ! -e /etc/postgresql-common/createcluster.conf ]; then
+    $sudo_cmd mkdir -p /etc/postgresql-common
+    echo "create_main_cluster = false" | $sudo_cmd tee /etc/postgresql-common/createcluster.conf >/dev/null
+  fi
   $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends \
+    -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "${missing[@]}" >/dev/null
 fi
 [ "$mode" = deps ] && exit 0
 
@@ -62,7 +68,7 @@ fi
 
 build=${AGENTSKILLS_BUILD_DIR:-build}
 configure "$build" -DBUILD_TESTING=ON -DAGENTSKILLS_BUILD_TESTS=ON -DAGENTSKILLS_BUILD_CLI=ON \
-  -DAGENTSKILLS_BUILD_EXAMPLES=ON -DAGENTSKILLS_SQLITE=ON -DAGENTSKILLS_LOCK=ON -DAGENTSKILLS_MCP=ON \
+  -DAGENTSKILLS_BUILD_EXAMPLES=ON -DAGENTSKILLS_SQLITE=ON -DAGENTSKILLS_POSTGRES=ON -DAGENTSKILLS_LOCK=ON -DAGENTSKILLS_MCP=ON \
   -DAGENTSKILLS_ARCHIVES=ON -DAGENTSKILLS_GIT=ON -DAGENTSKILLS_INSTALL=ON
 cmake --build "$build" -j "$jobs"
 [ "$mode" = test ] && ctest --test-dir "$build" --output-on-failure -j "$jobs"

@@ -1,12 +1,13 @@
-// own_loop — a foreign agent loop that uses only the activation core and the SQLite store.
+// own_loop — a foreign agent loop that uses only the activation core and a shared store: SQLite,
+// or PostgreSQL when built with agentskills::postgres.
 //
-//   own_loop --state FILE --root DIR [--conversation ID] [--load-delay-ms N] NAME...
+//   own_loop --state FILE|postgresql://... --root DIR [--conversation ID] [--load-delay-ms N] NAME...
 //
-// Activates each NAME once in the conversation stored in FILE (shared by every process that
-// opens it) and prints one line per result: `content NAME`, `already NAME`, `unknown NAME`,
-// `invalid NAME` or `error NAME: MESSAGE`. Eight copies started at once on one fresh FILE with the
-// same NAME print exactly one `content` line in total. `--load-delay-ms` slows every load down
-// (to widen the race in tests).
+// Activates each NAME once in the conversation stored in FILE, or in the PostgreSQL database a
+// libpq URI (`postgresql://` or `postgres://`) names (shared by every process that opens it) and prints one line per
+// result: `content NAME`, `already NAME`, `unknown NAME`, `invalid NAME` or `error NAME: MESSAGE`. Eight copies started
+// at once on one fresh FILE with the same NAME print exactly one `content` line in total. `--load-delay-ms` slows every
+// load down (to widen the race in tests).
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -21,6 +22,9 @@
 #include <agentskills/catalog/catalog.hpp>
 #include <agentskills/catalog/loader.hpp>
 #include <agentskills/sqlite/sqlite_store.hpp>
+#ifdef AGENTSKILLS_HAVE_POSTGRES
+#include <agentskills/postgres/postgres_store.hpp>
+#endif
 
 namespace as = agentskills;
 
@@ -42,7 +46,9 @@ private:
 };
 
 int usage() {
-    std::fputs("usage: own_loop --state FILE --root DIR [--conversation ID] [--load-delay-ms N] NAME...\n", stderr);
+    std::fputs(
+        "usage: own_loop --state FILE|postgresql://... --root DIR [--conversation ID] [--load-delay-ms N] NAME...\n",
+        stderr);
     return 2;
 }
 
@@ -79,7 +85,20 @@ int main(int argc, char** argv) {
             as::FilesystemLoaderOptions{.roots = {root}, .include_default_roots = false});
         if (delay_ms > 0) loader = std::make_shared<SlowLoader>(loader, std::chrono::milliseconds(delay_ms));
         const as::SkillActivator core(as::discover_skill_catalog(loader));
-        as::SqliteActivationStore store(state, {.conversation = conversation});
+        std::unique_ptr<as::ActivationStore> opened;
+        if (state.rfind("postgresql://", 0) == 0 || state.rfind("postgres://", 0) == 0) {
+#ifdef AGENTSKILLS_HAVE_POSTGRES
+            opened = std::make_unique<as::PostgresActivationStore>(
+                state, as::PostgresStoreOptions{.conversation = conversation});
+#else
+            std::fputs("own_loop: built without agentskills::postgres (AGENTSKILLS_POSTGRES=OFF)\n", stderr);
+            return 1;
+#endif
+        } else {
+            opened = std::make_unique<as::SqliteActivationStore>(state,
+                                                                 as::SqliteStoreOptions{.conversation = conversation});
+        }
+        as::ActivationStore& store = *opened;
 
         // A real loop would send this to its model; the block is the same at every turn.
         const std::string system_prompt = "You are a careful assistant.\n\n" + core.prompt_block();

@@ -41,9 +41,9 @@ step "package contents and control fields"
 dpkg-deb -I "$deb"
 contents=$(dpkg-deb -c "$deb" | awk '{print $NF}')
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
-# The package ships every component (built here: all five): library, headers, CMake part, .pc.
-components=(sqlite lock archive git mcp)
-declare -A component_header=([sqlite]=sqlite/sqlite_store.hpp [lock]=lock/lock.hpp
+# The package ships every component (built here: all six): library, headers, CMake part, .pc.
+components=(sqlite postgres lock archive git mcp)
+declare -A component_header=([sqlite]=sqlite/sqlite_store.hpp [postgres]=postgres/postgres_store.hpp [lock]=lock/lock.hpp
   [archive]=archive/archive_reader.hpp [git]=git/git_reader.hpp [mcp]=mcp/server.hpp)
 for f in ./usr/bin/agentskills ./usr/include/agentskills/agentskills.hpp ./usr/include/agentskills/base/version.hpp \
          ./usr/include/agentskills/version.hpp \
@@ -85,7 +85,7 @@ man -w agentskills >/dev/null 2>&1 || [ -f /usr/share/man/man1/agentskills.1 ] |
 step "CMake consumer (tests/find-package-test) against /usr: every component"
 rm -rf "$tmp/cmake-consumer"
 cmake -S "$repo/tests/find-package-test" -B "$tmp/cmake-consumer" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  "-DAGENTSKILLS_CONSUMER_COMPONENTS=sqlite;mcp;archive;git;lock" >/dev/null
+  "-DAGENTSKILLS_CONSUMER_COMPONENTS=sqlite;postgres;mcp;archive;git;lock" >/dev/null
 cmake --build "$tmp/cmake-consumer" >/dev/null
 out=$(cd "$tmp/cmake-consumer" && ./consumer "$repo/tests/data/library") || fail "CMake consumer failed: $out"
 echo "$out"

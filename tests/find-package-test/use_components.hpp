@@ -5,12 +5,16 @@
 // that does not work fails the run.
 #pragma once
 
+#include <chrono>
 #include <iostream>
 #include <string>
 
 #include <agentskills/agentskills.hpp>
 #if defined(AGENTSKILLS_HAVE_SQLITE)
 #include <agentskills/sqlite/sqlite_store.hpp>
+#endif
+#if defined(AGENTSKILLS_HAVE_POSTGRES)
+#include <agentskills/postgres/postgres_store.hpp>
 #endif
 #if defined(AGENTSKILLS_HAVE_LOCK)
 #include <agentskills/lock/lock.hpp>
@@ -40,6 +44,22 @@ inline int use_components(const agentskills::SkillCatalogPtr& catalog, const std
         store.confirm("alpha");
         std::cout << "sqlite: " << (claimed && store.is_active("alpha") ? "ok" : "FAILED") << "\n";
         failures += claimed && store.is_active("alpha") ? 0 : 1;
+    }
+#endif
+#if defined(AGENTSKILLS_HAVE_POSTGRES)
+    {
+        // No server here: a connection that cannot be made is an Error naming the masked URI.
+        bool ok = false;
+        try {
+            as::PostgresActivationStore store("postgresql://consumer:pw-123@127.0.0.1:1/none",
+                                              {.connect_timeout = std::chrono::milliseconds(2000)});
+        } catch (const as::Error& e) {
+            const std::string what = e.what();
+            ok = what.find("postgresql://consumer:***@127.0.0.1:1/none") != std::string::npos &&
+                 what.find("pw-123") == std::string::npos;
+        }
+        std::cout << "postgres: " << (ok ? "ok" : "FAILED") << "\n";
+        failures += ok ? 0 : 1;
     }
 #endif
 #if defined(AGENTSKILLS_HAVE_LOCK)
