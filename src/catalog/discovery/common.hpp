@@ -58,6 +58,11 @@ struct Root {
     // missing (else unreadable). `path` is then the root as configured.
     std::string failure;
     bool failure_missing = false;
+    // A Claude Code plugin's skills folder (plugins.cpp): `plugin:`, put before the names of its
+    // skills as the nested walk puts a group's (prefix_candidate), and the configured root (a
+    // plugin or marketplace) it came from. Both empty for every other root.
+    std::string name_prefix;
+    std::string origin;
 };
 
 /// Which names discovery keeps (include / exclude, both after NFKC).
