@@ -116,9 +116,9 @@ struct CacheEntry {
     std::string name_key;       // NFKC of the manifest's name
     ManifestBox manifest;       // located where the candidate that was parsed is
     std::string instructions;   // empty when `lazy` (read again by ParseCache::lazy_body)
-    // For parsing the file again (lazy entries only): a nested skill's group prefix (`team:`, the
-    // first name_prefix_size bytes, which come before the name the file gives), then the name of
-    // its directory.
+    // For parsing the file again (lazy entries, and every renamed one: prefix_candidate): a nested
+    // skill's group prefix or a plugin's (`team:`, the first name_prefix_size bytes, which come
+    // before the name the file gives), then the name of its directory.
     std::string dir_name;
     Diagnostics diagnostics;
     std::string skip_message;

@@ -252,7 +252,8 @@ private:
                 inside = confined_path(relative);
             } catch (const PathError& e) {
                 // "." and "./" name the marketplace's own directory; anything else is refused.
-                if (relative.find_first_not_of("./") != std::string::npos || relative.find("..") != std::string::npos) {
+                if (relative.front() == '/' || relative.find_first_not_of("./") != std::string::npos ||
+                    relative.find("..") != std::string::npos) {
                     refuse(manifest_path, fmt::format("{} is not used: its source '{}' is not a path inside {}: {}",
                                                       label, model_text(relative), base, model_text(e.what())));
                     return;
