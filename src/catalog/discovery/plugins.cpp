@@ -78,6 +78,14 @@ Found read_manifest(const SkillReader& reader, const std::string& dir, std::stri
     } catch (const NotFoundError&) {
         return Found::absent;
     } catch (const std::exception& e) {
+        // Only a manifest that is there (a link, a directory, no permission to read it) is one
+        // that failed. A root that cannot be searched at all is not a plugin: it stays a root,
+        // whose listing reports it as it always did.
+        try {
+            (void)reader.stat(join_path(dir, relative));
+        } catch (const std::exception&) {
+            return Found::absent;
+        }
         why = fmt::format("it cannot be read: {}", model_text(e.what()));
         return Found::failed;
     }
