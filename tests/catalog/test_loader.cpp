@@ -3317,6 +3317,7 @@ TEST_CASE("plugins: hostile manifests and sources are diagnostics naming the fil
             {"name": "up", "source": "../outside"},
             {"name": "abs", "source": "/etc"},
             {"name": "slash", "source": "/"},
+            {"name": "empty", "source": ""},
             {"name": "link", "source": "./plugins/link"},
             {"name": "missing", "source": "./plugins/nowhere"},
             {"name": "Bad Name", "source": "./plugins/ok"},
@@ -3327,18 +3328,20 @@ TEST_CASE("plugins: hostile manifests and sources are diagnostics naming the fil
             {"name": "ok", "source": "./plugins/ok"}]})");
         const Discovery d = discover();
         CHECK(names_of(d) == std::vector<std::string>{"ok:fine"});
-        CHECK(count_code(d, codes::plugin_refused) == 10);
+        CHECK(count_code(d, codes::plugin_refused) == 11);
         CHECK(refused_with(d, "plugin 'up' (entry 1 of the marketplace " + manifest + ") is not used: its source "));
         CHECK(refused_with(d, "plugin 'abs'"));
         CHECK(refused_with(d, "plugin 'slash'"));
+        CHECK(refused_with(d, "plugin 'empty' (entry 4 of the marketplace " + manifest +
+                                  ") is not used: its source is an empty path"));
         CHECK(refused_with(d, "is a symbolic link"));
         CHECK(refused_with(d, t.path("market/plugins/nowhere") + " does not exist"));
         CHECK(refused_with(d, "its name 'Bad Name' breaks the skill name rules"));
-        CHECK(refused_with(d, "entry 7 of the marketplace " + manifest + " is not used: it has no name string"));
+        CHECK(refused_with(d, "entry 8 of the marketplace " + manifest + " is not used: it has no name string"));
         CHECK(refused_with(d, "its source is a number, not a path"));
         CHECK(refused_with(d, "plugin 'nosource'"));
         CHECK(
-            refused_with(d, "entry 10 of the marketplace " + manifest + " is not used: it is a string, not an object"));
+            refused_with(d, "entry 11 of the marketplace " + manifest + " is not used: it is a string, not an object"));
     }
     SECTION("a plugin's skills folder that is a link out is refused") {
         std::filesystem::remove(t.path("market/plugins/inner/skills/x/SKILL.md"));

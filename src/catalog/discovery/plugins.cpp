@@ -237,6 +237,10 @@ private:
                 continue;
             }
             std::string relative = source->get<std::string>();
+            if (relative.empty()) {
+                refuse(manifest_path, fmt::format("{} is not used: its source is an empty path", label));
+                continue;
+            }
             if (!plugin_root.empty()) relative = join_path(plugin_root, relative);
             add(root_, relative, name->get<std::string>(), manifest_path, label);
         }
