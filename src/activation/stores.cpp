@@ -18,7 +18,6 @@
 
 namespace agentskills {
 
-using nlohmann::json;
 namespace texts = detail::texts;
 
 // ---------------------------------------------------------------------------------------
@@ -112,14 +111,15 @@ void MemoryActivationStore::clear() {
 
 namespace {
 
-bool array_has(const json& object, const std::string& key, std::string_view name) {
+bool array_has(const nlohmann::json& object, const std::string& key, std::string_view name) {
     auto it = object.find(key);
     if (it == object.end() || !it->is_array()) return false;
-    return std::any_of(it->begin(), it->end(),
-                       [&](const json& v) { return v.is_string() && v.get_ref<const std::string&>() == name; });
+    return std::any_of(it->begin(), it->end(), [&](const nlohmann::json& v) {
+        return v.is_string() && v.get_ref<const std::string&>() == name;
+    });
 }
 
-void array_remove(json& object, const std::string& key, std::string_view name) {
+void array_remove(nlohmann::json& object, const std::string& key, std::string_view name) {
     auto it = object.find(key);
     if (it == object.end() || !it->is_array()) return;
     for (auto pos = it->begin(); pos != it->end();) {
@@ -158,14 +158,14 @@ ClaimResult ShimStateActivationStore::claim(std::string_view name) {
         std::string_view name;
         ClaimResult result = ClaimResult::claimed;
     } call{keys_.get(), name};
-    state_->update([c = &call](json& o) {
+    state_->update([c = &call](nlohmann::json& o) {
         if (array_has(o, c->keys->active, c->name)) {
             c->result = ClaimResult::already_active;
         } else if (array_has(o, c->keys->pending, c->name)) {
             c->result = ClaimResult::in_progress;
         } else {
-            json& pending = o[c->keys->pending];
-            if (!pending.is_array()) pending = json::array();
+            nlohmann::json& pending = o[c->keys->pending];
+            if (!pending.is_array()) pending = nlohmann::json::array();
             pending.push_back(std::string(c->name));
         }
     });
@@ -179,7 +179,7 @@ struct KeysAndName {
     std::string_view name;
 };
 
-void remove_pending(json& o, const KeysAndName& c) {
+void remove_pending(nlohmann::json& o, const KeysAndName& c) {
     array_remove(o, c.keys->pending, c.name);
     if (auto it = o.find(c.keys->pending); it != o.end() && (!it->is_array() || it->empty())) o.erase(it);
 }
@@ -188,9 +188,9 @@ void remove_pending(json& o, const KeysAndName& c) {
 
 void ShimStateActivationStore::confirm(std::string_view name) {
     const KeysAndName call{keys_.get(), name};
-    state_->update([c = &call](json& o) {
-        auto* object = o.get_ptr<json::object_t*>();
-        const auto pending = object == nullptr ? json::object_t::iterator() : object->find(c->keys->pending);
+    state_->update([c = &call](nlohmann::json& o) {
+        auto* object = o.get_ptr<nlohmann::json::object_t*>();
+        const auto pending = object == nullptr ? nlohmann::json::object_t::iterator() : object->find(c->keys->pending);
         const bool only_this_pending = object != nullptr && pending != object->end() && pending->second.is_array() &&
                                        pending->second.size() == 1 && pending->second[0].is_string() &&
                                        pending->second[0].get_ref<const std::string&>() == c->name;
@@ -204,8 +204,8 @@ void ShimStateActivationStore::confirm(std::string_view name) {
         }
         remove_pending(o, *c);
         if (!array_has(o, c->keys->active, c->name)) {
-            json& active = o[c->keys->active];
-            if (!active.is_array()) active = json::array();
+            nlohmann::json& active = o[c->keys->active];
+            if (!active.is_array()) active = nlohmann::json::array();
             active.push_back(std::string(c->name));
         }
     });
@@ -213,14 +213,14 @@ void ShimStateActivationStore::confirm(std::string_view name) {
 
 void ShimStateActivationStore::roll_back(std::string_view name) {
     const KeysAndName call{keys_.get(), name};
-    state_->update([c = &call](json& o) { remove_pending(o, *c); });
+    state_->update([c = &call](nlohmann::json& o) { remove_pending(o, *c); });
 }
 
 namespace {
 
 std::vector<std::string> names_under(const ShimState& state, const std::string& key) {
     std::vector<std::string> out;
-    const json value = state.get(key);
+    const nlohmann::json value = state.get(key);
     if (!value.is_array()) return out;
     for (const auto& n : value) {
         if (n.is_string()) out.push_back(n.get<std::string>());
@@ -243,7 +243,7 @@ bool ShimStateActivationStore::mark_prompt_delivered() {
         const Keys* keys;
         bool marked = false;
     } call{keys_.get()};
-    state_->update([c = &call](json& o) {
+    state_->update([c = &call](nlohmann::json& o) {
         auto it = o.find(c->keys->prompt);
         if (it != o.end() && *it == true) return;
         o[c->keys->prompt] = true;
@@ -256,7 +256,7 @@ bool ShimStateActivationStore::mark_prompt_delivered() {
 // Active skills in a run state
 
 std::vector<std::string> RunStateView::active_skill_names() const {
-    const json all = state_->shim_state.snapshot();
+    const nlohmann::json all = state_->shim_state.snapshot();
     std::vector<std::string> out;
     for (const auto& [key, value] : all.items()) {
         if (key.size() < ACTIVE_SKILL_NAMES_STATE_KEY_SUFFIX.size() ||

@@ -21,6 +21,7 @@
 #include "discovery/admit.hpp"
 #include "discovery/common.hpp"
 #include "discovery/nested.hpp"
+#include "discovery/plugins.hpp"
 #include "prefault.hpp"
 
 namespace agentskills {
@@ -44,7 +45,10 @@ struct FilesystemSkillLoader::Impl {
     std::uint64_t published_ticket = 0;                   // the discovery load() serves (guarded by kept_mutex)
     std::unordered_set<std::string> untrusted_libraries;  // Root::path of the untrusted roots
     std::vector<std::string> project_roots;               // the project levels' folders (resolve_roots)
+    std::vector<std::string> plugin_origins;              // the configured roots that are plugins or marketplaces
     Admitted admitted;                                    // guarded by kept_mutex
+    Diagnostics plugin_diagnostics;                       // what reading the plugin manifests said (resolve_roots)
+    bool prefixed = false;                                // a root is a plugin's skills folder (Root::name_prefix)
     std::uint64_t admitted_ticket = 0;                    // the discovery `admitted` is from
 
     explicit Impl(FilesystemLoaderOptions opts);
@@ -99,9 +103,16 @@ void FilesystemSkillLoader::Impl::resolve_trust() {
         } catch (const PathError& e) {
             throw ConfigurationError(fmt::format("invalid untrusted root '{}': {}", root, e.what()));
         }
-        const bool known = std::any_of(roots.begin(), roots.end(), [&](const Root& r) { return r.path == path; });
-        if (!known) throw ConfigurationError(fmt::format("untrusted root '{}' is not one of the roots scanned", root));
-        untrusted_libraries.insert(std::move(path));
+        // A plugin or marketplace root stands for its plugins' skills folders: each is untrusted.
+        bool known = false;
+        for (const Root& r : roots) {
+            if (r.path != path && r.origin != path) continue;
+            known = true;
+            untrusted_libraries.insert(r.path);
+        }
+        if (!known && std::find(plugin_origins.begin(), plugin_origins.end(), path) == plugin_origins.end()) {
+            throw ConfigurationError(fmt::format("untrusted root '{}' is not one of the roots scanned", root));
+        }
     }
     if (options.untrusted_project_root) {
         for (std::string& path : project_roots) untrusted_libraries.insert(std::move(path));
@@ -128,12 +139,21 @@ void FilesystemSkillLoader::Impl::resolve_roots() {
             add_root(std::move(*source));
             continue;
         }
+        std::string path;
         try {
-            add(storage.resolve_root(root), false);
+            path = storage.resolve_root(root);
         } catch (const PathError& e) {
             throw ConfigurationError(fmt::format("invalid library root '{}': {}", root, e.what()));
         }
+        // A Claude Code marketplace or plugin: its plugins' skills folders instead of itself.
+        if (std::optional<std::vector<Root>> plugins = plugin_roots(path, storage.reader(), plugin_diagnostics)) {
+            plugin_origins.push_back(path);
+            for (Root& r : *plugins) add_root(std::move(r));
+            continue;
+        }
+        add(std::move(path), false);
     }
+    prefixed = std::any_of(roots.begin(), roots.end(), [](const Root& r) { return !r.name_prefix.empty(); });
     if (storage.local()) {
         // Computed once, and only when something uses it (the walk stats directories): the
         // default roots, the agents' folders, or untrusted_project_root, which names the project
@@ -175,6 +195,10 @@ Discovery FilesystemSkillLoader::Impl::report(Discovery out) const {
 // Admission runs on every discovery (a reused one too: a lock covers files no stat was taken
 // of, and the trust callback decides each time).
 Discovery FilesystemSkillLoader::Impl::finish(std::uint64_t ticket, Discovery out) {
+    // Said on every discovery (the manifests were read once, when the loader was built), first.
+    if (!plugin_diagnostics.empty()) {
+        out.diagnostics.insert(out.diagnostics.begin(), plugin_diagnostics.begin(), plugin_diagnostics.end());
+    }
     const AdmissionSettings settings = admission();
     if (settings.active()) {
         Admitted now = admit(out, settings);
@@ -190,9 +214,11 @@ Discovery FilesystemSkillLoader::Impl::finish(std::uint64_t ticket, Discovery ou
 Discovery FilesystemSkillLoader::Impl::discover() {
     const std::uint64_t ticket = next_ticket.fetch_add(1) + 1;
     // A nested walk looks below the children, where the snapshot's stats do not reach; without
-    // keep_results there is no snapshot.
+    // keep_results there is no snapshot. Plugins' skills are renamed after the parse, as nested
+    // ones are: the same general path.
     const bool nested = options.nested_depth > 0;
-    const bool snapshot = !nested && options.keep_results;
+    const bool renamed = nested || prefixed;
+    const bool snapshot = !renamed && options.keep_results;
     RootStamps stamps;
     if (snapshot) {
         stamps = stamp_roots(roots, storage);  // before the listing they vouch for
@@ -212,7 +238,7 @@ Discovery FilesystemSkillLoader::Impl::discover() {
     // Without keep_results, each manifest is parsed into the element of the result's vector of
     // its candidate, which is compacted after the merge: one array of manifests, never two.
     // (A nested walk adds candidates as it goes; it takes the general path.)
-    const bool slots = !options.keep_results && !nested;
+    const bool slots = !options.keep_results && !renamed;
     if (slots) {
         // Nothing reads the listing again (no snapshot): the candidates hold what they need.
         listing.listed.clear();
@@ -235,6 +261,13 @@ Discovery FilesystemSkillLoader::Impl::discover() {
         expand_groups(candidates, roots, storage, parse_cache,
                       NestedSettings{options.nested_depth, options.nested_max_directories}, thread_count(),
                       out.diagnostics);
+    }
+    if (prefixed) {
+        // A plugin's skills (nested ones too) are `plugin:skill`, renamed as a group's are.
+        for (Candidate& c : candidates) {
+            const std::string& prefix = roots[c.root_index].name_prefix;
+            if (!prefix.empty() && (c.has_skill_file || c.failure)) prefix_candidate(c, prefix);
+        }
     }
     Merged merged = merge_candidates(candidates, selection, options.include, options.exclude, options.duplicate_names,
                                      storage, parse_cache, out);

@@ -3132,3 +3132,279 @@ TEST_CASE("limit presets: agents loads a 679-line skill, descriptions over 1,024
 }
 
 }  // namespace loader_tests
+
+// =======================================================================================
+// Claude Code plugins and marketplaces as roots (docs/loading.md).
+
+namespace loader_tests {
+
+namespace {
+
+const Diagnostic* find_code(const Discovery& d, std::string_view code, const std::string& path) {
+    for (const Diagnostic& x : d.diagnostics) {
+        if (x.code == code && x.path == path) return &x;
+    }
+    return nullptr;
+}
+
+std::size_t count_code(const Discovery& d, std::string_view code) {
+    return static_cast<std::size_t>(
+        std::count_if(d.diagnostics.begin(), d.diagnostics.end(), [&](const Diagnostic& x) { return x.code == code; }));
+}
+
+// A marketplace with two local plugins (one with a plugin.json, one without), one remote entry,
+// and a plugin with no skills folder; the layout of trailofbits/skills (plugins/<p>/skills/<s>).
+void write_marketplace(const TempDir& t) {
+    t.write(".claude-plugin/marketplace.json", R"({
+  "name": "market",
+  "owner": {"name": "someone"},
+  "plugins": [
+    {"name": "auditor", "source": "./plugins/auditor", "description": "a plugin"},
+    {"name": "far", "source": {"source": "github", "repo": "owner/repo"}},
+    {"name": "helpers", "source": "./plugins/helpers"},
+    {"name": "commands-only", "source": "./plugins/commands-only"}
+  ]
+})");
+    t.write("plugins/auditor/.claude-plugin/plugin.json", R"({"name": "auditor", "version": "1.0.0"})");
+    t.write("plugins/auditor/skills/auditor/SKILL.md", skill_md("auditor", "Audits."));
+    t.write("plugins/auditor/README.md", "not a skill\n");
+    t.write("plugins/helpers/skills/format/SKILL.md", skill_md("format", "Formats."));
+    t.write("plugins/helpers/skills/lint/SKILL.md", skill_md("lint", "Lints.", "Lint body."));
+    t.write("plugins/commands-only/.claude-plugin/plugin.json", R"({"name": "commands-only"})");
+    t.write("plugins/commands-only/commands/run.md", "# run\n");
+}
+
+}  // namespace
+
+TEST_CASE("plugins: a plugin root names its skills plugin:skill, and loads them", "[loader][plugins]") {
+    TempDir t;
+    t.write("tools/.claude-plugin/plugin.json", R"({"name": "tools", "description": "x", "version": "2.0.0"})");
+    t.write("tools/skills/alpha/SKILL.md", skill_md("alpha", "First.", "Alpha body."));
+    t.write("tools/skills/beta/SKILL.md", skill_md("beta", "Second."));
+    t.write("tools/skills/team/gamma/SKILL.md", skill_md("gamma", "Nested."));
+    t.write("tools/commands/hello.md", "# hello\n");
+
+    SECTION("kept results, lazy bodies, no kept results: the same names, the same bodies") {
+        for (int mode = 0; mode < 3; ++mode) {
+            INFO(mode);
+            FilesystemSkillLoader loader({.roots = {t.path("tools")},
+                                          .include_default_roots = false,
+                                          .name_policy = NamePolicy::require_valid,
+                                          .lazy_bodies = mode == 1,
+                                          .keep_results = mode != 2});
+            const Discovery d = loader.discover();
+            CHECK(names_of(d) == std::vector<std::string>{"tools:alpha", "tools:beta"});
+            CHECK(d.skipped.empty());
+            CHECK(d.diagnostics.empty());
+            const LoadedSkill alpha = loader.load("tools:alpha");
+            CHECK(alpha.manifest.name == "tools:alpha");
+            CHECK(alpha.instructions == "Alpha body.");
+            CHECK(alpha.manifest.root == t.path("tools/skills/alpha"));
+            CHECK_THROWS_AS(loader.load("alpha"), NotFoundError);
+            // A second discovery gives the same.
+            CHECK(names_of(loader.discover()) == std::vector<std::string>{"tools:alpha", "tools:beta"});
+        }
+    }
+    SECTION("with the nested walk, a group inside the plugin is plugin:group:skill") {
+        for (int mode = 0; mode < 3; ++mode) {
+            INFO(mode);
+            FilesystemSkillLoader loader({.roots = {t.path("tools")},
+                                          .include_default_roots = false,
+                                          .name_policy = NamePolicy::require_valid,
+                                          .lazy_bodies = mode == 1,
+                                          .keep_results = mode != 2,
+                                          .nested_depth = SKILL_NESTED_DEFAULT_DEPTH});
+            CHECK(names_of(loader.discover()) ==
+                  std::vector<std::string>{"tools:alpha", "tools:beta", "tools:team:gamma"});
+            CHECK(loader.load("tools:team:gamma").instructions == "Body.");
+            CHECK(loader.load("tools:team:gamma").manifest.name == "tools:team:gamma");
+            CHECK(loader.frontmatter("tools:alpha")->at("name") == "alpha");
+        }
+    }
+    SECTION("the skills folder given as an ordinary library: nested names load without kept results too") {
+        FilesystemSkillLoader loader({.roots = {t.path("tools/skills")},
+                                      .include_default_roots = false,
+                                      .keep_results = false,
+                                      .nested_depth = SKILL_NESTED_DEFAULT_DEPTH});
+        CHECK(names_of(loader.discover()) == std::vector<std::string>{"alpha", "beta", "team:gamma"});
+        CHECK(loader.load("team:gamma").instructions == "Body.");
+    }
+    SECTION("a plugin.json without a name: the directory's name") {
+        t.write("tools/.claude-plugin/plugin.json", R"({"version": "1.0.0"})");
+        FilesystemSkillLoader loader({.roots = {t.path("tools")}, .include_default_roots = false});
+        CHECK(names_of(loader.discover()) == std::vector<std::string>{"tools:alpha", "tools:beta"});
+    }
+    SECTION("an untrusted plugin root covers its skills") {
+        FilesystemSkillLoader loader({.roots = {t.path("tools")},
+                                      .include_default_roots = false,
+                                      .untrusted_roots = {t.path("tools")},
+                                      .trust = [](const SkillManifest& m) {
+                                          return m.name == "tools:beta" ? TrustDecision::allow : TrustDecision::deny;
+                                      }});
+        CHECK(names_of(loader.discover()) == std::vector<std::string>{"tools:beta"});
+    }
+}
+
+TEST_CASE("plugins: a marketplace root loads its local plugins and names the remote one it skips",
+          "[loader][plugins]") {
+    TempDir t;
+    write_marketplace(t);
+    const std::string manifest = t.path(".claude-plugin/marketplace.json");
+
+    SECTION("flat") {
+        FilesystemSkillLoader loader({.roots = {t.path()}, .include_default_roots = false});
+        const Discovery d = loader.discover();
+        CHECK(names_of(d) == std::vector<std::string>{"auditor:auditor", "helpers:format", "helpers:lint"});
+        REQUIRE(count_code(d, codes::plugin_refused) == 1);
+        const Diagnostic* far = find_code(d, codes::plugin_refused, manifest);
+        REQUIRE(far != nullptr);
+        CHECK(far->severity == Severity::warning);
+        CHECK(far->message == "plugin 'far' (entry 2 of the marketplace " + manifest +
+                                  ") is not loaded: its source is remote (github); only plugins inside the "
+                                  "marketplace's directory are loaded");
+        CHECK(loader.load("helpers:lint").instructions == "Lint body.");
+        // Said again on every discovery.
+        CHECK(count_code(loader.discover(), codes::plugin_refused) == 1);
+    }
+    SECTION("the trailofbits layout under --nested: plugin:skill, not plugin:skills:skill") {
+        FilesystemSkillLoader loader({.roots = {t.path()}, .include_default_roots = false, .nested_depth = 4});
+        CHECK(names_of(loader.discover()) ==
+              std::vector<std::string>{"auditor:auditor", "helpers:format", "helpers:lint"});
+    }
+    SECTION("a plugin root inside the marketplace is a source of its own") {
+        FilesystemSkillLoader loader({.roots = {t.path("plugins/auditor")}, .include_default_roots = false});
+        CHECK(names_of(loader.discover()) == std::vector<std::string>{"auditor:auditor"});
+    }
+    SECTION("metadata.pluginRoot is put before the sources") {
+        t.write(".claude-plugin/marketplace.json",
+                R"({"metadata": {"pluginRoot": "./plugins"}, "plugins": [{"name": "helpers", "source": "helpers"}]})");
+        FilesystemSkillLoader loader({.roots = {t.path()}, .include_default_roots = false});
+        CHECK(names_of(loader.discover()) == std::vector<std::string>{"helpers:format", "helpers:lint"});
+    }
+    SECTION("an ordinary root next to it is unchanged") {
+        TempDir lib;
+        lib.write("plain/SKILL.md", skill_md("plain", "Plain."));
+        lib.write("skills/x/SKILL.md", skill_md("x", "Not a plugin: no .claude-plugin."));
+        FilesystemSkillLoader loader({.roots = {lib.path(), t.path()}, .include_default_roots = false});
+        CHECK(names_of(loader.discover()) ==
+              std::vector<std::string>{"plain", "auditor:auditor", "helpers:format", "helpers:lint"});
+    }
+}
+
+TEST_CASE("plugins: hostile manifests and sources are diagnostics naming the file, never a crash",
+          "[loader][plugins]") {
+    TempDir t;
+    t.write("market/plugins/ok/skills/fine/SKILL.md", skill_md("fine", "Fine."));
+    t.write("outside/skills/stolen/SKILL.md", skill_md("stolen", "Outside."));
+    t.write("market/plugins/inner/skills/x/SKILL.md", skill_md("x", "X."));
+    std::filesystem::create_directory_symlink(t.path("outside"), t.path("market/plugins/link"));
+    std::filesystem::create_directory_symlink(t.path("outside/skills"), t.path("market/plugins/inner/skills2"));
+    const std::string manifest = t.path("market/.claude-plugin/marketplace.json");
+    const auto discover = [&] {
+        FilesystemSkillLoader loader({.roots = {t.path("market")}, .include_default_roots = false});
+        return loader.discover();
+    };
+    const auto refused_with = [&](const Discovery& d, std::string_view words) {
+        return std::any_of(d.diagnostics.begin(), d.diagnostics.end(), [&](const Diagnostic& x) {
+            return x.code == codes::plugin_refused && x.path == manifest && x.message.find(words) != std::string::npos;
+        });
+    };
+
+    SECTION("sources that leave the marketplace, and wrong types, are refused one by one") {
+        t.write("market/.claude-plugin/marketplace.json", R"({"plugins": [
+            {"name": "up", "source": "../outside"},
+            {"name": "abs", "source": "/etc"},
+            {"name": "slash", "source": "/"},
+            {"name": "empty", "source": ""},
+            {"name": "link", "source": "./plugins/link"},
+            {"name": "missing", "source": "./plugins/nowhere"},
+            {"name": "Bad Name", "source": "./plugins/ok"},
+            {"name": 7, "source": "./plugins/ok"},
+            {"name": "num", "source": 7},
+            {"name": "nosource"},
+            "a string",
+            {"name": "ok", "source": "./plugins/ok"}]})");
+        const Discovery d = discover();
+        CHECK(names_of(d) == std::vector<std::string>{"ok:fine"});
+        CHECK(count_code(d, codes::plugin_refused) == 11);
+        CHECK(refused_with(d, "plugin 'up' (entry 1 of the marketplace " + manifest + ") is not used: its source "));
+        CHECK(refused_with(d, "plugin 'abs'"));
+        CHECK(refused_with(d, "plugin 'slash'"));
+        CHECK(refused_with(d, "plugin 'empty' (entry 4 of the marketplace " + manifest +
+                                  ") is not used: its source is an empty path"));
+        CHECK(refused_with(d, "is a symbolic link"));
+        CHECK(refused_with(d, t.path("market/plugins/nowhere") + " does not exist"));
+        CHECK(refused_with(d, "its name 'Bad Name' breaks the skill name rules"));
+        CHECK(refused_with(d, "entry 8 of the marketplace " + manifest + " is not used: it has no name string"));
+        CHECK(refused_with(d, "its source is a number, not a path"));
+        CHECK(refused_with(d, "plugin 'nosource'"));
+        CHECK(
+            refused_with(d, "entry 11 of the marketplace " + manifest + " is not used: it is a string, not an object"));
+    }
+    SECTION("a plugin's skills folder that is a link out is refused") {
+        std::filesystem::remove(t.path("market/plugins/inner/skills/x/SKILL.md"));
+        std::filesystem::remove_all(t.path("market/plugins/inner/skills"));
+        std::filesystem::rename(t.path("market/plugins/inner/skills2"), t.path("market/plugins/inner/skills"));
+        t.write("market/.claude-plugin/marketplace.json",
+                R"({"plugins": [{"name": "inner", "source": "./plugins/inner"}]})");
+        const Discovery d = discover();
+        CHECK(names_of(d).empty());
+        CHECK(refused_with(d, "is a symbolic link"));
+    }
+    SECTION("a broken marketplace.json loads nothing of the root, and says why") {
+        const std::vector<std::pair<std::string, std::string>> cases = {
+            {"{\"plugins\": [", "it is not valid JSON"},
+            {"[]", "it is not a JSON object"},
+            {R"({"plugins": {"name": "x"}})", "it has no 'plugins' array"},
+            {R"({"plugins": [{"name": "x", "source": "./a)"
+             "\xff\xfe"
+             R"("}]})",
+             "it is not valid JSON"},
+            {std::string(100000, '[') + std::string(100000, ']'), "nests deeper than 32 levels"},
+            {"{\"plugins\": [], \"pad\": \"" + std::string(SKILL_PLUGIN_MANIFEST_MAX_BYTES, 'x') + "\"}",
+             "larger than 1048576 bytes"},
+        };
+        for (const auto& [text, why] : cases) {
+            INFO(why);
+            t.write("market/.claude-plugin/marketplace.json", text);
+            Discovery d;
+            REQUIRE_NOTHROW(d = discover());
+            CHECK(names_of(d).empty());
+            CHECK(count_code(d, codes::plugin_refused) == 1);
+            CHECK(refused_with(d, "the marketplace " + manifest + " is not used: "));
+            CHECK(refused_with(d, why));
+        }
+    }
+    SECTION("a marketplace.json that is a link is not read") {
+        t.write("elsewhere.json", R"({"plugins": [{"name": "ok", "source": "./plugins/ok"}]})");
+        t.mkdir("market/.claude-plugin");
+        std::filesystem::create_symlink(t.path("elsewhere.json"), manifest);
+        const Discovery d = discover();
+        CHECK(names_of(d).empty());
+        CHECK(refused_with(d, "it cannot be read"));
+    }
+    SECTION("a plugin.json whose name is not a string") {
+        t.write("market/plugins/ok/.claude-plugin/plugin.json", R"({"name": ["ok"]})");
+        FilesystemSkillLoader loader({.roots = {t.path("market/plugins/ok")}, .include_default_roots = false});
+        const Discovery d = loader.discover();
+        CHECK(names_of(d).empty());
+        const Diagnostic* x =
+            find_code(d, codes::plugin_refused, t.path("market/plugins/ok/.claude-plugin/plugin.json"));
+        REQUIRE(x != nullptr);
+        CHECK(x->message == "the plugin " + t.path("market/plugins/ok/.claude-plugin/plugin.json") +
+                                " is not used: its name is an array, not a string");
+    }
+    SECTION("more plugins than the bound") {
+        std::string text = R"({"plugins": [)";
+        for (std::size_t i = 0; i <= SKILL_MARKETPLACE_MAX_PLUGINS; ++i) {
+            text += R"({"name": "ok", "source": {"source": "url"}},)";
+        }
+        text += R"({"name": "ok", "source": "./plugins/ok"}]})";
+        t.write("market/.claude-plugin/marketplace.json", text);
+        const Discovery d = discover();
+        CHECK(names_of(d).empty());
+        CHECK(refused_with(d, "lists more than 1000 plugins"));
+    }
+}
+
+}  // namespace loader_tests

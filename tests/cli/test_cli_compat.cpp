@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
 #include "fs_fixtures.hpp"
@@ -213,5 +214,54 @@ TEST_CASE("the skills CLI's skills-lock.json: --lock refuses it naming the forma
     CHECK(run_cli({"list", "--root", "lib", "--lock", "agentskills-lock.json", "--lock-strict"}, t.path()).status == 0);
 }
 #endif
+
+TEST_CASE("list --root over a Claude Code marketplace and a plugin: plugin:skill names, the remote entry named",
+          "[cli][plugins]") {
+    TempDir t;
+    t.write("market/.claude-plugin/marketplace.json", R"({"name": "market", "plugins": [
+        {"name": "agentic-actions-auditor", "source": "./plugins/agentic-actions-auditor"},
+        {"name": "far", "source": {"source": "github", "repo": "owner/repo"}},
+        {"name": "helpers", "source": "./plugins/helpers"}]})");
+    t.write("market/plugins/agentic-actions-auditor/.claude-plugin/plugin.json",
+            R"({"name": "agentic-actions-auditor"})");
+    t.write("market/plugins/agentic-actions-auditor/skills/agentic-actions-auditor/SKILL.md",
+            skill_md("agentic-actions-auditor", "Audits."));
+    t.write("market/plugins/helpers/skills/format/SKILL.md", skill_md("format", "Formats."));
+    t.write("solo/.claude-plugin/plugin.json", R"({"name": "solo-tools"})");
+    t.write("solo/skills/one/SKILL.md", skill_md("one", "One."));
+    const std::string manifest = t.path("market/.claude-plugin/marketplace.json");
+
+    for (const bool nested : {false, true}) {
+        INFO(nested);
+        std::vector<std::string> args = {"list", "--json", "--root", t.path("market"), "--root", t.path("solo")};
+        if (nested) args.emplace_back("--nested");
+        const CliRun r = run_cli(args, t.path());
+        CHECK(r.status == 0);
+        const auto j = nlohmann::json::parse(r.out);
+        std::vector<std::string> names;
+        for (const auto& s : j["skills"]) names.push_back(s["name"].get<std::string>());
+        CHECK(names == std::vector<std::string>{"agentic-actions-auditor:agentic-actions-auditor", "helpers:format",
+                                                "solo-tools:one"});
+        CHECK(j["skills"][0]["location"] ==
+              t.path("market/plugins/agentic-actions-auditor/skills/agentic-actions-auditor/SKILL.md"));
+        CHECK(j["skills"][0]["library"] == t.path("market/plugins/agentic-actions-auditor/skills"));
+        REQUIRE(j["diagnostics"].size() == 1);
+        CHECK(j["diagnostics"][0]["code"] == "plugin-refused");
+        CHECK(j["diagnostics"][0]["path"] == manifest);
+        CHECK(j["diagnostics"][0]["severity"] == "warning");
+        CHECK(j["diagnostics"][0]["message"] ==
+              "plugin 'far' (entry 2 of the marketplace " + manifest +
+                  ") is not loaded: its source is remote (github); only plugins inside the marketplace's "
+                  "directory are loaded");
+    }
+    SECTION("text output: the lines, and the warning on standard error") {
+        const CliRun r = run_cli({"list", "--root", t.path("market")}, t.path());
+        CHECK(r.status == 0);
+        CHECK(r.out == "agentic-actions-auditor:agentic-actions-auditor\t" +
+                           t.path("market/plugins/agentic-actions-auditor/skills/agentic-actions-auditor/SKILL.md") +
+                           "\nhelpers:format\t" + t.path("market/plugins/helpers/skills/format/SKILL.md") + "\n");
+        CHECK(r.err.find("plugin 'far'") != std::string::npos);
+    }
+}
 
 }  // namespace cli_compat_tests

@@ -79,6 +79,9 @@ inline constexpr std::string_view not_locked = "not-locked";
 inline constexpr std::string_view nested_limit = "nested-limit";
 /// A group directory whose name breaks the name rules; not descended.
 inline constexpr std::string_view nested_group_refused = "nested-group-refused";
+/// A Claude Code plugin or marketplace entry (or a whole manifest) left out: a remote source, a
+/// manifest that cannot be read or used, a name that breaks the rules, a path outside the root.
+inline constexpr std::string_view plugin_refused = "plugin-refused";
 // --- run time (SkillsShim, the activation core)
 inline constexpr std::string_view ignored_behavioral_fields = "ignored-behavioral-fields";
 inline constexpr std::string_view prompt_budget_omitted = "prompt-budget-omitted";
@@ -156,6 +159,7 @@ inline constexpr std::array all = {
     not_locked,
     nested_limit,
     nested_group_refused,
+    plugin_refused,
     ignored_behavioral_fields,
     prompt_budget_omitted,
     resource_list_truncated,

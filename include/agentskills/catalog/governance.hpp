@@ -86,4 +86,14 @@ inline constexpr std::size_t SKILL_GITIGNORE_MAX_BYTES = 64 * 1024;
 /// The separator of group and skill in a nested skill's name.
 inline constexpr char SKILL_GROUP_SEPARATOR = ':';
 
+// ---------------------------------------------------------------------------------------
+// Claude Code plugins and marketplaces (docs/loading.md)
+
+/// Largest `.claude-plugin/marketplace.json` or `plugin.json` read; a larger one is not used.
+inline constexpr std::size_t SKILL_PLUGIN_MANIFEST_MAX_BYTES = 1024 * 1024;
+/// Deepest nesting of arrays and objects in such a manifest (the formats need three levels).
+inline constexpr std::size_t SKILL_PLUGIN_MANIFEST_MAX_DEPTH = 32;
+/// Plugins of one marketplace looked at; the entries after it are not (`plugin-refused`).
+inline constexpr std::size_t SKILL_MARKETPLACE_MAX_PLUGINS = 1000;
+
 }  // namespace agentskills

@@ -58,6 +58,11 @@ struct Root {
     // missing (else unreadable). `path` is then the root as configured.
     std::string failure;
     bool failure_missing = false;
+    // A Claude Code plugin's skills folder (plugins.cpp): `plugin:`, put before the names of its
+    // skills as the nested walk puts a group's (prefix_candidate), and the configured root (a
+    // plugin or marketplace) it came from. Both empty for every other root.
+    std::string name_prefix;
+    std::string origin;
 };
 
 /// Which names discovery keeps (include / exclude, both after NFKC).
@@ -111,9 +116,9 @@ struct CacheEntry {
     std::string name_key;       // NFKC of the manifest's name
     ManifestBox manifest;       // located where the candidate that was parsed is
     std::string instructions;   // empty when `lazy` (read again by ParseCache::lazy_body)
-    // For parsing the file again (lazy entries only): a nested skill's group prefix (`team:`, the
-    // first name_prefix_size bytes, which come before the name the file gives), then the name of
-    // its directory.
+    // For parsing the file again (lazy entries, and every renamed one: prefix_candidate): a nested
+    // skill's group prefix or a plugin's (`team:`, the first name_prefix_size bytes, which come
+    // before the name the file gives), then the name of its directory.
     std::string dir_name;
     Diagnostics diagnostics;
     std::string skip_message;

@@ -191,21 +191,23 @@ private:
     bool limit_reported_ = false;
 };
 
-// The candidate's parse under its nested name: `prefix` before the name and the directory name.
-void rename(Candidate& c, const std::string& prefix) {
-    c.dir_name = prefix + c.dir_name;
-    if (!c.entry || !c.entry->manifest) return;
-    auto renamed = std::make_shared<CacheEntry>(*c.entry);
-    if (renamed->lazy) {
-        renamed->dir_name.insert(0, prefix);
-        renamed->name_prefix_size = static_cast<std::uint32_t>(prefix.size());
-    }
-    renamed->manifest->name = prefix + renamed->manifest->name;
-    renamed->name_key = nfkc(renamed->manifest->name);
-    c.entry = std::move(renamed);
-}
-
 }  // namespace
+
+void prefix_candidate(Candidate& c, const std::string& prefix) {
+    if (c.entry && c.entry->manifest) {
+        auto renamed = std::make_shared<CacheEntry>(*c.entry);
+        // What a parse of the file again (lazy bodies, or load() without keep_results) checks the
+        // name the file gives against: the prefixes (a plugin's before a group's), then the
+        // directory's name, which an entry that is not lazy did not keep.
+        if (renamed->dir_name.empty()) renamed->dir_name = c.dir_name;
+        renamed->dir_name.insert(0, prefix);
+        renamed->name_prefix_size += static_cast<std::uint32_t>(prefix.size());
+        renamed->manifest->name = prefix + renamed->manifest->name;
+        renamed->name_key = nfkc(renamed->manifest->name);
+        c.entry = std::move(renamed);
+    }
+    c.dir_name = prefix + c.dir_name;
+}
 
 void expand_groups(std::vector<Candidate>& candidates, const std::vector<Root>& roots, const Storage& storage,
                    ParseCache& cache, const NestedSettings& settings, Threads threads, Diagnostics& diagnostics) {
@@ -231,7 +233,7 @@ void expand_groups(std::vector<Candidate>& candidates, const std::vector<Root>& 
         if (found.empty()) continue;
         parallel_for(found.size(), threads, files_per_thread, [&](std::size_t i) { cache.process(found[i]); });
         for (std::size_t i = 0; i < found.size(); ++i) {
-            rename(found[i], walker->prefixes_[i]);
+            prefix_candidate(found[i], walker->prefixes_[i]);
             out.push_back(std::move(found[i]));
         }
     }

@@ -33,6 +33,12 @@ private:
     std::vector<Rule> rules_;
 };
 
+/// The candidate under a prefixed name (`group:` or `plugin:`, ending in SKILL_GROUP_SEPARATOR):
+/// its directory name and parsed name get `prefix` in front, and a lazy entry remembers it
+/// (CacheEntry::name_prefix_size) so that a reparse checks the file's own name. The one renaming
+/// of discovery: nested groups and Claude Code plugins both name their skills through it.
+void prefix_candidate(Candidate& c, const std::string& prefix);
+
 /// Walks the child directories of the roots that are not skills (groups) and inserts, after
 /// each group's candidate, a parsed candidate for every skill found below it, named
 /// `group:skill` (dir_name is the prefixed name). Bounds and refusals become diagnostics.

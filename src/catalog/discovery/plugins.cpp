@@ -1,0 +1,336 @@
+// agentskills-cpp — discovery, Claude Code plugins and marketplaces: a root whose `.claude-plugin/`
+// holds `marketplace.json` (a list of plugins) or `plugin.json` (one plugin) stands for its
+// plugins' `skills/` folders (docs/loading.md, "Claude Code plugins and marketplaces").
+#include "plugins.hpp"
+
+#include <exception>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "agentskills/base/diagnostic_codes.hpp"
+#include "agentskills/base/errors.hpp"
+#include "agentskills/base/names.hpp"
+#include "agentskills/base/text.hpp"
+#include "agentskills/catalog/governance.hpp"
+
+namespace agentskills::detail {
+
+namespace {
+
+constexpr std::string_view marketplace_manifest = ".claude-plugin/marketplace.json";
+constexpr std::string_view plugin_manifest = ".claude-plugin/plugin.json";
+constexpr std::string_view plugin_skills_folder = "skills";
+
+// One pass of nlohmann's SAX parser before the document is built: the nesting depth is bounded
+// (the formats need three levels), and a syntax error is kept as text.
+class DepthCheck {
+public:
+    using string_t = nlohmann::json::string_t;
+
+    bool null() { return true; }
+    bool boolean(bool /*unused*/) { return true; }
+    bool number_integer(nlohmann::json::number_integer_t /*unused*/) { return true; }
+    bool number_unsigned(nlohmann::json::number_unsigned_t /*unused*/) { return true; }
+    bool number_float(nlohmann::json::number_float_t /*unused*/, const string_t& /*unused*/) { return true; }
+    bool string(string_t& /*unused*/) { return true; }
+    bool binary(nlohmann::json::binary_t& /*unused*/) { return true; }
+    bool key(string_t& /*unused*/) { return true; }
+    bool start_object(std::size_t /*unused*/) { return enter(); }
+    bool start_array(std::size_t /*unused*/) { return enter(); }
+    bool end_object() { return leave(); }
+    bool end_array() { return leave(); }
+    template <class Exception>
+    bool parse_error(std::size_t /*unused*/, const std::string& /*unused*/, const Exception& e) {
+        error = fmt::format("it is not valid JSON: {}", model_text(e.what()));
+        return false;
+    }
+
+    std::string error;
+
+private:
+    bool enter() {
+        if (++depth_ > SKILL_PLUGIN_MANIFEST_MAX_DEPTH) {
+            error = fmt::format("it nests deeper than {} levels", SKILL_PLUGIN_MANIFEST_MAX_DEPTH);
+            return false;
+        }
+        return true;
+    }
+    bool leave() {
+        --depth_;
+        return true;
+    }
+    std::size_t depth_ = 0;
+};
+
+enum class Found { absent, read, failed };
+
+// Reads and parses the manifest `relative` below `dir` with the confined read (no symbolic link on
+// the way, nothing above `dir`), bounded in size and depth. `why` says what failed.
+Found read_manifest(const SkillReader& reader, const std::string& dir, std::string_view relative, nlohmann::json& out,
+                    std::string& why) {
+    ReadResult r;
+    try {
+        r = reader.read_file_beneath(dir, relative, SKILL_PLUGIN_MANIFEST_MAX_BYTES);
+    } catch (const NotFoundError&) {
+        return Found::absent;
+    } catch (const std::exception& e) {
+        // Only a manifest that is there (a link, a directory, no permission to read it) is one
+        // that failed. A root that cannot be searched at all is not a plugin: it stays a root,
+        // whose listing reports it as it always did.
+        try {
+            (void)reader.stat(join_path(dir, relative));
+        } catch (const std::exception&) {
+            return Found::absent;
+        }
+        why = fmt::format("it cannot be read: {}", model_text(e.what()));
+        return Found::failed;
+    }
+    if (r.truncated) {
+        why = fmt::format("it is larger than {} bytes", SKILL_PLUGIN_MANIFEST_MAX_BYTES);
+        return Found::failed;
+    }
+    DepthCheck check;
+    if (!nlohmann::json::sax_parse(r.data, &check) || !check.error.empty()) {
+        why = check.error.empty() ? std::string("it is not valid JSON") : std::move(check.error);
+        return Found::failed;
+    }
+    out = nlohmann::json::parse(r.data, nullptr, /*allow_exceptions=*/false);
+    if (!out.is_object()) {
+        why = "it is not a JSON object";
+        return Found::failed;
+    }
+    return Found::read;
+}
+
+// The JSON type of a value with its article, for messages ("an array").
+std::string type_of(const nlohmann::json& v) {
+    const std::string_view name = v.type_name();
+    if (name == "null") return "null";
+    const bool vowel = !name.empty() && std::string_view("aeiou").find(name.front()) != std::string_view::npos;
+    return fmt::format("{} {}", vowel ? "an" : "a", name);
+}
+
+class PluginScan {
+public:
+    PluginScan(const std::string& root, const SkillReader& reader, Diagnostics& diagnostics)
+        : root_(root), reader_(reader), diagnostics_(diagnostics) {}
+
+    std::optional<std::vector<Root>> scan() {
+        nlohmann::json doc;
+        std::string why;
+        const std::string market_path = join_path(root_, marketplace_manifest);
+        switch (read_manifest(reader_, root_, marketplace_manifest, doc, why)) {
+            case Found::read:
+                marketplace(doc, market_path);
+                return std::move(roots_);
+            case Found::failed:
+                refuse(market_path,
+                       fmt::format("the marketplace {} is not used: {}; no plugin of it is loaded", market_path, why));
+                return std::move(roots_);
+            case Found::absent:
+                break;
+        }
+        const std::string plugin_path = join_path(root_, plugin_manifest);
+        switch (read_manifest(reader_, root_, plugin_manifest, doc, why)) {
+            case Found::read:
+                plugin(doc, plugin_path);
+                return std::move(roots_);
+            case Found::failed:
+                refuse(plugin_path,
+                       fmt::format("the plugin {} is not used: {}; none of its skills is loaded", plugin_path, why));
+                return std::move(roots_);
+            case Found::absent:
+                break;
+        }
+        return std::nullopt;
+    }
+
+private:
+    void refuse(std::string path, std::string message) {
+        diagnostics_.push_back(
+            Diagnostic{std::string(codes::plugin_refused), Severity::warning, std::move(path), 0, std::move(message)});
+    }
+
+    // A plugin root: its name from plugin.json, or the directory's when plugin.json has none.
+    void plugin(const nlohmann::json& doc, const std::string& manifest_path) {
+        std::string name;
+        if (auto it = doc.find("name"); it != doc.end()) {
+            if (!it->is_string()) {
+                refuse(manifest_path, fmt::format("the plugin {} is not used: its name is {}, not a string",
+                                                  manifest_path, type_of(*it)));
+                return;
+            }
+            name = it->get<std::string>();
+        } else {
+            name = std::string(path_basename(root_));
+        }
+        if (!valid_name(name, manifest_path, "the plugin " + manifest_path)) return;
+        add(root_, "", name, manifest_path, "the plugin " + manifest_path);
+    }
+
+    // A marketplace: each entry of `plugins` whose source is a path inside the root.
+    void marketplace(const nlohmann::json& doc, const std::string& manifest_path) {
+        const auto plugins = doc.find("plugins");
+        if (plugins == doc.end() || !plugins->is_array()) {
+            refuse(manifest_path,
+                   fmt::format("the marketplace {} is not used: it has no 'plugins' array", manifest_path));
+            return;
+        }
+        std::string plugin_root;
+        if (auto meta = doc.find("metadata"); meta != doc.end() && meta->is_object()) {
+            if (auto pr = meta->find("pluginRoot"); pr != meta->end()) {
+                if (pr->is_string()) {
+                    plugin_root = pr->get<std::string>();
+                } else {
+                    refuse(manifest_path, fmt::format("the marketplace {}: metadata.pluginRoot is {}, not a "
+                                                      "string; it is ignored",
+                                                      manifest_path, type_of(*pr)));
+                }
+            }
+        }
+        std::size_t index = 0;
+        for (const nlohmann::json& entry : *plugins) {
+            ++index;
+            if (index > SKILL_MARKETPLACE_MAX_PLUGINS) {
+                refuse(manifest_path,
+                       fmt::format("the marketplace {} lists more than {} plugins; the plugins after "
+                                   "entry {} are not loaded",
+                                   manifest_path, SKILL_MARKETPLACE_MAX_PLUGINS, SKILL_MARKETPLACE_MAX_PLUGINS));
+                return;
+            }
+            const std::string entry_label = fmt::format("entry {} of the marketplace {}", index, manifest_path);
+            if (!entry.is_object()) {
+                refuse(manifest_path,
+                       fmt::format("{} is not used: it is {}, not an object", entry_label, type_of(entry)));
+                continue;
+            }
+            const auto name = entry.find("name");
+            if (name == entry.end() || !name->is_string()) {
+                refuse(manifest_path, fmt::format("{} is not used: it has no name string", entry_label));
+                continue;
+            }
+            const std::string label =
+                fmt::format("plugin '{}' ({})", model_text(name->get<std::string>()), entry_label);
+            if (!valid_name(name->get<std::string>(), manifest_path, label)) continue;
+            const auto source = entry.find("source");
+            if (source == entry.end()) {
+                refuse(manifest_path, fmt::format("{} is not used: it has no source", label));
+                continue;
+            }
+            if (source->is_object()) {
+                const auto kind = source->find("source");
+                refuse(manifest_path,
+                       fmt::format("{} is not loaded: its source is remote ({}); only plugins inside the "
+                                   "marketplace's directory are loaded",
+                                   label,
+                                   kind != source->end() && kind->is_string() ? model_text(kind->get<std::string>())
+                                                                              : std::string("an object")));
+                continue;
+            }
+            if (!source->is_string()) {
+                refuse(manifest_path,
+                       fmt::format("{} is not used: its source is {}, not a path", label, type_of(*source)));
+                continue;
+            }
+            std::string relative = source->get<std::string>();
+            if (relative.empty()) {
+                refuse(manifest_path, fmt::format("{} is not used: its source is an empty path", label));
+                continue;
+            }
+            if (!plugin_root.empty()) relative = join_path(plugin_root, relative);
+            add(root_, relative, name->get<std::string>(), manifest_path, label);
+        }
+    }
+
+    bool valid_name(const std::string& name, const std::string& manifest_path, const std::string& label) {
+        if (is_valid_skill_name(name)) return true;
+        refuse(manifest_path, fmt::format("{} is not used: its name '{}' breaks the skill name rules, so its "
+                                          "skills cannot be named '<plugin>:<skill>'",
+                                          label, model_text(name)));
+        return false;
+    }
+
+    // The plugin at `relative` below `base` ("" = `base` itself): its `skills/` folder as a root,
+    // when it is there. Every step must be a directory below `base` that is not a symbolic link.
+    void add(const std::string& base, const std::string& relative, const std::string& name,
+             const std::string& manifest_path, const std::string& label) {
+        std::string inside;
+        if (!relative.empty()) {
+            try {
+                inside = confined_path(relative);
+            } catch (const PathError& e) {
+                // "." and "./" name the marketplace's own directory; anything else is refused.
+                if (relative.front() == '/' || relative.find_first_not_of("./") != std::string::npos ||
+                    relative.find("..") != std::string::npos) {
+                    refuse(manifest_path, fmt::format("{} is not used: its source '{}' is not a path inside {}: {}",
+                                                      label, model_text(relative), base, model_text(e.what())));
+                    return;
+                }
+            }
+        }
+        const std::string skills_inside =
+            inside.empty() ? std::string(plugin_skills_folder) : join_path(inside, plugin_skills_folder);
+        std::string current = base;
+        std::size_t start = 0;
+        for (;;) {
+            const std::size_t slash = skills_inside.find('/', start);
+            const std::string_view part =
+                std::string_view(skills_inside)
+                    .substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+            current = join_path(current, part);
+            const bool last = slash == std::string::npos;
+            FileStat st;
+            try {
+                st = reader_.stat(current);
+            } catch (const NotFoundError&) {
+                // A plugin without a skills folder (commands or agents only) has no skills; a
+                // source that is not there is said.
+                if (!last) {
+                    refuse(manifest_path,
+                           fmt::format("{} is not used: its directory {} does not exist", label, current));
+                }
+                return;
+            } catch (const std::exception& e) {
+                refuse(manifest_path,
+                       fmt::format("{} is not used: cannot inspect {}: {}", label, current, model_text(e.what())));
+                return;
+            }
+            if (st.is_symlink) {
+                refuse(manifest_path, fmt::format("{} is not used: {} is a symbolic link; a plugin's folders must "
+                                                  "lie inside {} without links",
+                                                  label, current, base));
+                return;
+            }
+            if (st.kind != EntryKind::directory) {
+                refuse(manifest_path, fmt::format("{} is not used: {} is not a directory", label, current));
+                return;
+            }
+            if (last) break;
+            start = slash + 1;
+        }
+        Root r;
+        r.path = std::move(current);
+        r.is_default = true;  // skipped, not fatal, when unreadable
+        r.name_prefix = name + SKILL_GROUP_SEPARATOR;
+        r.origin = root_;
+        roots_.push_back(std::move(r));
+    }
+
+    const std::string& root_;
+    const SkillReader& reader_;
+    Diagnostics& diagnostics_;
+    std::vector<Root> roots_;
+};
+
+}  // namespace
+
+std::optional<std::vector<Root>> plugin_roots(const std::string& root, const SkillReader& reader,
+                                              Diagnostics& diagnostics) {
+    return PluginScan(root, reader, diagnostics).scan();
+}
+
+}  // namespace agentskills::detail
