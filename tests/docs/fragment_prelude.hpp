@@ -33,6 +33,19 @@ struct HostToolCall {  // a tool call as the host's own provider client hands it
     std::string arguments_json;
 };
 extern HostToolCall call;
+// A store of the host's own over its database (docs/shim.md, "Writing a store of your own").
+class MyRedisStore final : public as::ActivationStore {
+public:
+    MyRedisStore(const std::string& url, const std::string& conversation);
+    [[nodiscard]] as::ClaimResult claim(std::string_view name) override;
+    void confirm(std::string_view name) override;
+    void roll_back(std::string_view name) override;
+    [[nodiscard]] std::vector<std::string> active_names() const override;
+    [[nodiscard]] bool prompt_delivered() const override;
+    bool mark_prompt_delivered() override;
+};
+extern std::string redis_url;
+extern std::string run_id;
 void show_warning(const std::string& message);
 void send_to_agent(const std::string& text);
 void log_change(const as::CatalogChangeSet& changes);
