@@ -240,6 +240,17 @@ TEST_CASE("byte scans: count_code_points agrees with a byte-by-byte count", "[te
     CHECK(code_point_count("h\xC3\xA9llo \xE2\x82\xAC \xF0\x9F\x98\x80") == 9);
 }
 
+TEST_CASE("byte scans: json_depth counts brackets outside strings and stops one past its limit", "[text]") {
+    CHECK(detail::json_depth("", 8) == 0);
+    CHECK(detail::json_depth("{}", 8) == 1);
+    CHECK(detail::json_depth(R"({"a":[1,{"b":"[[[["}],"c":{}})", 8) == 3);
+    CHECK(detail::json_depth(R"(["\"[{", "\\", [[]]])", 8) == 3);  // an escaped quote, an escaped backslash
+    CHECK(detail::json_depth("]]]{", 8) == 1);                     // no depth below zero
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    CHECK(detail::json_depth(deep, 32) == 33);
+    CHECK(detail::json_depth(deep, 200000) == 100000);
+}
+
 TEST_CASE("byte scans: skip_ascii and json_string_bound agree with a byte-by-byte look", "[text]") {
     const auto naive_ascii = [](std::string_view s, std::size_t pos) {
         while (pos < s.size() && static_cast<unsigned char>(s[pos]) < 0x80) ++pos;

@@ -27,6 +27,8 @@
 #include <agentskills/postgres/postgres_store.hpp>
 #include <agentskills/testing/store_conformance.hpp>
 
+#include "support/delay_loader.hpp"
+
 using namespace agentskills;
 using namespace std::chrono_literals;
 
@@ -88,37 +90,8 @@ std::string with_schema(const std::string& uri, const std::string& schema) {
     return uri + (uri.find('?') == std::string::npos ? "?" : "&") + "options=-c%20search_path%3D" + schema;
 }
 
-class DelayLoader final : public SkillLoader {
-public:
-    Discovery discover() override {
-        Discovery d;
-        for (const char* n : {"alpha", "beta"}) {
-            SkillManifest m;
-            m.name = n;
-            m.description = "d";
-            m.root = std::string("lib/") + n;
-            m.skill_file = m.root + "/SKILL.md";
-            d.skills.push_back(m);
-        }
-        return d;
-    }
-    LoadedSkill load(std::string_view name) override {
-        const int n = ++loads;
-        std::this_thread::sleep_for(delay);
-        if (n <= fail_first) throw IoError("storage offline");
-        LoadedSkill s;
-        for (auto& m : discover().skills) {
-            if (names_equal(m.name, name)) s.manifest = m;
-        }
-        s.instructions = "Body of " + std::string(name) + ".";
-        return s;
-    }
-    std::atomic<int> loads{0};
-    std::chrono::milliseconds delay{0};
-    int fail_first = 0;
-};
-
-std::string arguments(std::string_view name) { return std::string(R"({"name":")") + std::string(name) + "\"}"; }
+using agentskills_test::activation_arguments;
+using agentskills_test::DelayLoader;
 
 }  // namespace
 
@@ -181,9 +154,9 @@ TEST_CASE("postgres store: a failed load rolls back and the waiter loads it", "[
     PostgresActivationStore s2(uri, {.conversation = c});
     ActivationResult first;
     ActivationResult second;
-    std::thread a([&] { first = core.activate(s1, arguments("beta")); });
+    std::thread a([&] { first = core.activate(s1, activation_arguments("beta")); });
     while (loader->loads == 0) std::this_thread::sleep_for(1ms);
-    std::thread b([&] { second = core.activate(s2, arguments("beta")); });
+    std::thread b([&] { second = core.activate(s2, activation_arguments("beta")); });
     a.join();
     b.join();
     CHECK(first.status == ActivationStatus::load_error);
@@ -236,7 +209,7 @@ TEST_CASE("postgres store: the waiter gets the content of a claim whose holder w
         std::this_thread::sleep_for(300ms);
         kill_child();
     });
-    const ActivationResult r = core.activate(store, arguments("alpha"));
+    const ActivationResult r = core.activate(store, activation_arguments("alpha"));
     killer.join();
     const auto took = std::chrono::steady_clock::now() - start;
     CHECK(r.status == ActivationStatus::content);

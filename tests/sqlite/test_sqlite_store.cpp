@@ -23,6 +23,8 @@
 #include <agentskills/catalog/catalog.hpp>
 #include <agentskills/sqlite/sqlite_store.hpp>
 
+#include "support/delay_loader.hpp"
+
 #include "fs_fixtures.hpp"
 
 using namespace agentskills;
@@ -30,37 +32,8 @@ using namespace std::chrono_literals;
 
 namespace {
 
-class DelayLoader final : public SkillLoader {
-public:
-    Discovery discover() override {
-        Discovery d;
-        for (const char* n : {"alpha", "beta"}) {
-            SkillManifest m;
-            m.name = n;
-            m.description = "d";
-            m.root = std::string("lib/") + n;
-            m.skill_file = m.root + "/SKILL.md";
-            d.skills.push_back(m);
-        }
-        return d;
-    }
-    LoadedSkill load(std::string_view name) override {
-        const int n = ++loads;
-        std::this_thread::sleep_for(delay);
-        if (n <= fail_first) throw IoError("storage offline");
-        LoadedSkill s;
-        for (auto& m : discover().skills) {
-            if (names_equal(m.name, name)) s.manifest = m;
-        }
-        s.instructions = "Body of " + std::string(name) + ".";
-        return s;
-    }
-    std::atomic<int> loads{0};
-    std::chrono::milliseconds delay{0};
-    int fail_first = 0;
-};
-
-std::string arguments(std::string_view name) { return std::string(R"({"name":")") + std::string(name) + "\"}"; }
+using agentskills_test::activation_arguments;
+using agentskills_test::DelayLoader;
 
 /// A plain SQLite connection to a store's file: what another program (or an attacker) can do to it.
 class RawDb {
@@ -227,7 +200,7 @@ TEST_CASE("sqlite store: 8 threads with their own connections activate once", "[
     for (std::size_t i = 0; i < got.size(); ++i) {
         threads.emplace_back([&, i] {
             SqliteActivationStore store(dir.path("state.sqlite"));
-            got[i] = core.activate(store, arguments("alpha")).status;
+            got[i] = core.activate(store, activation_arguments("alpha")).status;
         });
     }
     for (auto& t : threads) t.join();
@@ -252,9 +225,9 @@ TEST_CASE("sqlite store: a failed load rolls back and the waiter loads it", "[ac
     SqliteActivationStore s2(dir.path("state.sqlite"));
     ActivationResult first;
     ActivationResult second;
-    std::thread a([&] { first = core.activate(s1, arguments("beta")); });
+    std::thread a([&] { first = core.activate(s1, activation_arguments("beta")); });
     while (loader->loads == 0) std::this_thread::sleep_for(1ms);
-    std::thread b([&] { second = core.activate(s2, arguments("beta")); });
+    std::thread b([&] { second = core.activate(s2, activation_arguments("beta")); });
     a.join();
     b.join();
     CHECK(first.status == ActivationStatus::load_error);
@@ -394,7 +367,7 @@ TEST_CASE("sqlite store: the next caller gets the content of a claim whose holde
         std::this_thread::sleep_for(300ms);
         child.kill();
     });
-    const ActivationResult r = core.activate(store, arguments("alpha"));
+    const ActivationResult r = core.activate(store, activation_arguments("alpha"));
     killer.join();
     const auto took = std::chrono::steady_clock::now() - start;
     CHECK(r.status == ActivationStatus::content);
@@ -418,7 +391,7 @@ TEST_CASE("sqlite store: a caller waiting for a live holder is told, after the b
     std::string message = "no error";
     const auto start = std::chrono::steady_clock::now();
     try {
-        (void)core.activate(waiter, arguments("alpha"));
+        (void)core.activate(waiter, activation_arguments("alpha"));
     } catch (const Error& e) {
         message = e.what();
     }
@@ -435,7 +408,7 @@ TEST_CASE("sqlite store: a caller waiting for a live holder is told, after the b
     // A claim held through the same store is named as such.
     std::string own = "no error";
     try {
-        (void)core.activate(holder, arguments("alpha"));
+        (void)core.activate(holder, activation_arguments("alpha"));
     } catch (const Error& e) {
         own = e.what();
     }

@@ -11,6 +11,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "../../base/byte_scans.hpp"
 #include "agentskills/base/diagnostic_codes.hpp"
 #include "agentskills/base/errors.hpp"
 #include "agentskills/base/names.hpp"
@@ -24,47 +25,6 @@ namespace {
 constexpr std::string_view marketplace_manifest = ".claude-plugin/marketplace.json";
 constexpr std::string_view plugin_manifest = ".claude-plugin/plugin.json";
 constexpr std::string_view plugin_skills_folder = "skills";
-
-// One pass of nlohmann's SAX parser before the document is built: the nesting depth is bounded
-// (the formats need three levels), and a syntax error is kept as text.
-class DepthCheck {
-public:
-    using string_t = nlohmann::json::string_t;
-
-    bool null() { return true; }
-    bool boolean(bool /*unused*/) { return true; }
-    bool number_integer(nlohmann::json::number_integer_t /*unused*/) { return true; }
-    bool number_unsigned(nlohmann::json::number_unsigned_t /*unused*/) { return true; }
-    bool number_float(nlohmann::json::number_float_t /*unused*/, const string_t& /*unused*/) { return true; }
-    bool string(string_t& /*unused*/) { return true; }
-    bool binary(nlohmann::json::binary_t& /*unused*/) { return true; }
-    bool key(string_t& /*unused*/) { return true; }
-    bool start_object(std::size_t /*unused*/) { return enter(); }
-    bool start_array(std::size_t /*unused*/) { return enter(); }
-    bool end_object() { return leave(); }
-    bool end_array() { return leave(); }
-    template <class Exception>
-    bool parse_error(std::size_t /*unused*/, const std::string& /*unused*/, const Exception& e) {
-        error = fmt::format("it is not valid JSON: {}", model_text(e.what()));
-        return false;
-    }
-
-    std::string error;
-
-private:
-    bool enter() {
-        if (++depth_ > SKILL_PLUGIN_MANIFEST_MAX_DEPTH) {
-            error = fmt::format("it nests deeper than {} levels", SKILL_PLUGIN_MANIFEST_MAX_DEPTH);
-            return false;
-        }
-        return true;
-    }
-    bool leave() {
-        --depth_;
-        return true;
-    }
-    std::size_t depth_ = 0;
-};
 
 enum class Found { absent, read, failed };
 
@@ -93,12 +53,17 @@ Found read_manifest(const SkillReader& reader, const std::string& dir, std::stri
         why = fmt::format("it is larger than {} bytes", SKILL_PLUGIN_MANIFEST_MAX_BYTES);
         return Found::failed;
     }
-    DepthCheck check;
-    if (!nlohmann::json::sax_parse(r.data, &check) || !check.error.empty()) {
-        why = check.error.empty() ? std::string("it is not valid JSON") : std::move(check.error);
+    // The depth is bounded before the document is built (the formats need three levels).
+    if (json_depth(r.data, SKILL_PLUGIN_MANIFEST_MAX_DEPTH) > SKILL_PLUGIN_MANIFEST_MAX_DEPTH) {
+        why = fmt::format("it nests deeper than {} levels", SKILL_PLUGIN_MANIFEST_MAX_DEPTH);
         return Found::failed;
     }
-    out = nlohmann::json::parse(r.data, nullptr, /*allow_exceptions=*/false);
+    try {
+        out = nlohmann::json::parse(r.data);
+    } catch (const nlohmann::json::exception& e) {
+        why = fmt::format("it is not valid JSON: {}", model_text(e.what()));
+        return Found::failed;
+    }
     if (!out.is_object()) {
         why = "it is not a JSON object";
         return Found::failed;

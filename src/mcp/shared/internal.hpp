@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../../base/byte_scans.hpp"
 #include "agentskills/lock/lock.hpp"
 
 namespace agentskills::detail {
@@ -76,8 +77,9 @@ using agentskills::sha256_digest;
 /// printed. Of two members "id", the last counts, as in nlohmann's object.
 [[nodiscard]] std::string id_text(std::string_view message, const nlohmann::json& id);
 
-/// Largest nesting of `[`/`{` outside strings in JSON text (stops counting past `limit`).
-[[nodiscard]] std::size_t json_depth(std::string_view text, std::size_t limit);
+/// Largest nesting of `[`/`{` outside strings in JSON text (stops counting past `limit`): the
+/// core's scan (src/base/byte_scans.hpp).
+using agentskills::detail::json_depth;
 
 inline constexpr std::string_view SCHEME = "skill://";
 /// Bounds of a `skill://` URI that parse_skill_uri accepts.

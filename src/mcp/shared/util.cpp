@@ -1,4 +1,4 @@
-// agentskills-cpp MCP — what server and client share: base64, URI escapes, JSON depth, ids and MIME types.
+// agentskills-cpp MCP — what server and client share: base64, URI escapes, ids and MIME types.
 #include <array>
 #include <cctype>
 #include <cstdint>
@@ -193,34 +193,6 @@ std::string id_text(std::string_view message, const nlohmann::json& id) {
         if (nlohmann::json::sax_parse(message, &sax) && sax.raw) return *sax.raw;
     }
     return id.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-std::size_t json_depth(std::string_view text, std::size_t limit) {
-    std::size_t depth = 0;
-    std::size_t deepest = 0;
-    bool in_string = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (in_string) {
-            if (c == '\\') {
-                ++i;
-            } else if (c == '"') {
-                in_string = false;
-            }
-            continue;
-        }
-        if (c == '"') {
-            in_string = true;
-        } else if (c == '[' || c == '{') {
-            if (++depth > deepest) {
-                deepest = depth;
-                if (deepest > limit) return deepest;
-            }
-        } else if ((c == ']' || c == '}') && depth > 0) {
-            --depth;
-        }
-    }
-    return deepest;
 }
 
 std::string random_hex_id() {
