@@ -6,6 +6,8 @@
 #   4. scaling: agentskills to-prompt over 1k, 10k and 50k skills (hyperfine medians), and the
 #      first discover() of discover_twice over the same libraries
 #   5. compile time of a TU with only <agentskills/agentskills.hpp> vs only <nlohmann/json.hpp>
+#   6. linear to 100,000 skills: SUBCOMMAND over 10k and 100k, wall ratio and peak RSS at 100k
+#      (bench/measure_100k.sh, SCALE_RUNS runs each; the 100k library is about 1 GB)
 #
 # Environment (paths relative to the repository): BUILD (build-rel), SHARED (../shared),
 # LIBDIR (/tmp; libraries are LIBDIR/agentskills-bench-lib-N, made when missing), CXX (g++),
@@ -105,3 +107,7 @@ done
 u=$(median < "$tu/umbrella.times")
 j=$(median < "$tu/json.times")
 say "5. compile ($CXX -std=c++20 -O2, median of $COMPILE_RUNS): umbrella ${u} s, nlohmann/json.hpp ${j} s, ratio $(awk -v a="$u" -v b="$j" 'BEGIN {printf "%.2fx", a / b}') (target <= 1.5x)"
+
+# 6. Linear to 100,000 skills (issue 37).
+SHARED=$(cd "$SHARED" && pwd) LIBDIR=$LIBDIR RUNS=$SCALE_RUNS SUBCOMMAND=$SUBCOMMAND \
+  bash "$repo/bench/measure_100k.sh" "$AGENTSKILLS" | tee -a "$summary"

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# bench/measure_100k.sh — issue 37's linearity to 100,000 skills: `agentskills SUBCOMMAND --root`
+# over the 10k and the 100k library (gen_library.py --plain-yaml), alternating, RUNS times each;
+# prints the median wall times, their ratio (target <= 11x) and the median peak RSS at 100k
+# against the bytes of its SKILL.md files (target <= 0.3x). Called by bench/measure.sh; alone:
+#   bench/measure_100k.sh [AGENTSKILLS]
+# Environment: SHARED (../shared), LIBDIR (/tmp; libraries LIBDIR/agentskills-bench-lib-N, made
+# when missing: the 100k one is about 1 GB), RUNS (5), SUBCOMMAND (to-prompt).
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+AGENTSKILLS=${1:-$repo/build-rel/agentskills}
+SHARED=${SHARED:-$repo/../shared}
+LIBDIR=${LIBDIR:-/tmp}
+RUNS=${RUNS:-5}
+SUBCOMMAND=${SUBCOMMAND:-to-prompt}
+[ -x "$AGENTSKILLS" ] || { echo "measure_100k: no program at $AGENTSKILLS" >&2; exit 2; }
+[[ $RUNS =~ ^[1-9][0-9]*$ ]] || { echo "measure_100k: RUNS must be a positive number, not '$RUNS'" >&2; exit 2; }
+
+library() {  # library N -> path (made when missing)
+  local n=$1 lib="$LIBDIR/agentskills-bench-lib-$1" have=0
+  [ -d "$lib" ] && have=$(find "$lib" -mindepth 2 -maxdepth 2 -name SKILL.md | wc -l)
+  if [ "$have" -ne "$n" ]; then
+    python3 "$SHARED/tools/gen_library.py" --corpus "$SHARED/corpus/libraries" --out "$lib" --plain-yaml -n "$n" >&2
+  fi
+  echo "$lib"
+}
+median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+
+lib10k=$(library 10000)
+lib100k=$(library 100000)
+# Warm the page cache: the runs measure the program, not the disk.
+find "$lib10k" "$lib100k" -mindepth 2 -maxdepth 2 -name SKILL.md -exec cat {} + > /dev/null
+bytes=$(find "$lib100k" -mindepth 2 -maxdepth 2 -name SKILL.md -printf '%s\n' | awk '{s += $1} END {print s}')
+
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+for i in $(seq 1 "$RUNS"); do
+  for n in 10000 100000; do
+    /usr/bin/time -f '%e %M' -a -o "$out/$n.txt" "$AGENTSKILLS" "$SUBCOMMAND" --root "$LIBDIR/agentskills-bench-lib-$n" \
+      > /dev/null 2>&1
+  done
+done
+w10=$(awk '{print $1}' "$out/10000.txt" | median)
+w100=$(awk '{print $1}' "$out/100000.txt" | median)
+rss=$(awk '{print $2}' "$out/100000.txt" | median)
+echo "6. $SUBCOMMAND wall medians of $RUNS, alternating: 10k ${w10} s, 100k ${w100} s; 100k/10k = $(awk -v a="$w100" -v b="$w10" 'BEGIN {printf "%.2fx", a / b}') (target <= 11x)"
+echo "   peak RSS at 100k: ${rss} KB (median) vs ${bytes} bytes of SKILL.md: $(awk -v r="$rss" -v b="$bytes" 'BEGIN {printf "%.2fx", r * 1024 / b}') (target <= 0.3x)"
