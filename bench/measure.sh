@@ -33,16 +33,8 @@ summary="$OUT/summary.txt"
 : > "$summary"
 say() { echo "$*" | tee -a "$summary"; }
 
-library() {  # library N -> path (made when missing)
-  local n=$1 lib="$LIBDIR/agentskills-bench-lib-$1" have=0
-  [ -d "$lib" ] && have=$(find "$lib" -mindepth 2 -maxdepth 2 -name SKILL.md | wc -l)
-  if [ "$have" -ne "$n" ]; then
-    python3 "$SHARED/tools/gen_library.py" --corpus "$SHARED/corpus/libraries" --out "$lib" --plain-yaml -n "$n" >&2
-  fi
-  echo "$lib"
-}
-bytes_of() { find "$1" -mindepth 2 -maxdepth 2 -name SKILL.md -printf '%s\n' | awk '{s += $1} END {print s}'; }
-median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+# shellcheck source=bench/lib.sh
+source "$repo/bench/lib.sh"
 
 lib10k=$(library 10000)
 cat "$lib10k"/*/SKILL.md > /dev/null  # warm the page cache

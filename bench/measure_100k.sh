@@ -17,21 +17,14 @@ SUBCOMMAND=${SUBCOMMAND:-to-prompt}
 [ -x "$AGENTSKILLS" ] || { echo "measure_100k: no program at $AGENTSKILLS" >&2; exit 2; }
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || { echo "measure_100k: RUNS must be a positive number, not '$RUNS'" >&2; exit 2; }
 
-library() {  # library N -> path (made when missing)
-  local n=$1 lib="$LIBDIR/agentskills-bench-lib-$1" have=0
-  [ -d "$lib" ] && have=$(find "$lib" -mindepth 2 -maxdepth 2 -name SKILL.md | wc -l)
-  if [ "$have" -ne "$n" ]; then
-    python3 "$SHARED/tools/gen_library.py" --corpus "$SHARED/corpus/libraries" --out "$lib" --plain-yaml -n "$n" >&2
-  fi
-  echo "$lib"
-}
-median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+# shellcheck source=bench/lib.sh
+source "$repo/bench/lib.sh"
 
 lib10k=$(library 10000)
 lib100k=$(library 100000)
 # Warm the page cache: the runs measure the program, not the disk.
 find "$lib10k" "$lib100k" -mindepth 2 -maxdepth 2 -name SKILL.md -exec cat {} + > /dev/null
-bytes=$(find "$lib100k" -mindepth 2 -maxdepth 2 -name SKILL.md -printf '%s\n' | awk '{s += $1} END {print s}')
+bytes=$(bytes_of "$lib100k")
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <string_view>
 #include <thread>
 #include <utility>
 
@@ -258,27 +259,35 @@ std::vector<StoreConformanceFailure> check_activation_store(const StoreConforman
         a->roll_back("alpha");
     });
 
-    run.check("a waiter sees another handle's confirmation", [&] {
-        const std::string c = run.new_conversation();
-        auto a = run.open(c);
-        auto b = run.open(c);
-        run.expect_claim(*a, "alpha", ClaimResult::claimed, "claim");
-        std::thread confirmer([&] {
+    // Handle `a` claims "alpha"; 50 ms later, on another thread, `settle` confirms or rolls it
+    // back while handle `b` claims and waits: what `b`'s claim gives once it stops waiting.
+    const auto waiter_sees = [&](ActivationStore& a, ActivationStore& b,
+                                 void (ActivationStore::*settle)(std::string_view)) {
+        run.expect_claim(a, "alpha", ClaimResult::claimed, "claim");
+        std::thread settler([&] {
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
-            a->confirm("alpha");
+            (a.*settle)("alpha");
         });
         const auto deadline = std::chrono::steady_clock::now() + options.patience;
         ClaimResult seen = ClaimResult::in_progress;
         try {
-            while ((seen = b->claim("alpha")) == ClaimResult::in_progress &&
+            while ((seen = b.claim("alpha")) == ClaimResult::in_progress &&
                    std::chrono::steady_clock::now() < deadline) {
-                b->wait_for_change("alpha", deadline);
+                b.wait_for_change("alpha", deadline);
             }
         } catch (...) {
-            confirmer.join();
+            settler.join();
             throw;
         }
-        confirmer.join();
+        settler.join();
+        return seen;
+    };
+
+    run.check("a waiter sees another handle's confirmation", [&] {
+        const std::string c = run.new_conversation();
+        auto a = run.open(c);
+        auto b = run.open(c);
+        const ClaimResult seen = waiter_sees(*a, *b, &ActivationStore::confirm);
         run.expect(seen == ClaimResult::already_active,
                    fmt::format("the waiter's claim gave {} within {} ms, expected already_active", to_text(seen),
                                options.patience.count()));
@@ -288,23 +297,7 @@ std::vector<StoreConformanceFailure> check_activation_store(const StoreConforman
         const std::string c = run.new_conversation();
         auto a = run.open(c);
         auto b = run.open(c);
-        run.expect_claim(*a, "alpha", ClaimResult::claimed, "claim");
-        std::thread roller([&] {
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-            a->roll_back("alpha");
-        });
-        const auto deadline = std::chrono::steady_clock::now() + options.patience;
-        ClaimResult seen = ClaimResult::in_progress;
-        try {
-            while ((seen = b->claim("alpha")) == ClaimResult::in_progress &&
-                   std::chrono::steady_clock::now() < deadline) {
-                b->wait_for_change("alpha", deadline);
-            }
-        } catch (...) {
-            roller.join();
-            throw;
-        }
-        roller.join();
+        const ClaimResult seen = waiter_sees(*a, *b, &ActivationStore::roll_back);
         run.expect(seen == ClaimResult::claimed,
                    fmt::format("the waiter's claim gave {} within {} ms, expected claimed", to_text(seen),
                                options.patience.count()));
