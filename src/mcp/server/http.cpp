@@ -2,19 +2,16 @@
 // responses, Origin validation, and Mcp-Session-Id sessions for the handshake era.
 #include <atomic>
 #include <chrono>
-#include <list>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
-#include <unordered_map>
 
 #include <fmt/core.h>
 #include <httplib.h>
 
 #include "../shared/internal.hpp"
 #include "agentskills/mcp/server.hpp"
+#include "sessions.hpp"
 
 namespace agentskills::mcp {
 namespace {
@@ -51,54 +48,11 @@ bool loopback_origin(std::string_view origin) {
     return host == "localhost" || host == "127.0.0.1" || host == "[::1]";
 }
 
-/// Handshake-era sessions, least recently used first out when full.
-class Sessions {
-public:
-    explicit Sessions(std::size_t max) : max_(max == 0 ? 1 : max) {}
-
-    std::shared_ptr<Session> find(const std::string& id) {
-        std::lock_guard lock(mutex_);
-        auto it = map_.find(id);
-        if (it == map_.end()) return nullptr;
-        order_.splice(order_.end(), order_, it->second.position);
-        return it->second.session;
-    }
-
-    void add(const std::string& id, std::shared_ptr<Session> session) {
-        std::lock_guard lock(mutex_);
-        while (map_.size() >= max_) {
-            map_.erase(order_.front());
-            order_.pop_front();
-        }
-        order_.push_back(id);
-        map_[id] = {std::move(session), std::prev(order_.end())};
-    }
-
-    bool remove(const std::string& id) {
-        std::lock_guard lock(mutex_);
-        auto it = map_.find(id);
-        if (it == map_.end()) return false;
-        order_.erase(it->second.position);
-        map_.erase(it);
-        return true;
-    }
-
-private:
-    struct Slot {
-        std::shared_ptr<Session> session;
-        std::list<std::string>::iterator position;
-    };
-    std::size_t max_;
-    std::mutex mutex_;
-    std::list<std::string> order_;
-    std::unordered_map<std::string, Slot> map_;
-};
-
 }  // namespace
 
 int serve_http(const Server& server, const HttpOptions& options) {
     httplib::Server http;
-    Sessions sessions(options.max_sessions);
+    detail::SessionTable sessions(server, options);
     const std::size_t threads = options.threads == 0 ? 1 : options.threads;
     http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
     http.set_payload_max_length(server.options().max_message_bytes);
@@ -171,9 +125,14 @@ int serve_http(const Server& server, const HttpOptions& options) {
             return;
         }
         if (ex.initialized && session_id.empty()) {
-            const std::string id = detail::random_hex_id();
-            sessions.add(id, session);
-            res.set_header("Mcp-Session-Id", id);
+            const auto id = sessions.add(req.remote_addr, session);
+            if (!id) {
+                res.status = 429;
+                res.set_content(error_body(-32600, "Too Many Requests: this client holds too many sessions"),
+                                "application/json");
+                return;
+            }
+            res.set_header("Mcp-Session-Id", *id);
         }
         switch (ex.error_code) {
             case -32700:
