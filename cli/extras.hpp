@@ -14,6 +14,8 @@
 // variable or search path is used (docs/security.md).
 #pragma once
 
+#include <stdlib.h>
+
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -65,5 +67,17 @@ void keep_program_arguments(int argc, char** argv);
 
 /// The helper's file name.
 inline constexpr const char* extras_program_name = "agentskills-extras";
+
+/// Set (to "1") beside GLIBC_TUNABLES when the launcher chose the allocator's tunables for the
+/// helper (extras_exec.cpp); the helper's main() then removes both (forget_launcher_tunables).
+inline constexpr const char* launcher_tunables_marker = "AGENTSKILLS_LAUNCHER_TUNABLES";
+
+/// Removes the tunables the launcher set for this process only, so that the programs this one
+/// starts (an MCP server of --mcp-command, git) run as the user started us.
+inline void forget_launcher_tunables() {
+    if (std::getenv(launcher_tunables_marker) == nullptr) return;
+    (void)::unsetenv("GLIBC_TUNABLES");
+    (void)::unsetenv(launcher_tunables_marker);
+}
 
 }  // namespace agentskills::cli

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -34,6 +35,18 @@ std::string program_directory() {
     return slash == std::string::npos ? std::string() : path.substr(0, slash == 0 ? 1 : slash);
 }
 
+// The extras serve, index and hash whole libraries (the MCP server keeps file bytes in memory):
+// their heap grows by tens of megabytes, one page fault per 4 KiB page, and a page fault is
+// costly on virtual machines. glibc's allocator can back its heap with transparent huge pages
+// (tunable glibc.malloc.hugetlb=1, glibc 2.35 and later; older ones ignore it). A tunable is read
+// when a program starts, so the launcher sets it for the program it runs, unless the user set
+// GLIBC_TUNABLES; main() removes it again, so that what the extras start does not inherit it.
+void ask_for_huge_pages() {
+    if (std::getenv("GLIBC_TUNABLES") != nullptr) return;
+    (void)::setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 0);
+    (void)::setenv(launcher_tunables_marker, "1", 1);
+}
+
 }  // namespace
 
 void keep_program_arguments(int argc, char** argv) { program_arguments().assign(argv, argv + argc + 1); }
@@ -56,7 +69,10 @@ const Extras& extras(std::string_view needed_for) {
             problems.push_back(fmt::format("{} (not found)", path));
             continue;
         }
-        if (!argv.empty()) ::execv(path.c_str(), argv.data());  // returns only when it failed
+        if (!argv.empty()) {
+            ask_for_huge_pages();
+            ::execv(path.c_str(), argv.data());  // returns only when it failed
+        }
         problems.push_back(fmt::format("{} ({})", path, argv.empty() ? "no arguments kept" : std::strerror(errno)));
     }
     throw ConfigurationError(fmt::format("{} needs the program {}, which could not be run: {}", needed_for,

@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
     // Discovery's worker threads grow their allocator arenas page by page (one mprotect each,
     // thousands over a large library); a larger step costs address space, not memory.
     (void)mallopt(M_TOP_PAD, 16 << 20);
+    forget_launcher_tunables();
     CLI::App app{"agentskills: " + std::string(program_summary), "agentskills"};
     app.formatter(make_formatter());  // before the commands: they inherit it
     app.group("Commands");            // the heading of the command list (inherited as their group)

@@ -5,6 +5,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -136,5 +138,35 @@ TEST_CASE("extras: a command line that needs a component runs agentskills-extras
     CHECK(list.status == 0);
     CHECK(list.out == "alpha\t" + dir.path("lib") + "/alpha/SKILL.md\n");
 }
+
+#ifdef AGENTSKILLS_HAVE_MCP
+TEST_CASE("extras: the helper runs with the allocator's huge-page tunable, what it starts does not inherit it",
+          "[cli][extras]") {
+    TempDir dir;
+    // An "MCP server" that records the environment of the program that started it (the helper,
+    // as the kernel started it) and its own, then exits: the list fails, the files stay.
+    const std::string script = dir.path("record.sh");
+    dir.write("record.sh", "#!/bin/sh\ntr '\\0' '\\n' < /proc/$PPID/environ > \"" + dir.path("helper.txt") +
+                               "\"\nenv > \"" + dir.path("child.txt") + "\"\n");
+    ::chmod(script.c_str(), 0755);
+    const auto read = [&](const char* name) {
+        std::ifstream in(dir.path(name), std::ios::binary);
+        return "\n" + std::string(std::istreambuf_iterator<char>(in), {});
+    };
+
+    (void)run_program("/usr/bin/env", {"-u", "GLIBC_TUNABLES", AGENTSKILLS_CLI_PATH, "list", "--mcp-command", script});
+    CHECK(read("helper.txt").find("\nGLIBC_TUNABLES=glibc.malloc.hugetlb=1\n") != std::string::npos);
+    CHECK(read("helper.txt").find("\nAGENTSKILLS_LAUNCHER_TUNABLES=1\n") != std::string::npos);
+    CHECK(read("child.txt").find("GLIBC_TUNABLES") == std::string::npos);
+    CHECK(read("child.txt").find("AGENTSKILLS_LAUNCHER_TUNABLES") == std::string::npos);
+
+    // The user's own tunables are theirs: kept as they are, for the helper and what it starts.
+    (void)run_program("/usr/bin/env",
+                      {"GLIBC_TUNABLES=glibc.malloc.check=0", AGENTSKILLS_CLI_PATH, "list", "--mcp-command", script});
+    CHECK(read("helper.txt").find("\nGLIBC_TUNABLES=glibc.malloc.check=0\n") != std::string::npos);
+    CHECK(read("helper.txt").find("AGENTSKILLS_LAUNCHER_TUNABLES") == std::string::npos);
+    CHECK(read("child.txt").find("\nGLIBC_TUNABLES=glibc.malloc.check=0\n") != std::string::npos);
+}
+#endif
 
 }  // namespace cli_extras_tests
