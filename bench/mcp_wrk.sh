@@ -19,7 +19,6 @@ connections=("$@")
 [ ${#connections[@]} -gt 0 ] || connections=(64 256)
 node=${NODE:-node}
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-skill=$(find "$library" -mindepth 2 -maxdepth 2 -name SKILL.md | sort | head -n 1 | xargs dirname | xargs basename)
 
 logs=$(mktemp -d)
 pids=()
@@ -36,8 +35,18 @@ for _ in $(seq 1 300); do
   sleep 0.1
 done
 ours_url=$(grep -o 'http://[^ ]*/mcp' "$logs/ours" | head -n 1)
-sdk_url="http://127.0.0.1:$(head -n 1 "$logs/sdk")/mcp"
+sdk_port=$(grep -E '^[0-9]+$' "$logs/sdk" | head -n 1)
 [ -n "$ours_url" ] || { echo "mcp_wrk: our server did not start" >&2; cat "$logs/ours" >&2; exit 1; }
+[ -n "$sdk_port" ] || { echo "mcp_wrk: the SDK's server did not start" >&2; cat "$logs/sdk" >&2; exit 1; }
+sdk_url="http://127.0.0.1:$sdk_port/mcp"
+# The first skill (by name) that both servers serve (each leaves some out, and says so).
+skill=""
+for dir in $(find "$library" -mindepth 2 -maxdepth 2 -name SKILL.md | sort | xargs -n 1 dirname); do
+  name=$(basename "$dir")
+  if ! grep -q "$name" "$logs/ours" "$logs/sdk"; then skill=$name; break; fi
+done
+[ -n "$skill" ] || { echo "mcp_wrk: no skill served by both" >&2; exit 1; }
+echo "{\"library\":\"$library\",\"skill\":\"$skill\",\"seconds\":$seconds}"
 
 rss() { awk '/VmHWM/ {h = $2} /VmRSS/ {r = $2} END {printf "\"peak_rss_kb\":%d,\"rss_kb\":%d", h, r}' "/proc/$1/status"; }
 

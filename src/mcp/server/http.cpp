@@ -144,7 +144,7 @@ std::optional<std::string> header_mismatch(const Request& req, const ServerOptio
         return std::nullopt;  // the handshake era: nothing to check here
     }
     json msg;
-    if (json_depth(body, limits.max_json_depth) <= limits.max_json_depth) {
+    if (detail::json_depth(body, limits.max_json_depth) <= limits.max_json_depth) {
         msg = json::parse(body, nullptr, /*allow_exceptions=*/false);
     }
     std::string claimed;
