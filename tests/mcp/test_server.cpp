@@ -917,6 +917,22 @@ TEST_CASE("mcp http: pipelined requests are all answered, in order", "[mcp][http
     CHECK(json::parse(fourth[0].second).at("id") == 14);
 }
 
+TEST_CASE("mcp http: Expect: 100-continue is answered before the body", "[mcp][http]") {
+    HttpFixture f;
+    RawClient client(f.port);
+    std::string request =
+        http_post(MODERN_LIST, {"MCP-Protocol-Version: 2026-07-28", "Mcp-Method: skills/list", "Expect: 100-continue"});
+    const std::size_t head = request.find("\r\n\r\n") + 4;
+    REQUIRE(client.send(request.substr(0, head)));
+    const auto interim = client.receive(std::chrono::milliseconds(3000));
+    REQUIRE(interim.has_value());
+    CHECK(interim->rfind("HTTP/1.1 100 Continue\r\n", 0) == 0);
+    REQUIRE(client.send(request.substr(head)));
+    const auto got = client.responses(1, std::chrono::milliseconds(3000));
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].first == 200);
+}
+
 TEST_CASE("mcp http: slow clients never stop a fresh one; a request has a total deadline", "[mcp][http]") {
     mcp::HttpOptions options = HttpFixture::http();
     options.request_timeout = std::chrono::milliseconds(1500);

@@ -27,6 +27,7 @@
 #include <boost/asio/strand.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/string.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http.hpp>
 
@@ -349,8 +350,28 @@ private:
         parser_->header_limit(
             static_cast<std::uint32_t>(std::min<std::size_t>(shared_.options.max_header_bytes, UINT32_MAX)));
         stream_.expires_after(shared_.options.request_timeout);
-        bhttp::async_read(stream_, buffer_, *parser_,
-                          [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+        bhttp::async_read_header(stream_, buffer_, *parser_,
+                                 [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                                     if (ec) return self->on_read(ec);
+                                     self->read_body();
+                                 });
+    }
+
+    // The body, within the same deadline; a client that asked (`Expect: 100-continue`, as curl
+    // does for larger bodies) is told to send it first.
+    void read_body() {
+        if (!beast::iequals(parser_->get()[bhttp::field::expect], "100-continue") || parser_->is_done()) {
+            bhttp::async_read(stream_, buffer_, *parser_,
+                              [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+            return;
+        }
+        continue_ = std::make_unique<bhttp::response<bhttp::empty_body>>(bhttp::status::continue_, 11);
+        bhttp::async_write(stream_, *continue_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+            self->continue_.reset();
+            if (ec) return self->close();
+            bhttp::async_read(self->stream_, self->buffer_, *self->parser_,
+                              [self](beast::error_code read_ec, std::size_t) { self->on_read(read_ec); });
+        });
     }
 
     void on_read(beast::error_code ec) {
@@ -428,6 +449,7 @@ private:
     beast::flat_buffer buffer_;
     std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
     bhttp::response<bhttp::string_body> response_;
+    std::unique_ptr<bhttp::response<bhttp::empty_body>> continue_;
     std::string client_;
 };
 
