@@ -17,6 +17,14 @@ const META = {
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 
+// The 2026-07-28 transport's header value of a mirrored field (Mcp-Name): itself when plain
+// visible ASCII without outer spaces and not the sentinel pattern, else the base64 sentinel.
+function headerValue(value) {
+  const plain = /^[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?$/.test(value);
+  const sentinel = value.startsWith('=?base64?') && value.endsWith('?=');
+  return plain && !sentinel ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+}
+
 function post(agent, body, headers = {}) {
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
@@ -89,6 +97,8 @@ async function client(index, latencies) {
     }
     const modern = i % 8 === 5;
     const headers = modern ? { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method } : legacy;
+    const named = method === 'tools/call' ? params.name : method === 'resources/read' ? params.uri : undefined;
+    if (modern && named !== undefined) headers['mcp-name'] = headerValue(named);
     const body = { jsonrpc: '2.0', id: i + 2, method, params: modern ? { ...params, _meta: META } : params };
     const start = process.hrtime.bigint();
     try {

@@ -9,7 +9,7 @@ build=$(cd "${1:?usage: mcp_load.sh BUILD_DIR LIBRARY [CLIENTS] [REQUESTS] [THRE
 library=${2:?usage: mcp_load.sh BUILD_DIR LIBRARY [CLIENTS] [REQUESTS] [THREADS]}
 clients=${3:-64}
 requests=${4:-2000}
-threads=${5:-64}
+threads=${5:-0}  # io threads; 0 = one per hardware thread
 node=${NODE:-node}
 log=$(mktemp)
 "$build/agentskills" mcp --root "$library" --http 127.0.0.1:0 --threads "$threads" 2>"$log" &

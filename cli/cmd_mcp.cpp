@@ -44,7 +44,14 @@ void setup_mcp(CLI::App& app, int* status) {
                     "Serve Streamable HTTP at HOST:PORT (POST /mcp); PORT 0 picks a free one");
     cmd->add_option("--allow-origin", args->serve.allowed_origins,
                     "An Origin accepted besides localhost, 127.0.0.1 and [::1] (repeatable)");
-    cmd->add_option("--threads", args->serve.threads, "HTTP worker threads")->capture_default_str();
+    cmd->add_option("--allow-host", args->serve.allowed_hosts,
+                    "A Host (NAME or NAME:PORT) accepted besides localhost, 127.0.0.1 and [::1] (repeatable)");
+    cmd->add_option("--threads", args->serve.threads, "HTTP io threads (0: one per hardware thread)")
+        ->capture_default_str();
+    cmd->add_option("--max-connections", args->serve.max_connections,
+                    "HTTP connections open at once (0: 8192); more are closed at once");
+    cmd->add_option("--max-connections-per-client", args->serve.max_connections_per_client,
+                    "HTTP connections open at once from one address (0: 1024); more are closed at once");
     cmd->add_option("--page-size", args->serve.page_size, "Entries per page of the list methods")
         ->capture_default_str();
     cmd->add_option("--tool-name", args->serve.tool_name, "Name of the activation tool")->capture_default_str();

@@ -1,5 +1,7 @@
 // agentskills CLI — the optional components as linked into `agentskills-extras` (extras.hpp):
 // what needs cpp-httplib, OpenSSL, libgit2 or libzip.
+#include <sys/resource.h>
+
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -64,6 +66,16 @@ SkillLoaderPtr mcp_loader(const SourceSpec& spec, std::string_view label, const 
 std::atomic<bool> stop_requested{false};
 
 extern "C" void on_stop_signal(int) { stop_requested.store(true); }
+
+/// An HTTP server holds a descriptor per connection (HttpOptions::max_connections, 8192 by
+/// default): the soft limit on open files is raised to the hard one (often 1024 against 524288).
+void raise_descriptor_limit() {
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+        limit.rlim_cur = limit.rlim_max;
+        (void)::setrlimit(RLIMIT_NOFILE, &limit);
+    }
+}
 
 int serve_mcp(const McpServeArgs& args, FilesystemLoaderOptions options) {
     std::string host = "127.0.0.1";
@@ -152,7 +164,11 @@ int serve_mcp(const McpServeArgs& args, FilesystemLoaderOptions options) {
     http.host = host;
     http.port = port;
     http.allowed_origins = args.allowed_origins;
+    http.allowed_hosts = args.allowed_hosts;
     http.threads = args.threads;
+    if (args.max_connections != 0) http.max_connections = args.max_connections;
+    if (args.max_connections_per_client != 0) http.max_connections_per_client = args.max_connections_per_client;
+    raise_descriptor_limit();
     http.on_listening = [&host](int bound) {
         const bool v6 = host.find(':') != std::string::npos;
         // Printed under --quiet too: it names the port (PORT 0 picks one).

@@ -1,21 +1,32 @@
 // Tests of mcp/server.hpp: the MCP server, its HTTP transport and the frontmatter it serves.
 // One file per public header; the hostile cases are sections of it.
 #ifdef AGENTSKILLS_HAVE_MCP
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <httplib.h>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <new>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -757,7 +768,7 @@ TEST_CASE("mcp http: the stateless era checks its headers", "[mcp][http]") {
 
     std::string unknown = MODERN_LIST;
     unknown.replace(unknown.find("skills/list"), 11, "no/such");
-    auto not_found = f.post(unknown, {{"MCP-Protocol-Version", "2026-07-28"}});
+    auto not_found = f.post(unknown, {{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "no/such"}});
     REQUIRE(not_found);
     CHECK(not_found->status == 404);
     CHECK(json::parse(not_found->body).at("error").at("code") == -32601);
@@ -768,6 +779,399 @@ TEST_CASE("mcp http: the stateless era checks its headers", "[mcp][http]") {
     REQUIRE(unsupported);
     CHECK(unsupported->status == 400);
     CHECK(json::parse(unsupported->body).at("error").at("code") == -32022);
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// A raw loopback TCP connection to the server (slow, idle and pipelined clients), closed when
+/// destroyed; from source address `from` (any 127.x.y.z) when given.
+struct RawClient {
+    int fd = -1;
+    explicit RawClient(int port, const char* from = nullptr) : fd(open(port, from)) { REQUIRE(fd >= 0); }
+    /// Without a Catch assertion (Catch's are not thread-safe): `fd` is -1 when it fails.
+    RawClient(int port, std::nothrow_t) : fd(open(port, nullptr)) {}
+    static int open(int port, const char* from) {
+        const int s = ::socket(AF_INET, SOCK_STREAM, 0);
+        if (s < 0) return -1;
+        if (from != nullptr) {
+            sockaddr_in local{};
+            local.sin_family = AF_INET;
+            ::inet_pton(AF_INET, from, &local.sin_addr);
+            if (::bind(s, reinterpret_cast<const sockaddr*>(&local), sizeof local) != 0) {
+                ::close(s);
+                return -1;
+            }
+        }
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_port = htons(static_cast<std::uint16_t>(port));
+        ::inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+        if (::connect(s, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+            ::close(s);
+            return -1;
+        }
+        return s;
+    }
+    RawClient(const RawClient&) = delete;
+    RawClient& operator=(const RawClient&) = delete;
+    RawClient(RawClient&& other) noexcept : fd(std::exchange(other.fd, -1)) {}
+    ~RawClient() {
+        if (fd >= 0) ::close(fd);
+    }
+    /// False when the server has closed (or reset) the connection.
+    bool send(std::string_view bytes) const {
+        while (!bytes.empty()) {
+            const ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+            if (n <= 0) return false;
+            bytes.remove_prefix(static_cast<std::size_t>(n));
+        }
+        return true;
+    }
+    /// Waits up to `timeout` for bytes: what came, "" when the server closed, nullopt on timeout.
+    std::optional<std::string> receive(std::chrono::milliseconds timeout) const {
+        pollfd p{fd, POLLIN, 0};
+        if (::poll(&p, 1, static_cast<int>(timeout.count())) <= 0) return std::nullopt;
+        char chunk[65536];
+        const ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
+        return n <= 0 ? std::string() : std::string(chunk, static_cast<std::size_t>(n));
+    }
+    /// Reads `count` whole responses (status, body), within `timeout` in all; fewer when the server
+    /// closes or the time is up.
+    std::vector<std::pair<int, std::string>> responses(std::size_t count, std::chrono::milliseconds timeout) const {
+        std::vector<std::pair<int, std::string>> out;
+        std::string pending;
+        const auto until = Clock::now() + timeout;
+        while (out.size() < count) {
+            const std::size_t end = pending.find("\r\n\r\n");
+            if (end != std::string::npos) {
+                const std::string head = pending.substr(0, end);
+                std::size_t length = 0;
+                for (const char* name : {"Content-Length: ", "content-length: "}) {
+                    if (const std::size_t at = head.find(name); at != std::string::npos) {
+                        length = std::stoul(head.substr(at + std::strlen(name)));
+                    }
+                }
+                if (pending.size() >= end + 4 + length) {
+                    out.emplace_back(std::stoi(head.substr(9, 3)), pending.substr(end + 4, length));
+                    pending.erase(0, end + 4 + length);
+                    continue;
+                }
+            }
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
+            if (left.count() <= 0) break;
+            const auto got = receive(left);
+            if (!got || got->empty()) break;
+            pending += *got;
+        }
+        return out;
+    }
+};
+
+std::string http_post(const std::string& body, const std::vector<std::string>& headers = {},
+                      const std::string& host = "127.0.0.1") {
+    std::string text = "POST /mcp HTTP/1.1\r\nHost: " + host + "\r\nContent-Type: application/json\r\n";
+    for (const auto& h : headers) text += h + "\r\n";
+    return text + "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+std::string modern_request(int id, const std::string& method, json params = json::object()) {
+    params["_meta"] = {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                       {"io.modelcontextprotocol/clientCapabilities", json::object()}};
+    return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}.dump();
+}
+
+const std::vector<std::string> MODERN_LIST_HEADERS = {"MCP-Protocol-Version: 2026-07-28", "Mcp-Method: skills/list"};
+
+/// A fresh client's skills/list, answered 200: the milliseconds it took, from connect to answer.
+long fresh_client_ms(int port) {
+    const auto start = Clock::now();
+    RawClient fresh(port);
+    REQUIRE(fresh.send(http_post(MODERN_LIST, MODERN_LIST_HEADERS)));
+    const auto got = fresh.responses(1, std::chrono::milliseconds(5000));
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].first == 200);
+    return static_cast<long>(ms);
+}
+
+/// Raises the soft limit on open files to at least `wanted` (the hard limit allowing).
+void want_descriptors(rlim_t wanted) {
+    rlimit limit{};
+    REQUIRE(::getrlimit(RLIMIT_NOFILE, &limit) == 0);
+    if (limit.rlim_cur < wanted) {
+        limit.rlim_cur = std::min(wanted, limit.rlim_max);
+        REQUIRE(::setrlimit(RLIMIT_NOFILE, &limit) == 0);
+    }
+    REQUIRE(limit.rlim_cur >= wanted);
+}
+
+}  // namespace
+
+TEST_CASE("mcp http: pipelined requests are all answered, in order", "[mcp][http]") {
+    HttpFixture f;
+    RawClient client(f.port);
+    std::string three;
+    for (int id : {11, 12, 13}) three += http_post(modern_request(id, "skills/list"), MODERN_LIST_HEADERS);
+    REQUIRE(client.send(three));
+    const auto got = client.responses(3, std::chrono::milliseconds(5000));
+    REQUIRE(got.size() == 3);
+    for (int i = 0; i < 3; ++i) {
+        CHECK(got[static_cast<std::size_t>(i)].first == 200);
+        CHECK(json::parse(got[static_cast<std::size_t>(i)].second).at("id") == 11 + i);
+    }
+    // The connection stays open for a fourth.
+    REQUIRE(client.send(http_post(modern_request(14, "skills/list"), MODERN_LIST_HEADERS)));
+    const auto fourth = client.responses(1, std::chrono::milliseconds(5000));
+    REQUIRE(fourth.size() == 1);
+    CHECK(json::parse(fourth[0].second).at("id") == 14);
+}
+
+TEST_CASE("mcp http: Expect: 100-continue is answered before the body", "[mcp][http]") {
+    HttpFixture f;
+    RawClient client(f.port);
+    std::string request =
+        http_post(MODERN_LIST, {"MCP-Protocol-Version: 2026-07-28", "Mcp-Method: skills/list", "Expect: 100-continue"});
+    const std::size_t head = request.find("\r\n\r\n") + 4;
+    REQUIRE(client.send(request.substr(0, head)));
+    const auto interim = client.receive(std::chrono::milliseconds(3000));
+    REQUIRE(interim.has_value());
+    CHECK(interim->rfind("HTTP/1.1 100 Continue\r\n", 0) == 0);
+    REQUIRE(client.send(request.substr(head)));
+    const auto got = client.responses(1, std::chrono::milliseconds(3000));
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].first == 200);
+}
+
+TEST_CASE("mcp http: slow clients never stop a fresh one; a request has a total deadline", "[mcp][http]") {
+    mcp::HttpOptions options = HttpFixture::http();
+    options.request_timeout = std::chrono::milliseconds(1500);
+    agentskills_test::McpHttpFixture f({{"lib/alpha/SKILL.md", "---\nname: alpha\ndescription: First.\n---\nBody.\n"}},
+                                       {}, options);
+    want_descriptors(512);
+    // 64 clients send a request's headers one line at a time, a line every 100 ms.
+    std::vector<RawClient> slow;
+    for (int i = 0; i < 64; ++i) {
+        slow.emplace_back(f.port);
+        REQUIRE(slow.back().send("POST /mcp HTTP/1.1\r\n"));
+    }
+    std::atomic<bool> done{false};
+    std::atomic<int> closed_by_server{0};
+    std::thread trickle([&] {
+        std::vector<bool> open(slow.size(), true);
+        for (int line = 0; !done.load(); ++line) {
+            for (std::size_t i = 0; i < slow.size(); ++i) {
+                if (open[i] && !slow[i].send("X-Slow-" + std::to_string(line) + ": 1\r\n")) {
+                    open[i] = false;
+                    closed_by_server.fetch_add(1);
+                }
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    CHECK(fresh_client_ms(f.port) < 500);
+    // Past the deadline (1.5 s from each request's first byte) every slow client is cut off,
+    // although it never stopped sending.
+    std::this_thread::sleep_for(std::chrono::milliseconds(3000));
+    done = true;
+    trickle.join();
+    int cut = 0;
+    for (const auto& c : slow) {
+        const auto rest = c.receive(std::chrono::milliseconds(100));
+        if (closed_by_server.load() == 64 || (rest && rest->empty())) ++cut;
+    }
+    CHECK(cut == 64);
+    CHECK(fresh_client_ms(f.port) < 500);
+}
+
+TEST_CASE("mcp http: 1,000 idle keep-alive connections and a fresh client answered within 100 ms", "[mcp][http]") {
+    want_descriptors(4096);
+    HttpFixture f;
+    std::vector<RawClient> idle;
+    for (int i = 0; i < 1000; ++i) {
+        idle.emplace_back(f.port);
+        REQUIRE(idle.back().send(http_post(modern_request(i, "skills/list"), MODERN_LIST_HEADERS)));
+    }
+    for (const auto& c : idle) REQUIRE(c.responses(1, std::chrono::milliseconds(10000)).size() == 1);
+    // All 1,000 are open and idle now; a new client is answered at once.
+    long best = 100000;
+    for (int attempt = 0; attempt < 3; ++attempt) best = std::min(best, fresh_client_ms(f.port));
+    CHECK(best < 100);
+    // And the idle ones are still served.
+    for (std::size_t i = 0; i < idle.size(); i += 100) {
+        REQUIRE(idle[i].send(http_post(modern_request(5000, "skills/list"), MODERN_LIST_HEADERS)));
+        const auto again = idle[i].responses(1, std::chrono::milliseconds(5000));
+        REQUIRE(again.size() == 1);
+        CHECK(again[0].first == 200);
+    }
+}
+
+TEST_CASE("mcp http: an idle keep-alive connection is closed after idle_timeout", "[mcp][http]") {
+    mcp::HttpOptions options = HttpFixture::http();
+    options.idle_timeout = std::chrono::milliseconds(300);
+    agentskills_test::McpHttpFixture f({{"lib/alpha/SKILL.md", "---\nname: alpha\ndescription: First.\n---\nBody.\n"}},
+                                       {}, options);
+    RawClient client(f.port);
+    REQUIRE(client.send(http_post(MODERN_LIST, MODERN_LIST_HEADERS)));
+    REQUIRE(client.responses(1, std::chrono::milliseconds(5000)).size() == 1);
+    const auto start = Clock::now();
+    const auto rest = client.receive(std::chrono::milliseconds(3000));
+    REQUIRE(rest.has_value());
+    CHECK(rest->empty());  // closed by the server
+    CHECK(Clock::now() - start < std::chrono::milliseconds(2000));
+}
+
+TEST_CASE("mcp http: connections are capped per client address and in all", "[mcp][http]") {
+    mcp::HttpOptions options = HttpFixture::http();
+    options.max_connections_per_client = 2;
+    options.max_connections = 3;
+    agentskills_test::McpHttpFixture f({{"lib/alpha/SKILL.md", "---\nname: alpha\ndescription: First.\n---\nBody.\n"}},
+                                       {}, options);
+    const auto served = [&](const RawClient& c) {
+        if (!c.send(http_post(MODERN_LIST, MODERN_LIST_HEADERS))) return false;
+        const auto got = c.responses(1, std::chrono::milliseconds(3000));
+        return got.size() == 1 && got[0].first == 200;
+    };
+    RawClient a1(f.port, "127.0.0.1");
+    RawClient a2(f.port, "127.0.0.1");
+    CHECK(served(a1));
+    CHECK(served(a2));
+    {
+        RawClient a3(f.port, "127.0.0.1");  // a third from the same address
+        CHECK_FALSE(served(a3));
+    }
+    RawClient b1(f.port, "127.0.0.2");  // another address: the third connection in all
+    CHECK(served(b1));
+    {
+        RawClient b2(f.port, "127.0.0.2");  // a fourth in all
+        CHECK_FALSE(served(b2));
+    }
+    // A closed connection frees its place.
+    { RawClient gone(std::move(a1)); }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    RawClient a4(f.port, "127.0.0.1");
+    CHECK(served(a4));
+}
+
+TEST_CASE("mcp http: Host must be loopback or allowed", "[mcp][http]") {
+    mcp::HttpOptions options = HttpFixture::http();
+    options.allowed_hosts = {"mcp.example", "other.example:8443"};
+    agentskills_test::McpHttpFixture f({{"lib/alpha/SKILL.md", "---\nname: alpha\ndescription: First.\n---\nBody.\n"}},
+                                       {}, options);
+    const auto status_for = [&](const std::string& host) {
+        RawClient c(f.port);
+        REQUIRE(c.send(http_post(MODERN_LIST, MODERN_LIST_HEADERS, host)));
+        const auto got = c.responses(1, std::chrono::milliseconds(3000));
+        REQUIRE(got.size() == 1);
+        if (got[0].first == 403) CHECK(json::parse(got[0].second).at("error").at("code") == -32600);
+        return got[0].first;
+    };
+    for (const char* ok : {"localhost", "localhost:3000", "127.0.0.1:1", "[::1]", "[::1]:8080", "mcp.example",
+                           "mcp.example:80", "other.example:8443"}) {
+        CAPTURE(ok);
+        CHECK(status_for(ok) == 200);
+    }
+    for (const char* bad : {"evil.example", "localhost.evil.example", "127.0.0.1.evil.example", "127.0.0.1:80x",
+                            "other.example", "other.example:9000", "mcp.example.evil"}) {
+        CAPTURE(bad);
+        CHECK(status_for(bad) == 403);
+    }
+    // No Host at all (HTTP/1.1 requires one).
+    RawClient none(f.port);
+    REQUIRE(none.send("POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"));
+    const auto got = none.responses(1, std::chrono::milliseconds(3000));
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].first == 403);
+}
+
+TEST_CASE("mcp http: Mcp-Method and Mcp-Name are required and must match the body", "[mcp][http]") {
+    HttpFixture f;
+    const auto post = [&](const std::string& body, const httplib::Headers& headers) {
+        auto r = f.post(body, headers);
+        REQUIRE(r);
+        return std::make_pair(r->status, json::parse(r->body.empty() ? "{}" : r->body));
+    };
+    const httplib::Headers modern = {{"MCP-Protocol-Version", "2026-07-28"}};
+    const auto with = [&](std::initializer_list<std::pair<const std::string, std::string>> more) {
+        httplib::Headers h = modern;
+        for (const auto& kv : more) h.insert(kv);
+        return h;
+    };
+    const auto mismatch = [](const std::pair<int, json>& r) {
+        return r.first == 400 && r.second.at("error").at("code") == -32020;
+    };
+    // Mcp-Method: required for every request, equal to the method.
+    CHECK(mismatch(post(modern_request(1, "skills/list"), modern)));
+    CHECK(mismatch(post(modern_request(1, "skills/list"), with({{"Mcp-Method", "Skills/list"}}))));
+    CHECK(post(modern_request(1, "skills/list"), with({{"Mcp-Method", "skills/list"}})).first == 200);
+
+    // Mcp-Name: tools/call names the tool, prompts/get the prompt, resources/read the URI.
+    const json call = {{"name", "activate_skill"}, {"arguments", {{"name", "alpha"}}}};
+    CHECK(mismatch(post(modern_request(2, "tools/call", call), with({{"Mcp-Method", "tools/call"}}))));
+    CHECK(mismatch(
+        post(modern_request(2, "tools/call", call), with({{"Mcp-Method", "tools/call"}, {"Mcp-Name", "other_tool"}}))));
+    CHECK(post(modern_request(2, "tools/call", call),
+               with({{"Mcp-Method", "tools/call"}, {"Mcp-Name", "activate_skill"}}))
+              .first == 200);
+    // A name in the base64 sentinel is decoded before the comparison; a broken sentinel is refused.
+    const std::string encoded = "=?base64?" + mcp::detail::base64_encode("activate_skill") + "?=";
+    CHECK(post(modern_request(3, "tools/call", call), with({{"Mcp-Method", "tools/call"}, {"Mcp-Name", encoded}}))
+              .first == 200);
+    CHECK(mismatch(post(modern_request(3, "tools/call", call),
+                        with({{"Mcp-Method", "tools/call"}, {"Mcp-Name", "=?base64?!!!?="}}))));
+
+    const json read = {{"uri", "skill://alpha/SKILL.md"}};
+    CHECK(mismatch(post(modern_request(4, "resources/read", read), with({{"Mcp-Method", "resources/read"}}))));
+    CHECK(mismatch(post(modern_request(4, "resources/read", read),
+                        with({{"Mcp-Method", "resources/read"}, {"Mcp-Name", "skill://beta/SKILL.md"}}))));
+    CHECK(post(modern_request(4, "resources/read", read),
+               with({{"Mcp-Method", "resources/read"}, {"Mcp-Name", "skill://alpha/SKILL.md"}}))
+              .first == 200);
+
+    const json prompt = {{"name", "alpha"}};
+    CHECK(mismatch(post(modern_request(5, "prompts/get", prompt), with({{"Mcp-Method", "prompts/get"}}))));
+    CHECK(post(modern_request(5, "prompts/get", prompt), with({{"Mcp-Method", "prompts/get"}, {"Mcp-Name", "alpha"}}))
+              .first == 200);
+
+    // A notification needs no Mcp-Method (the SDK's server too), but one that is sent must match.
+    json note = {{"jsonrpc", "2.0"},
+                 {"method", "notifications/cancelled"},
+                 {"params", {{"_meta", {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"}}}}}};
+    CHECK(post(note.dump(), modern).first == 202);
+    CHECK(mismatch(post(note.dump(), with({{"Mcp-Method", "ping"}}))));
+}
+
+TEST_CASE("mcp http: many clients at once over keep-alive connections", "[mcp][http][concurrency]") {
+    HttpFixture f;
+    std::atomic<int> failures{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) {
+        threads.emplace_back([&, t] {
+            RawClient c(f.port, std::nothrow);
+            if (c.fd < 0) {
+                failures.fetch_add(1);
+                return;
+            }
+            for (int i = 0; i < 25; ++i) {
+                const int id = t * 1000 + i;
+                std::string batch = http_post(modern_request(id, "skills/list"), MODERN_LIST_HEADERS);
+                batch += http_post(INIT, {});
+                if (!c.send(batch)) {
+                    failures.fetch_add(1);
+                    return;
+                }
+                const auto got = c.responses(2, std::chrono::milliseconds(10000));
+                if (got.size() != 2 || got[0].first != 200 || json::parse(got[0].second).at("id") != id ||
+                    got[1].first != 200) {
+                    failures.fetch_add(1);
+                }
+            }
+        });
+    }
+    for (auto& th : threads) th.join();
+    CHECK(failures.load() == 0);
 }
 
 }  // namespace mcp_http_tests

@@ -4,6 +4,7 @@
 // (CMake option AGENTSKILLS_MCP); see docs/mcp.md.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -138,8 +139,27 @@ struct HttpOptions {
     /// Origins accepted besides http(s)://localhost, 127.0.0.1 and [::1] (any port). A request
     /// with any other Origin gets 403.
     std::vector<std::string> allowed_origins = {};
-    std::size_t threads = 16;
     std::size_t max_sessions = DEFAULT_MAX_SESSIONS;
+
+    // --- Connections and requests (the event-driven engine, Boost.Beast/Asio) ---
+    /// Threads that run the sockets (Asio io threads); 0 = the hardware threads. A connection
+    /// costs no thread: JSON-RPC handling runs on a separate pool of max(4, 2 x threads).
+    std::size_t threads = 0;
+    /// `Host` values accepted besides localhost, 127.0.0.1 and [::1] (any port): an entry
+    /// matches the whole header (`mcp.example:8080`) or its name without the port
+    /// (`mcp.example`). A request with any other Host, or none, gets 403 (DNS rebinding).
+    std::vector<std::string> allowed_hosts = {};
+    /// A request's whole time, headers and body, from its first byte; then the connection closes.
+    std::chrono::milliseconds request_timeout{10000};
+    /// How long a keep-alive connection may wait for the first byte of its next request.
+    std::chrono::milliseconds idle_timeout{30000};
+    /// Open connections at once, all clients together; a connection past it is closed at once.
+    std::size_t max_connections = 8192;
+    /// Open connections at once from one client address; a connection past it is closed at once.
+    std::size_t max_connections_per_client = 1024;
+    /// Bytes of a request's start line and headers together; past it: 431 and close.
+    std::size_t max_header_bytes = 16u * 1024u;
+
     /// Called once the socket listens, with the bound port.
     std::function<void(int port)> on_listening = nullptr;
     /// Polled twice a second; returning true stops the server (nullptr = never).

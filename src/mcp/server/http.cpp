@@ -1,13 +1,35 @@
-// agentskills-cpp MCP server — the Streamable HTTP transport (cpp-httplib): POST /mcp with JSON
-// responses, Origin validation, and Mcp-Session-Id sessions for the handshake era.
+// agentskills-cpp MCP server — the Streamable HTTP transport: POST /mcp with JSON responses,
+// Host and Origin validation, the 2026-07-28 request headers, and Mcp-Session-Id sessions for the
+// handshake era. Event-driven (Boost.Beast over Asio): a few io threads run every socket, a
+// connection costs no thread, and the JSON-RPC handling runs on a small pool of its own so that a
+// slow handler never holds a socket thread.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include <fmt/core.h>
-#include <httplib.h>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/string.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http.hpp>
 
 #include "../shared/internal.hpp"
 #include "agentskills/mcp/server.hpp"
@@ -16,28 +38,30 @@
 namespace agentskills::mcp {
 namespace {
 
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using tcp = boost::asio::ip::tcp;
+using nlohmann::json;
+
 std::string error_body(int code, std::string_view message) {
     return fmt::format("{{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{{\"code\":{},\"message\":\"{}\"}}}}", code,
                        message);
 }
 
-bool loopback_origin(std::string_view origin) {
-    std::string_view rest;
-    if (origin.rfind("http://", 0) == 0) {
-        rest = origin.substr(7);
-    } else if (origin.rfind("https://", 0) == 0) {
-        rest = origin.substr(8);
-    } else {
-        return false;
-    }
-    std::string_view host = rest;
-    std::string_view port;
-    if (host.rfind("[::1]", 0) == 0) {
-        port = host.substr(5);
-        host = host.substr(0, 5);
-    } else if (const std::size_t colon = host.find(':'); colon != std::string_view::npos) {
-        port = host.substr(colon);
-        host = host.substr(0, colon);
+/// `authority` (HOST or HOST:PORT, as in a Host header or after an Origin's scheme) split into its
+/// name and its port (with the colon); false when the port is not 1 to 5 digits.
+bool split_authority(std::string_view authority, std::string_view& name, std::string_view& port) {
+    name = authority;
+    port = {};
+    if (authority.rfind('[', 0) == 0) {
+        const std::size_t close = authority.find(']');
+        if (close == std::string_view::npos) return false;
+        name = authority.substr(0, close + 1);
+        port = authority.substr(close + 1);
+    } else if (const std::size_t colon = authority.find(':'); colon != std::string_view::npos) {
+        name = authority.substr(0, colon);
+        port = authority.substr(colon);
     }
     if (!port.empty()) {
         if (port.front() != ':' || port.size() < 2 || port.size() > 6) return false;
@@ -45,150 +69,495 @@ bool loopback_origin(std::string_view origin) {
             if (c < '0' || c > '9') return false;
         }
     }
-    return host == "localhost" || host == "127.0.0.1" || host == "[::1]";
+    return true;
 }
+
+/// localhost, 127.0.0.1 or [::1], with any port.
+bool loopback_authority(std::string_view authority) {
+    std::string_view name;
+    std::string_view port;
+    if (!split_authority(authority, name, port)) return false;
+    return name == "localhost" || name == "127.0.0.1" || name == "[::1]";
+}
+
+bool loopback_origin(std::string_view origin) {
+    if (origin.rfind("http://", 0) == 0) return loopback_authority(origin.substr(7));
+    if (origin.rfind("https://", 0) == 0) return loopback_authority(origin.substr(8));
+    return false;
+}
+
+/// The body field that `Mcp-Name` mirrors (2026-07-28 Streamable HTTP, "Standard Request
+/// Headers"): `name` of tools/call and prompts/get, `uri` of resources/read; empty for the others.
+std::string_view name_field(std::string_view method) {
+    if (method == "tools/call" || method == "prompts/get") return "name";
+    if (method == "resources/read") return "uri";
+    return {};
+}
+
+/// A header value with its base64 sentinel (`=?base64?...?=`) decoded; nullopt for a sentinel that
+/// does not hold base64.
+std::optional<std::string> decoded_header(std::string_view value) {
+    constexpr std::string_view prefix = "=?base64?";
+    constexpr std::string_view suffix = "?=";
+    if (value.size() >= prefix.size() + suffix.size() && value.rfind(prefix, 0) == 0 &&
+        value.substr(value.size() - suffix.size()) == suffix) {
+        return detail::base64_decode(value.substr(prefix.size(), value.size() - prefix.size() - suffix.size()));
+    }
+    return std::string(value);
+}
+
+using Request = bhttp::request<bhttp::string_body>;
+
+/// What one request is answered with.
+struct Reply {
+    unsigned status = 200;
+    std::string body;  ///< JSON; empty for none
+    std::vector<std::pair<std::string, std::string>> headers;
+    bool close = false;  ///< close the connection after this answer
+};
+
+Reply json_error(unsigned status, int code, std::string_view message) {
+    return Reply{status, error_body(code, message), {}, false};
+}
+
+std::string_view header(const Request& req, std::string_view name) {
+    const auto it = req.find(beast::string_view(name.data(), name.size()));
+    if (it == req.end()) return {};
+    const auto value = it->value();
+    return {value.data(), value.size()};
+}
+
+bool has_header(const Request& req, std::string_view name) {
+    return req.find(beast::string_view(name.data(), name.size())) != req.end();
+}
+
+/// The 2026-07-28 transport's checks of the request headers against the body, before the body is
+/// handled: MCP-Protocol-Version must name the body's `_meta` protocol version; for a modern
+/// request, Mcp-Method is required and must be the method, and Mcp-Name is required for the
+/// methods that name a tool, prompt or resource and must be that name (decoded from its base64
+/// sentinel); a notification's Mcp-Method, when sent, must be its method. The message of the
+/// -32020 error, or nullopt when the headers agree.
+std::optional<std::string> header_mismatch(const Request& req, const ServerOptions& limits) {
+    const std::string_view version_header = header(req, "MCP-Protocol-Version");
+    const bool modern_header = version_header.rfind("2026-", 0) == 0;
+    const std::string& body = req.body();
+    if (!modern_header && body.find("io.modelcontextprotocol/protocolVersion") == std::string::npos) {
+        return std::nullopt;  // the handshake era: nothing to check here
+    }
+    json msg;
+    if (detail::json_depth(body, limits.max_json_depth) <= limits.max_json_depth) {
+        msg = json::parse(body, nullptr, /*allow_exceptions=*/false);
+    }
+    std::string claimed;
+    const json* params = nullptr;
+    if (msg.is_object()) {
+        if (const auto p = msg.find("params"); p != msg.end() && p->is_object()) {
+            params = &*p;
+            if (const auto meta = p->find("_meta"); meta != p->end() && meta->is_object()) {
+                const auto v = meta->find("io.modelcontextprotocol/protocolVersion");
+                if (v != meta->end() && v->is_string()) claimed = v->get<std::string>();
+            }
+        }
+    }
+    if (claimed.empty() && !modern_header) return std::nullopt;
+    if (version_header != claimed) {
+        return "Header mismatch: MCP-Protocol-Version does not match _meta io.modelcontextprotocol/protocolVersion";
+    }
+    if (claimed < "2026-07-28") return std::nullopt;  // an unsupported older claim: the handler answers -32022
+    const auto method_it = msg.find("method");
+    if (method_it == msg.end() || !method_it->is_string()) return std::nullopt;  // the handler refuses it
+    const std::string& method = method_it->get_ref<const std::string&>();
+    const bool request = msg.contains("id");
+    const bool has_method_header = has_header(req, "Mcp-Method");
+    if (!has_method_header && request) return "Header mismatch: the required Mcp-Method header is missing";
+    if (has_method_header && header(req, "Mcp-Method") != method) {
+        return "Header mismatch: Mcp-Method does not match the method";
+    }
+    if (!request) return std::nullopt;
+    const std::string_view field = name_field(method);
+    if (field.empty()) return std::nullopt;
+    const json* value = nullptr;
+    if (params != nullptr) {
+        if (const auto it = params->find(std::string(field)); it != params->end() && it->is_string()) value = &*it;
+    }
+    if (!has_header(req, "Mcp-Name")) {
+        if (value == nullptr) return std::nullopt;  // nothing to mirror; the handler refuses the params
+        return "Header mismatch: the required Mcp-Name header is missing";
+    }
+    const auto decoded = decoded_header(header(req, "Mcp-Name"));
+    if (!decoded) return "Header mismatch: Mcp-Name carries an invalid base64 value";
+    if (value == nullptr || *decoded != value->get_ref<const std::string&>()) {
+        return fmt::format("Header mismatch: Mcp-Name does not match params.{}", field);
+    }
+    return std::nullopt;
+}
+
+/// What the transport shares between its connections.
+struct Shared {
+    const Server& server;
+    const HttpOptions& options;
+    detail::SessionTable sessions;
+    std::mutex mutex;
+    std::size_t open = 0;
+    std::unordered_map<std::string, std::size_t> per_client;
+
+    Shared(const Server& s, const HttpOptions& o) : server(s), options(o), sessions(s, o) {}
+
+    bool host_allowed(std::string_view host) const {
+        if (loopback_authority(host)) return true;
+        std::string_view name;
+        std::string_view port;
+        if (!split_authority(host, name, port)) return false;
+        return std::any_of(options.allowed_hosts.begin(), options.allowed_hosts.end(),
+                           [&](const std::string& allowed) { return allowed == host || allowed == name; });
+    }
+    bool origin_allowed(std::string_view origin) const {
+        if (loopback_origin(origin)) return true;
+        return std::any_of(options.allowed_origins.begin(), options.allowed_origins.end(),
+                           [&](const std::string& allowed) { return allowed == origin; });
+    }
+
+    /// Counts a new connection from `client`; false when a cap is reached.
+    bool admit(const std::string& client) {
+        const std::lock_guard lock(mutex);
+        auto& mine = per_client[client];
+        if (open >= options.max_connections || mine >= options.max_connections_per_client) {
+            if (mine == 0) per_client.erase(client);
+            return false;
+        }
+        ++open;
+        ++mine;
+        return true;
+    }
+    void release(const std::string& client) {
+        const std::lock_guard lock(mutex);
+        --open;
+        if (const auto it = per_client.find(client); it != per_client.end() && --it->second == 0) per_client.erase(it);
+    }
+
+    /// The answer to one parsed request from `client` (its address).
+    Reply answer(const Request& req, const std::string& client);
+    Reply answer_post(const Request& req, const std::string& client);
+};
+
+Reply Shared::answer(const Request& req, const std::string& client) {
+    if (!host_allowed(header(req, "Host"))) return json_error(403, -32600, "Forbidden: Host not allowed");
+    if (has_header(req, "Origin") && !origin_allowed(header(req, "Origin"))) {
+        return json_error(403, -32600, "Forbidden: Origin not allowed");
+    }
+    std::string_view target(req.target().data(), req.target().size());
+    target = target.substr(0, target.find('?'));
+    if (target != "/mcp") return json_error(404, -32600, "Not Found: the MCP endpoint is /mcp");
+    switch (req.method()) {
+        case bhttp::verb::post:
+            return answer_post(req, client);
+        case bhttp::verb::delete_: {
+            const std::string id(header(req, "Mcp-Session-Id"));
+            Reply r;
+            r.status = !id.empty() && sessions.remove(id) ? 200 : 404;
+            return r;
+        }
+        default: {
+            Reply r;
+            r.status = 405;
+            r.headers.emplace_back("Allow", "POST, DELETE");
+            return r;
+        }
+    }
+}
+
+Reply Shared::answer_post(const Request& req, const std::string& client) {
+    if (header(req, "Content-Type").rfind("application/json", 0) != 0) {
+        return json_error(415, -32600, "Unsupported Media Type: send application/json");
+    }
+    if (auto mismatch = header_mismatch(req, server.options())) return json_error(400, -32020, *mismatch);
+
+    const bool modern_header = header(req, "MCP-Protocol-Version").rfind("2026-", 0) == 0;
+    const std::string session_id(header(req, "Mcp-Session-Id"));
+    std::shared_ptr<Session> session;
+    if (!modern_header && !session_id.empty()) {
+        session = sessions.find(session_id);
+        if (!session) return json_error(404, -32600, "Not Found: unknown or expired Mcp-Session-Id");
+    }
+    if (!session) session = server.open_session();  // one request's worth (stateless era)
+
+    const Exchange ex = server.handle(req.body(), *session);
+
+    Reply reply;
+    if (!ex.response) {
+        reply.status = 202;
+        return reply;
+    }
+    if (ex.initialized && session_id.empty()) {
+        const auto id = sessions.add(client, session);
+        if (!id) return json_error(429, -32600, "Too Many Requests: this client holds too many sessions");
+        reply.headers.emplace_back("Mcp-Session-Id", *id);
+    }
+    switch (ex.error_code) {
+        case -32700:
+        case -32600:
+        case -32022:
+            reply.status = 400;
+            break;
+        case -32601:
+            reply.status = ex.modern ? 404 : 200;
+            break;
+        default:
+            reply.status = 200;
+    }
+    reply.body = *ex.response;
+    return reply;
+}
+
+/// One accepted connection: reads requests one after another (pipelined ones in order), hands
+/// each to the handler pool, writes its answer, and closes on a deadline, an error or `close`.
+class Connection : public std::enable_shared_from_this<Connection> {
+public:
+    Connection(Shared& shared, asio::thread_pool& handlers, tcp::socket socket, std::string client)
+        : shared_(shared),
+          handlers_(handlers),
+          stream_(std::move(socket)),
+          buffer_(shared.server.options().max_message_bytes + shared.options.max_header_bytes + 65536),
+          client_(std::move(client)) {}
+    Connection(const Connection&) = delete;
+    Connection& operator=(const Connection&) = delete;
+    ~Connection() { shared_.release(client_); }
+
+    void start() {
+        asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->wait(); });
+    }
+
+private:
+    // Waits (at most idle_timeout) for the first byte of the next request, unless it is here.
+    void wait() {
+        if (buffer_.size() > 0) {
+            read();
+            return;
+        }
+        stream_.expires_after(shared_.options.idle_timeout);
+        stream_.async_read_some(buffer_.prepare(4096),
+                                [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                                    if (ec) return self->close();
+                                    self->buffer_.commit(n);
+                                    self->read();
+                                });
+    }
+
+    // Reads one whole request within request_timeout of its first byte.
+    void read() {
+        parser_.emplace();
+        parser_->body_limit(shared_.server.options().max_message_bytes);
+        parser_->header_limit(
+            static_cast<std::uint32_t>(std::min<std::size_t>(shared_.options.max_header_bytes, UINT32_MAX)));
+        stream_.expires_after(shared_.options.request_timeout);
+        bhttp::async_read_header(stream_, buffer_, *parser_,
+                                 [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                                     if (ec) return self->on_read(ec);
+                                     self->read_body();
+                                 });
+    }
+
+    // The body, within the same deadline; a client that asked (`Expect: 100-continue`, as curl
+    // does for larger bodies) is told to send it first.
+    void read_body() {
+        if (!beast::iequals(parser_->get()[bhttp::field::expect], "100-continue") || parser_->is_done()) {
+            bhttp::async_read(stream_, buffer_, *parser_,
+                              [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+            return;
+        }
+        continue_ = std::make_unique<bhttp::response<bhttp::empty_body>>(bhttp::status::continue_, 11);
+        bhttp::async_write(stream_, *continue_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+            self->continue_.reset();
+            if (ec) return self->close();
+            bhttp::async_read(self->stream_, self->buffer_, *self->parser_,
+                              [self](beast::error_code read_ec, std::size_t) { self->on_read(read_ec); });
+        });
+    }
+
+    void on_read(beast::error_code ec) {
+        if (ec == bhttp::error::body_limit) {
+            return write(json_error(413, -32600, "Payload Too Large: the message is over the server's limit"), false);
+        }
+        if (ec == bhttp::error::header_limit) {
+            return write(json_error(431, -32600, "Request Header Fields Too Large"), false);
+        }
+        if (ec && ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category() &&
+            ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message) {
+            return write(json_error(400, -32600, "Bad Request: not an HTTP/1.1 request"), false);
+        }
+        if (ec) return close();
+        auto request = std::make_shared<Request>(parser_->release());
+        parser_.reset();
+        const bool keep_alive = request->keep_alive();
+        asio::post(handlers_, [self = shared_from_this(), request, keep_alive] {
+            Reply reply;
+            try {
+                reply = self->shared_.answer(*request, self->client_);
+            } catch (const std::exception&) {
+                reply = json_error(500, -32603, "Internal error");
+            }
+            asio::post(self->stream_.get_executor(), [self, reply = std::move(reply), keep_alive]() mutable {
+                self->write(std::move(reply), keep_alive);
+            });
+        });
+    }
+
+    void write(Reply reply, bool keep_alive) {
+        response_ = {};
+        response_.version(11);
+        response_.result(reply.status);
+        for (auto& [name, value] : reply.headers) response_.set(name, value);
+        if (!reply.body.empty()) response_.set(bhttp::field::content_type, "application/json");
+        response_.body() = std::move(reply.body);
+        response_.keep_alive(keep_alive && !reply.close);
+        response_.prepare_payload();
+        stream_.expires_after(shared_.options.request_timeout);
+        bhttp::async_write(stream_, response_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+            if (ec) return self->close();
+            if (!self->response_.keep_alive()) return self->linger();
+            self->wait();
+        });
+    }
+
+    // Ends a connection after its last answer: stops sending, then reads and drops what the
+    // client still sends (a refused body) for a short while, so that the answer is not lost to a
+    // reset; then closes.
+    void linger() {
+        beast::error_code ignored;
+        stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+        stream_.expires_after(
+            std::min<std::chrono::milliseconds>(shared_.options.request_timeout, std::chrono::milliseconds(2000)));
+        drain();
+    }
+    void drain() {
+        buffer_.clear();
+        stream_.async_read_some(buffer_.prepare(65536), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+            if (ec) return self->close();
+            self->drain();
+        });
+    }
+
+    void close() {
+        beast::error_code ignored;
+        stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+        stream_.close();
+    }
+
+    Shared& shared_;
+    asio::thread_pool& handlers_;
+    beast::tcp_stream stream_;
+    beast::flat_buffer buffer_;
+    std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+    bhttp::response<bhttp::string_body> response_;
+    std::unique_ptr<bhttp::response<bhttp::empty_body>> continue_;
+    std::string client_;
+};
+
+/// Accepts connections until closed; over a cap a connection is closed at once.
+class Listener : public std::enable_shared_from_this<Listener> {
+public:
+    Listener(asio::io_context& io, Shared& shared, asio::thread_pool& handlers)
+        : io_(io),
+          shared_(shared),
+          handlers_(handlers),
+          acceptor_(asio::make_strand(io)),
+          retry_(acceptor_.get_executor()) {}
+
+    bool open(const tcp::endpoint& endpoint, beast::error_code& ec) {
+        acceptor_.open(endpoint.protocol(), ec);
+        if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
+        if (!ec) acceptor_.bind(endpoint, ec);
+        if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+        return !ec;
+    }
+    int port() const { return acceptor_.local_endpoint().port(); }
+
+    void accept() {
+        acceptor_.async_accept(asio::make_strand(io_),
+                               [self = shared_from_this()](beast::error_code ec, tcp::socket socket) {
+                                   if (!self->acceptor_.is_open()) return;
+                                   if (ec) {  // out of descriptors, or an aborted handshake: try again shortly
+                                       self->retry_.expires_after(std::chrono::milliseconds(20));
+                                       self->retry_.async_wait([self](beast::error_code) {
+                                           if (self->acceptor_.is_open()) self->accept();
+                                       });
+                                       return;
+                                   }
+                                   self->admit(std::move(socket));
+                                   self->accept();
+                               });
+    }
+
+    /// Closes the acceptor, then stops `io`.
+    void stop() {
+        asio::post(acceptor_.get_executor(), [self = shared_from_this()] {
+            beast::error_code ignored;
+            self->acceptor_.close(ignored);
+            self->retry_.cancel();
+            self->io_.stop();
+        });
+    }
+
+private:
+    void admit(tcp::socket socket) {
+        beast::error_code ec;
+        const auto peer = socket.remote_endpoint(ec);
+        if (ec) return;
+        std::string client = peer.address().to_string();
+        if (!shared_.admit(client)) return;          // the socket closes as it goes out of scope
+        socket.set_option(tcp::no_delay(true), ec);  // small JSON replies must not wait for delayed ACKs
+        std::make_shared<Connection>(shared_, handlers_, std::move(socket), std::move(client))->start();
+    }
+
+    asio::io_context& io_;
+    Shared& shared_;
+    asio::thread_pool& handlers_;
+    tcp::acceptor acceptor_;
+    asio::steady_timer retry_;
+};
 
 }  // namespace
 
 int serve_http(const Server& server, const HttpOptions& options) {
-    httplib::Server http;
-    detail::SessionTable sessions(server, options);
-    const std::size_t threads = options.threads == 0 ? 1 : options.threads;
-    http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-    http.set_payload_max_length(server.options().max_message_bytes);
-    http.set_read_timeout(10, 0);
-    http.set_write_timeout(10, 0);
-    http.set_keep_alive_max_count(1000);
-    http.set_tcp_nodelay(true);  // small JSON replies must not wait for delayed ACKs
+    Shared shared(server, options);
+    std::size_t threads = options.threads;
+    if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+    asio::io_context io(static_cast<int>(threads));
+    asio::thread_pool handlers(std::max<std::size_t>(4, 2 * threads));
 
-    const auto origin_allowed = [&options](const std::string& origin) {
-        if (loopback_origin(origin)) return true;
-        for (const auto& allowed : options.allowed_origins) {
-            if (allowed == origin) return true;
-        }
-        return false;
-    };
-
-    http.set_pre_routing_handler([&](const httplib::Request& req, httplib::Response& res) {
-        if (req.has_header("Origin") && !origin_allowed(req.get_header_value("Origin"))) {
-            res.status = 403;
-            res.set_content(error_body(-32600, "Forbidden: Origin not allowed"), "application/json");
-            return httplib::Server::HandlerResponse::Handled;
-        }
-        return httplib::Server::HandlerResponse::Unhandled;
-    });
-
-    http.Post("/mcp", [&](const httplib::Request& req, httplib::Response& res) {
-        const std::string content_type = req.get_header_value("Content-Type");
-        if (content_type.rfind("application/json", 0) != 0) {
-            res.status = 415;
-            res.set_content(error_body(-32600, "Unsupported Media Type: send application/json"), "application/json");
-            return;
-        }
-        const std::string version_header = req.get_header_value("MCP-Protocol-Version");
-        const bool modern_header = version_header.rfind("2026-", 0) == 0;
-        const std::string session_id = req.get_header_value("Mcp-Session-Id");
-        std::shared_ptr<Session> session;
-        bool unknown_session = false;
-        if (!modern_header && !session_id.empty()) {
-            session = sessions.find(session_id);
-            unknown_session = session == nullptr;
-        }
-        if (!session) session = server.open_session();  // one request's worth (stateless era)
-
-        Exchange ex = server.handle(req.body, *session);
-
-        if (ex.modern || modern_header) {
-            std::string requested;
-            if (ex.modern) {
-                const auto body = nlohmann::json::parse(req.body, nullptr, false);
-                requested =
-                    body.at("params").at("_meta").at("io.modelcontextprotocol/protocolVersion").get<std::string>();
-            }
-            const std::string method_header = req.get_header_value("Mcp-Method");
-            if (version_header != requested || (!method_header.empty() && method_header != ex.method)) {
-                res.status = 400;
-                res.set_content(error_body(-32020, version_header != requested
-                                                       ? "Header mismatch: MCP-Protocol-Version does not match "
-                                                         "_meta io.modelcontextprotocol/protocolVersion"
-                                                       : "Header mismatch: Mcp-Method does not match the method"),
-                                "application/json");
-                return;
-            }
-        } else if (unknown_session) {
-            res.status = 404;
-            res.set_content(error_body(-32600, "Not Found: unknown or expired Mcp-Session-Id"), "application/json");
-            return;
-        }
-        if (!ex.response) {
-            res.status = 202;
-            return;
-        }
-        if (ex.initialized && session_id.empty()) {
-            const auto id = sessions.add(req.remote_addr, session);
-            if (!id) {
-                res.status = 429;
-                res.set_content(error_body(-32600, "Too Many Requests: this client holds too many sessions"),
-                                "application/json");
-                return;
-            }
-            res.set_header("Mcp-Session-Id", *id);
-        }
-        switch (ex.error_code) {
-            case -32700:
-            case -32600:
-            case -32022:
-                res.status = 400;
-                break;
-            case -32601:
-                res.status = ex.modern ? 404 : 200;
-                break;
-            default:
-                res.status = 200;
-        }
-        res.set_content(*ex.response, "application/json");
-    });
-
-    http.Get("/mcp", [](const httplib::Request&, httplib::Response& res) {
-        res.status = 405;
-        res.set_header("Allow", "POST, DELETE");
-    });
-
-    http.Delete("/mcp", [&](const httplib::Request& req, httplib::Response& res) {
-        const std::string id = req.get_header_value("Mcp-Session-Id");
-        res.status = !id.empty() && sessions.remove(id) ? 200 : 404;
-    });
-
-    int port = options.port;
-    if (port == 0) {
-        port = http.bind_to_any_port(options.host);
-        if (port < 0) port = 0;
-    } else if (!http.bind_to_port(options.host, port)) {
-        port = 0;
-    }
-    if (port <= 0) {
+    tcp::endpoint endpoint;
+    beast::error_code ec;
+    tcp::resolver resolver(io);
+    const auto found = resolver.resolve(options.host, std::to_string(options.port),
+                                        tcp::resolver::numeric_service | tcp::resolver::passive, ec);
+    auto listener = std::make_shared<Listener>(io, shared, handlers);
+    if (ec || found.empty() || !listener->open(found.begin()->endpoint(), ec)) {
         server.log(fmt::format("agentskills mcp: cannot listen on {}:{}", options.host, options.port));
         return 1;
     }
-    if (options.on_listening) options.on_listening(port);
+    if (options.on_listening) options.on_listening(listener->port());
+    listener->accept();
 
-    std::atomic<bool> done{false};
-    std::thread watcher;
-    if (options.should_stop) {
-        watcher = std::thread([&] {
-            while (!done.load()) {
-                if (options.should_stop()) {
-                    http.stop();
-                    return;
-                }
-                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    asio::steady_timer poll(io);
+    std::function<void()> watch = [&] {
+        poll.expires_after(std::chrono::milliseconds(100));
+        poll.async_wait([&](beast::error_code wait_ec) {
+            if (wait_ec) return;
+            if (options.should_stop && options.should_stop()) {
+                listener->stop();
+                return;
             }
+            watch();
         });
-    }
-    const bool ok = http.listen_after_bind();
-    done = true;
-    if (watcher.joinable()) watcher.join();
-    return ok ? 0 : 1;
+    };
+    if (options.should_stop) watch();
+
+    std::vector<std::thread> runners;
+    for (std::size_t i = 1; i < threads; ++i) runners.emplace_back([&io] { io.run(); });
+    io.run();
+    for (auto& runner : runners) runner.join();
+    handlers.join();  // handlers still running post their answers to the stopped context: dropped
+    return 0;
 }
 
 }  // namespace agentskills::mcp

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Side by side under wrk (Debian `wrk`): `agentskills mcp --http` and the official SDK's skills
+# server (bench/mcp_sdk_http_server.mjs: createMcpHandler on node:http) on the same LIBRARY, with
+# the same 2026-07-28 requests (bench/mcp_wrk.lua: skills/list, skills/get, resources/read and, for
+# ours, tools/call of the activation tool — the SDK's skills server has no such tool), at 64 and
+# 256 connections; then 1,000 idle keep-alive connections held on each server while a fresh
+# client's request is timed. One JSON line per run; the servers' peak RSS after each.
+#   usage: bench/mcp_wrk.sh BUILD_DIR LIBRARY PEERS_DIR [SECONDS] [CONNECTIONS...]
+#   (PEERS_DIR: where scripts/ci's setup-mcp-peers installed @modelcontextprotocol/server)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+usage="usage: mcp_wrk.sh BUILD_DIR LIBRARY PEERS_DIR [SECONDS] [CONNECTIONS...]"
+build=$(cd "${1:?$usage}" && pwd)
+library=$(cd "${2:?$usage}" && pwd)
+peers=$(cd "${3:?$usage}" && pwd)
+seconds=${4:-10}
+shift $(( $# < 4 ? $# : 4 ))
+connections=("$@")
+[ ${#connections[@]} -gt 0 ] || connections=(64 256)
+node=${NODE:-node}
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+
+logs=$(mktemp -d)
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$logs"' EXIT
+
+"$build/agentskills" mcp --root "$library" --http 127.0.0.1:0 2>"$logs/ours" &
+ours=$!
+pids+=("$ours")
+"$node" "$here/mcp_sdk_http_server.mjs" "$peers" "$library" >"$logs/sdk" 2>&1 &
+sdk=$!
+pids+=("$sdk")
+for _ in $(seq 1 300); do
+  grep -q "listening on" "$logs/ours" && grep -qE '^[0-9]+$' "$logs/sdk" && break
+  sleep 0.1
+done
+ours_url=$(grep -o 'http://[^ ]*/mcp' "$logs/ours" | head -n 1)
+sdk_port=$(grep -E '^[0-9]+$' "$logs/sdk" | head -n 1)
+[ -n "$ours_url" ] || { echo "mcp_wrk: our server did not start" >&2; cat "$logs/ours" >&2; exit 1; }
+[ -n "$sdk_port" ] || { echo "mcp_wrk: the SDK's server did not start" >&2; cat "$logs/sdk" >&2; exit 1; }
+sdk_url="http://127.0.0.1:$sdk_port/mcp"
+# The first skill (by name) that both servers serve (each leaves some out, and says so).
+skill=""
+for dir in $(find "$library" -mindepth 2 -maxdepth 2 -name SKILL.md | sort | xargs -n 1 dirname); do
+  name=$(basename "$dir")
+  if ! grep -q "$name" "$logs/ours" "$logs/sdk"; then skill=$name; break; fi
+done
+[ -n "$skill" ] || { echo "mcp_wrk: no skill served by both" >&2; exit 1; }
+echo "{\"library\":\"$library\",\"skill\":\"$skill\",\"seconds\":$seconds}"
+
+rss() { awk '/VmHWM/ {h = $2} /VmRSS/ {r = $2} END {printf "\"peak_rss_kb\":%d,\"rss_kb\":%d", h, r}' "/proc/$1/status"; }
+
+run() {  # run NAME PID URL MIX CONNECTIONS
+  local out
+  out=$(wrk -t2 -c "$5" -d "${seconds}s" --timeout 10s -s "$here/mcp_wrk.lua" "$3" -- "$skill" "$4" | tail -n 1)
+  echo "{\"server\":\"$1\",\"mix\":$4,\"connections\":$5,${out#\{},$(rss "$2")}" | sed 's/},"peak/,"peak/'
+}
+
+# Warm both up (the SDK's JIT, our caches).
+wrk -t1 -c4 -d2s -s "$here/mcp_wrk.lua" "$ours_url" -- "$skill" 4 >/dev/null
+wrk -t1 -c4 -d2s -s "$here/mcp_wrk.lua" "$sdk_url" -- "$skill" 3 >/dev/null
+for c in "${connections[@]}"; do
+  run sdk "$sdk" "$sdk_url" 3 "$c"
+  run ours "$ours" "$ours_url" 3 "$c"
+  run ours "$ours" "$ours_url" 4 "$c"
+done
+
+# 1,000 idle keep-alive connections (each has had one answer), then a fresh client, five times.
+idle() {  # idle NAME URL PID
+  python3 - "$2" "$1" <<'EOF'
+import json, socket, sys, time
+url, name = sys.argv[1], sys.argv[2]
+port = int(url.split(':')[2].split('/')[0])
+body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "skills/list", "params": {"_meta": {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}})
+req = ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+       "Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+       "Mcp-Method: skills/list\r\nContent-Length: %d\r\n\r\n%s" % (port, len(body), body)).encode()
+def answer(s):
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += s.recv(65536)
+    head, rest = data.split(b"\r\n\r\n", 1)
+    status = int(head.split(b" ")[1])
+    length = [int(l.split(b":")[1]) for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")]
+    if length:
+        while len(rest) < length[0]:
+            rest += s.recv(65536)
+    else:  # chunked: read to the last chunk
+        while not rest.endswith(b"0\r\n\r\n"):
+            rest += s.recv(65536)
+    return status
+held = []
+for _ in range(1000):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(req)
+    assert answer(s) == 200
+    held.append(s)
+times = []
+for _ in range(5):
+    t = time.monotonic()
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(req)
+    ok = answer(s) == 200
+    times.append((time.monotonic() - t) * 1000)
+    s.close()
+alive = 0
+for s in held[::100]:
+    s.sendall(req)
+    alive += answer(s) == 200
+print(json.dumps({"server": name, "idle_connections": len(held), "fresh_client_ms": [round(x, 2) for x in times],
+                  "ok": ok, "idle_still_served": "%d/%d" % (alive, len(held[::100]))}))
+EOF
+}
+idle ours "$ours_url"
+idle sdk "$sdk_url"
+echo "{\"server\":\"ours\",$(rss "$ours")}"
+echo "{\"server\":\"sdk\",$(rss "$sdk")}"
