@@ -1,6 +1,6 @@
 // agentskills CLI — the optional components, in a program of their own.
 //
-// The program `agentskills` links only the core library. What needs cpp-httplib and OpenSSL (the
+// The program `agentskills` links only the core library. What needs Boost.Beast and OpenSSL (the
 // `mcp` command, --mcp-command / --mcp-url sources), libgit2 (`git:` roots), libzip (`.skill` /
 // `.zip` library children) or libcrypto (`lock`, --lock) is in `agentskills-extras`: the same
 // command line program built with those components linked. When a command line needs one of

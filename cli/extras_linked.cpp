@@ -1,5 +1,5 @@
 // agentskills CLI — the optional components as linked into `agentskills-extras` (extras.hpp):
-// what needs cpp-httplib, OpenSSL, libgit2 or libzip.
+// what needs Boost.Beast, OpenSSL, libgit2 or libzip.
 #include <sys/resource.h>
 
 #include <atomic>

@@ -65,7 +65,11 @@ TEST_CASE("extras: the program links only the core's libraries; agentskills-extr
     const std::string module =
         needed_libraries((std::filesystem::path(AGENTSKILLS_CLI_PATH).parent_path() / "agentskills-extras").string());
 #ifdef AGENTSKILLS_HAVE_MCP
-    CHECK(module.find("libcpp-httplib") != std::string::npos);
+    // One HTTP engine, Boost.Beast (headers only), for the MCP server and client; libcrypto for
+    // the digests. No cpp-httplib and no libssl.
+    CHECK(module.find("libcrypto") != std::string::npos);
+    CHECK(module.find("libcpp-httplib") == std::string::npos);
+    CHECK(module.find("libssl") == std::string::npos);
 #endif
 #ifdef AGENTSKILLS_HAVE_GIT
     CHECK(module.find("libgit2") != std::string::npos);

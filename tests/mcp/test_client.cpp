@@ -1,7 +1,10 @@
 // Tests of mcp/client.hpp: the MCP client, its transports and its verifying loader.
 // One file per public header; the hostile cases are sections of it.
 #ifdef AGENTSKILLS_HAVE_MCP
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -11,6 +14,7 @@
 #include <httplib.h>
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -1155,5 +1159,146 @@ TEST_CASE("mcp: replace_catalog notifies an initialized stdio client", "[mcp][co
 }
 
 }  // namespace mcp_reader_tests
+
+namespace mcp_http_client_tests {
+
+using nlohmann::json;
+using namespace agentskills;
+
+namespace {
+
+/// A raw HTTP/1.1 server on 127.0.0.1 for the client transport's edge cases. Each connection
+/// reads one request (head and Content-Length body) and then, by `mode`:
+///   "close":   answers it (no `Connection: close`, so the client keeps the connection) and closes;
+///   "trickle": sends a head announcing 1,000 bytes, then one byte every 50 ms;
+///   "huge":    announces a body of 2 MiB and sends it.
+class RawHttpServer {
+public:
+    explicit RawHttpServer(std::string mode) : mode_(std::move(mode)) {
+        listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        REQUIRE(listener_ >= 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        REQUIRE(::bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+        REQUIRE(::listen(listener_, 16) == 0);
+        socklen_t len = sizeof addr;
+        REQUIRE(::getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+        port_ = ntohs(addr.sin_port);
+        thread_ = std::thread([this] { run(); });
+    }
+    RawHttpServer(const RawHttpServer&) = delete;
+    RawHttpServer& operator=(const RawHttpServer&) = delete;
+    ~RawHttpServer() {
+        stop_ = true;
+        ::shutdown(listener_, SHUT_RDWR);
+        thread_.join();
+        ::close(listener_);
+    }
+    [[nodiscard]] std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/mcp"; }
+    [[nodiscard]] int connections() const { return connections_.load(); }
+
+private:
+    void run() {
+        while (!stop_) {
+            const int fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+            if (fd < 0) return;
+            ++connections_;
+            serve(fd);
+            ::close(fd);
+        }
+    }
+
+    void serve(int fd) {
+        std::string in;
+        char buf[4096];
+        std::size_t body_at = std::string::npos;
+        std::size_t length = 0;
+        while (body_at == std::string::npos || in.size() < body_at + length) {
+            const ssize_t n = ::read(fd, buf, sizeof buf);
+            if (n <= 0) return;
+            in.append(buf, static_cast<std::size_t>(n));
+            if (body_at == std::string::npos) {
+                const std::size_t end = in.find("\r\n\r\n");
+                if (end == std::string::npos) continue;
+                body_at = end + 4;
+                std::string head = in.substr(0, end);
+                std::transform(head.begin(), head.end(), head.begin(), [](unsigned char c) { return std::tolower(c); });
+                const std::size_t cl = head.find("content-length:");
+                if (cl != std::string::npos) length = std::stoul(head.substr(cl + 15));
+            }
+        }
+        const json message = json::parse(in.substr(body_at, length));
+        const auto send = [fd](const std::string& text) {
+            return ::send(fd, text.data(), text.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(text.size());
+        };
+        if (mode_ == "close") {
+            const std::string body =
+                json{{"jsonrpc", "2.0"}, {"id", message.at("id")}, {"result", {{"n", connections_.load()}}}}.dump();
+            send("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+                 "\r\n\r\n" + body);
+        } else if (mode_ == "trickle") {
+            if (!send("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n")) return;
+            for (int i = 0; i < 1000 && !stop_; ++i) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                if (!send(" ")) return;
+            }
+        } else if (mode_ == "huge") {
+            send("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2097152\r\n\r\n" +
+                 std::string(2097152, ' '));
+        }
+    }
+
+    std::string mode_;
+    int listener_ = -1;
+    int port_ = 0;
+    std::atomic<bool> stop_{false};
+    std::atomic<int> connections_{0};
+    std::thread thread_;
+};
+
+}  // namespace
+
+TEST_CASE("mcp client http: a kept-alive connection the server closed is opened again; one deadline, one bound",
+          "[mcp][client][http]") {
+    {
+        // The server closes every connection after its answer: each request finds the old one
+        // dead (nothing received) and goes out once more on a new connection.
+        RawHttpServer server("close");
+        auto transport = mcp::make_http_transport(server.url(), mcp::TransportLimits{});
+        for (int i = 1; i <= 3; ++i) {
+            const json answer = transport->request({{"jsonrpc", "2.0"}, {"id", i}, {"method", "x"}}, i, {});
+            CHECK(answer.at("result").at("n") == i);
+        }
+        CHECK(server.connections() == 3);
+    }
+    {
+        // A body that comes one byte at a time: the deadline covers the whole answer.
+        RawHttpServer server("trickle");
+        mcp::TransportLimits limits;
+        limits.timeout = std::chrono::milliseconds(1'000);
+        auto transport = mcp::make_http_transport(server.url(), limits);
+        const auto start = std::chrono::steady_clock::now();
+        try {
+            (void)transport->request({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "x"}}, 1, {});
+            FAIL("no error");
+        } catch (const mcp::ClientError& e) {
+            CHECK(std::string(e.what()) == "MCP HTTP server: no complete answer within 1000 ms");
+        }
+        CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+        CHECK_THROWS_WITH(transport->request({{"jsonrpc", "2.0"}, {"id", 2}, {"method", "x"}}, 2, {}),
+                          "MCP HTTP server: the connection is closed");
+    }
+    {
+        RawHttpServer server("huge");
+        mcp::TransportLimits limits;
+        limits.max_message_bytes = 1024 * 1024;
+        auto transport = mcp::make_http_transport(server.url(), limits);
+        CHECK_THROWS_WITH(transport->request({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "x"}}, 1, {}),
+                          "MCP HTTP server: a message longer than 1048576 bytes");
+    }
+}
+
+}  // namespace mcp_http_client_tests
 
 #endif  // AGENTSKILLS_HAVE_MCP

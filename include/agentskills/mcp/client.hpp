@@ -105,8 +105,8 @@ struct StdioOptions {
                                                                     const TransportLimits& limits = {},
                                                                     StdioOptions stdio = {});
 
-/// Streamable HTTP: each message is POSTed to `url` (`http://HOST[:PORT][/PATH]`; `https://`
-/// when cpp-httplib was built with OpenSSL), `Accept: application/json, text/event-stream`; the
+/// Streamable HTTP: each message is POSTed to `url` (`http://HOST[:PORT][/PATH]`; not
+/// `https://`), `Accept: application/json, text/event-stream`; the
 /// answer is the JSON body or the matching message of a `text/event-stream` body. A
 /// `Mcp-Session-Id` the server gives is sent back on every later request. Throws
 /// ConfigurationError for a URL it cannot use.
