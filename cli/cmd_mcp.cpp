@@ -59,6 +59,16 @@ void setup_mcp(CLI::App& app, int* status) {
                     "Name the skill directory in activation texts: yes, no, or auto (yes on stdio, no on HTTP)")
         ->check(CLI::IsMember({"auto", "yes", "no"}))
         ->capture_default_str();
+    cmd->add_option("--state", args->serve.state,
+                    "With --http: keep sessions and their activations in this store, shared by replicas: a "
+                    "PostgreSQL URI (postgresql://...) or an SQLite file");
+    cmd->add_option("--session-idle-timeout", args->serve.session_idle_timeout_s,
+                    "With --http: end a handshake-era session unused for this many seconds (at most a year)")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{31536000}))
+        ->capture_default_str();
+    cmd->add_option("--max-sessions-per-client", args->serve.max_sessions_per_client,
+                    "With --http: sessions one client address may hold (0: no cap; behind a proxy, 0)")
+        ->capture_default_str();
     cmd->add_flag("--watch", args->serve.watch,
                   "Watch the roots; on a change serve the new catalog and send notifications/resources/list_changed");
     cmd->callback([args, status] { *status = run_mcp(*args); });

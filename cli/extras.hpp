@@ -39,6 +39,11 @@ struct McpServeArgs {
     std::string tool_name = "activate_skill";
     std::string skill_directory = "auto";
     bool watch = false;
+    /// --state: where handshake-era HTTP sessions live (a SQLite path or a PostgreSQL URI);
+    /// empty: this process's memory.
+    std::string state;
+    std::size_t session_idle_timeout_s = 1800;  ///< --session-idle-timeout
+    std::size_t max_sessions_per_client = 64;   ///< --max-sessions-per-client
 };
 
 /// The components' entry points; a member is nullptr when the build has not that component.

@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -37,6 +38,12 @@
 #include "agentskills/mcp/client.hpp"
 #include "agentskills/mcp/server.hpp"
 #endif
+#if defined(AGENTSKILLS_HAVE_POSTGRES)
+#include "agentskills/postgres/postgres_store.hpp"
+#endif
+#if defined(AGENTSKILLS_HAVE_SQLITE)
+#include "agentskills/sqlite/sqlite_store.hpp"
+#endif
 
 namespace agentskills::cli {
 namespace {
@@ -64,6 +71,24 @@ SkillLoaderPtr mcp_loader(const SourceSpec& spec, std::string_view label, const 
 }
 
 std::atomic<bool> stop_requested{false};
+
+/// The session store --state names: a PostgreSQL URI, else an SQLite file.
+SessionStorePtr session_store(const std::string& state) {
+    const bool postgres = state.rfind("postgresql://", 0) == 0 || state.rfind("postgres://", 0) == 0;
+    if (postgres) {
+#if defined(AGENTSKILLS_HAVE_POSTGRES)
+        return std::make_shared<PostgresSessionStore>(state);
+#else
+        throw ConfigurationError(
+            "--state postgresql://... needs a build with agentskills::postgres (CMake option AGENTSKILLS_POSTGRES)");
+#endif
+    }
+#if defined(AGENTSKILLS_HAVE_SQLITE)
+    return std::make_shared<SqliteSessionStore>(state);
+#else
+    throw ConfigurationError("--state FILE needs a build with agentskills::sqlite (CMake option AGENTSKILLS_SQLITE)");
+#endif
+}
 
 extern "C" void on_stop_signal(int) { stop_requested.store(true); }
 
@@ -97,6 +122,9 @@ int serve_mcp(const McpServeArgs& args, FilesystemLoaderOptions options) {
             throw UsageError(fmt::format("--http takes HOST:PORT, got '{}'", args.http));
         }
     }
+    if (!args.state.empty() && !use_http) throw UsageError("--state needs --http (stdio has one session)");
+    // Opened before the catalog is read: a store that cannot be used stops the command at once.
+    const SessionStorePtr sessions = args.state.empty() ? nullptr : session_store(args.state);
 
     SkillCatalogPtr catalog;
     // --watch: each change set of the live catalog goes to the server, which tells the clients.
@@ -169,6 +197,10 @@ int serve_mcp(const McpServeArgs& args, FilesystemLoaderOptions options) {
     if (args.max_connections != 0) http.max_connections = args.max_connections;
     if (args.max_connections_per_client != 0) http.max_connections_per_client = args.max_connections_per_client;
     raise_descriptor_limit();
+    http.session_store = sessions;
+    http.session_idle_timeout =
+        std::chrono::seconds(static_cast<std::chrono::seconds::rep>(args.session_idle_timeout_s));
+    http.max_sessions_per_client = args.max_sessions_per_client;
     http.on_listening = [&host](int bound) {
         const bool v6 = host.find(':') != std::string::npos;
         // Printed under --quiet too: it names the port (PORT 0 picks one).

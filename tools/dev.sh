@@ -27,7 +27,7 @@ esac
 core_packages=(build-essential cmake ninja-build libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libutf8proc-dev)
 # What the program, the tests and the optional components add.
 full_packages=(pkg-config catch2 libcli11-dev libsqlite3-dev libpq-dev postgresql libcpp-httplib-dev libboost-dev libssl-dev libzip-dev libgit2-dev git
-               python3 python3-jsonschema)
+               python3 python3-jsonschema nginx)
 packages=("${core_packages[@]}")
 [ "$mode" = demo ] || packages+=("${full_packages[@]}")
 missing=()
@@ -43,9 +43,19 @@ if [ ${#missing[@]} -gt 0 ]; then
     $sudo_cmd mkdir -p /etc/postgresql-common
     echo "create_main_cluster = false" | $sudo_cmd tee /etc/postgresql-common/createcluster.conf >/dev/null
   fi
+  # nginx: scripts/ci/replicas.sh runs one of its own in the foreground; its package must not
+  # start (or enable) the system service, so invoke-rc.d is told no for this install
+  # (policy-rc.d exit 101), unless the machine already has a policy of its own.
+  policy_added=""
+  if [[ " ${missing[*]} " == *" nginx "* ]] && [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' | $sudo_cmd tee /usr/sbin/policy-rc.d >/dev/null
+    $sudo_cmd chmod 755 /usr/sbin/policy-rc.d
+    policy_added=1
+  fi
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends \
     -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "${missing[@]}" >/dev/null
+  [ -z "$policy_added" ] || $sudo_cmd rm -f /usr/sbin/policy-rc.d
 fi
 [ "$mode" = deps ] && exit 0
 

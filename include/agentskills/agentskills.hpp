@@ -3,6 +3,7 @@
 
 #include "activation/activation.hpp"
 #include "activation/prompt.hpp"
+#include "activation/session_store.hpp"
 #include "base/diagnostic_codes.hpp"
 #include "base/diagnostics.hpp"
 #include "base/errors.hpp"

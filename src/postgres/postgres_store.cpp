@@ -130,17 +130,39 @@ std::string PostgresActivationStore::mask_password(std::string_view connection) 
     return out;
 }
 
-struct PostgresActivationStore::Impl {
-    PostgresStoreOptions options;
+namespace {
+
+/// One connection to the server, used under `mutex` (the activation store and the session
+/// store both talk through one).
+struct Connection {
     std::string display;   // the connection string, password masked
     std::string password;  // as libpq parsed it: masked in every message too
     mutable std::mutex mutex;
     PGconn* conn = nullptr;
-    /// The names this store holds a claim (and its advisory lock) on.
-    std::unordered_set<std::string> held;
 
-    ~Impl() {
+    Connection() = default;
+    Connection(const Connection&) = delete;
+    Connection& operator=(const Connection&) = delete;
+    ~Connection() {
         if (conn != nullptr) PQfinish(conn);
+    }
+
+    /// Connects with `connection`; throws Error (naming `what`) when it cannot.
+    void open(const std::string& connection, std::chrono::milliseconds connect_timeout, std::string_view what) {
+        display = PostgresActivationStore::mask_password(connection);
+        const auto seconds = std::max<long long>(2, (connect_timeout.count() + 999) / 1000);
+        const std::string timeout = std::to_string(seconds);
+        // Earlier keywords are defaults: what the connection string says wins.
+        const std::array<const char*, 4> keywords{"connect_timeout", "fallback_application_name", "dbname", nullptr};
+        const std::array<const char*, 4> values{timeout.c_str(), "agentskills", connection.c_str(), nullptr};
+        conn = PQconnectdbParams(keywords.data(), values.data(), 1);
+        if (conn == nullptr) throw Error(fmt::format("postgres {} '{}': out of memory", what, display));
+        if (const char* p = PQpass(conn); p != nullptr) password = p;
+        if (PQstatus(conn) != CONNECTION_OK) {
+            throw Error(fmt::format("postgres {} '{}': cannot connect: {}", what, display,
+                                    clean(trimmed(PQerrorMessage(conn)))));
+        }
+        PQsetNoticeProcessor(conn, &ignore_notice, nullptr);
     }
 
     /// `message` from libpq or the server, as text for a message: the password masked, control
@@ -153,14 +175,6 @@ struct PostgresActivationStore::Impl {
             }
         }
         return terminal_text(message);
-    }
-
-    [[nodiscard]] Error describe(const std::exception& e, std::string_view action, std::string_view name) const {
-        if (name.empty()) {
-            return Error(fmt::format("postgres activation store '{}': {}: {}", display, action, clean(e.what())));
-        }
-        return Error(fmt::format("postgres activation store '{}': {} '{}' in conversation '{}': {}", display, action,
-                                 terminal_text(name), terminal_text(options.conversation), clean(e.what())));
     }
 
     /// Runs one statement with text parameters; throws DbError unless it succeeded.
@@ -199,6 +213,22 @@ struct PostgresActivationStore::Impl {
             Result r(PQexec(conn, "ROLLBACK"), &PQclear);
             throw;
         }
+    }
+};
+
+}  // namespace
+
+struct PostgresActivationStore::Impl : Connection {
+    PostgresStoreOptions options;
+    /// The names this store holds a claim (and its advisory lock) on.
+    std::unordered_set<std::string> held;
+
+    [[nodiscard]] Error describe(const std::exception& e, std::string_view action, std::string_view name) const {
+        if (name.empty()) {
+            return Error(fmt::format("postgres activation store '{}': {}: {}", display, action, clean(e.what())));
+        }
+        return Error(fmt::format("postgres activation store '{}': {} '{}' in conversation '{}': {}", display, action,
+                                 terminal_text(name), terminal_text(options.conversation), clean(e.what())));
     }
 
     /// The advisory-lock key of a claim, as text the server hashes (length-prefixed, so that no
@@ -304,20 +334,7 @@ PostgresActivationStore::PostgresActivationStore(const std::string& connection, 
     : impl_(std::make_unique<Impl>()) {
     Impl& s = *impl_;
     s.options = std::move(options);
-    s.display = mask_password(connection);
-    const auto seconds = std::max<long long>(2, (s.options.connect_timeout.count() + 999) / 1000);
-    const std::string timeout = std::to_string(seconds);
-    // Earlier keywords are defaults: what the connection string says wins.
-    const std::array<const char*, 4> keywords{"connect_timeout", "fallback_application_name", "dbname", nullptr};
-    const std::array<const char*, 4> values{timeout.c_str(), "agentskills", connection.c_str(), nullptr};
-    s.conn = PQconnectdbParams(keywords.data(), values.data(), 1);
-    if (s.conn == nullptr) throw Error(fmt::format("postgres activation store '{}': out of memory", s.display));
-    if (const char* p = PQpass(s.conn); p != nullptr) s.password = p;
-    if (PQstatus(s.conn) != CONNECTION_OK) {
-        throw Error(fmt::format("postgres activation store '{}': cannot connect: {}", s.display,
-                                s.clean(trimmed(PQerrorMessage(s.conn)))));
-    }
-    PQsetNoticeProcessor(s.conn, &ignore_notice, nullptr);
+    s.open(connection, s.options.connect_timeout, "activation store");
     try {
         s.ensure_schema();
     } catch (const DbError& e) {
@@ -477,6 +494,127 @@ void PostgresActivationStore::reset() {
     } catch (const DbError& e) {
         throw s.describe(e, "resetting", "");
     }
+}
+
+// ---- PostgresSessionStore -------------------------------------------------------------------
+
+namespace {
+
+constexpr std::string_view create_sessions_sql =
+    "CREATE TABLE IF NOT EXISTS agentskills_sessions (id text PRIMARY KEY, version text NOT NULL,"
+    " client text NOT NULL, last_seen timestamptz NOT NULL)";
+
+/// `$N` milliseconds as an interval.
+std::string ms_interval(int parameter) {
+    return fmt::format("pg_catalog.make_interval(secs => ${}::double precision / 1000)", parameter);
+}
+
+}  // namespace
+
+struct PostgresSessionStore::Impl : Connection {
+    std::string connection;
+    PostgresStoreOptions options;
+
+    [[nodiscard]] Error describe(const std::exception& e, std::string_view action) const {
+        return Error(fmt::format("postgres session store '{}': {}: {}", display, action, clean(e.what())));
+    }
+
+    /// Deletes the sessions `where` selects (with parameters `params`), and their activations;
+    /// returns how many sessions went.
+    int forget(const std::string& where, std::initializer_list<std::string_view> params) const {
+        const Result r = exec(fmt::format("WITH gone AS (DELETE FROM agentskills_sessions WHERE {} RETURNING id),"
+                                          " acts AS (DELETE FROM agentskills_activations WHERE conversation IN"
+                                          " (SELECT '{}' || id FROM gone)) SELECT count(*) FROM gone",
+                                          where, session_conversation("")),
+                              params);
+        return std::stoi(value(r));
+    }
+};
+
+PostgresSessionStore::PostgresSessionStore(const std::string& connection, PostgresStoreOptions options)
+    : impl_(std::make_unique<Impl>()) {
+    Impl& s = *impl_;
+    s.connection = connection;
+    s.options = std::move(options);
+    // The activation table (checked, created when missing) through a store of the same database.
+    { const PostgresActivationStore check(connection, s.options); }
+    s.open(connection, s.options.connect_timeout, "session store");
+    try {
+        s.transaction([&] {
+            (void)s.exec(
+                "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('agentskills:schema', 0))");
+            (void)s.exec(create_sessions_sql);
+        });
+    } catch (const DbError& e) {
+        throw s.describe(e, "opening");
+    }
+}
+
+PostgresSessionStore::~PostgresSessionStore() = default;
+
+SessionOpen PostgresSessionStore::open(std::string_view id, std::string_view version, std::string_view client,
+                                       const SessionLimits& limits) {
+    std::lock_guard lock(impl_->mutex);
+    const Impl& s = *impl_;
+    SessionOpen outcome = SessionOpen::opened;
+    try {
+        s.transaction([&] {
+            // One opener at a time, so that the caps hold across replicas.
+            (void)s.exec(
+                "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('agentskills:sessions', 0))");
+            (void)s.forget("last_seen < now() - " + ms_interval(1), {std::to_string(limits.idle_timeout.count())});
+            if (limits.max_sessions != 0 &&
+                std::stoull(Impl::value(s.exec("SELECT count(*) FROM agentskills_sessions"))) >= limits.max_sessions) {
+                outcome = SessionOpen::full;
+                return;
+            }
+            if (limits.max_per_client != 0 &&
+                std::stoull(Impl::value(s.exec("SELECT count(*) FROM agentskills_sessions WHERE client = $1",
+                                               {client}))) >= limits.max_per_client) {
+                outcome = SessionOpen::client_full;
+                return;
+            }
+            (void)s.exec("INSERT INTO agentskills_sessions (id, version, client, last_seen) VALUES ($1, $2, $3, now())",
+                         {id, version, client});
+        });
+    } catch (const DbError& e) {
+        throw s.describe(e, "opening a session");
+    }
+    return outcome;
+}
+
+std::optional<std::string> PostgresSessionStore::touch(std::string_view id, std::chrono::milliseconds idle_timeout) {
+    std::lock_guard lock(impl_->mutex);
+    const Impl& s = *impl_;
+    const std::string idle = std::to_string(idle_timeout.count());
+    try {
+        const Result r = s.exec(
+            "UPDATE agentskills_sessions SET last_seen = now() WHERE id = $1 AND last_seen >= "
+            "now() - " +
+                ms_interval(2) + " RETURNING version",
+            {id, idle});
+        if (PQntuples(r.get()) == 1) return std::string(PQgetvalue(r.get(), 0, 0));
+        (void)s.forget("id = $1 AND last_seen < now() - " + ms_interval(2), {id, idle});
+        return std::nullopt;
+    } catch (const DbError& e) {
+        throw s.describe(e, "looking a session up");
+    }
+}
+
+bool PostgresSessionStore::remove(std::string_view id) {
+    std::lock_guard lock(impl_->mutex);
+    const Impl& s = *impl_;
+    try {
+        return s.forget("id = $1", {id}) == 1;
+    } catch (const DbError& e) {
+        throw s.describe(e, "ending a session");
+    }
+}
+
+ActivationStorePtr PostgresSessionStore::activations(std::string_view id) {
+    PostgresStoreOptions options = impl_->options;
+    options.conversation = session_conversation(id);
+    return std::make_shared<PostgresActivationStore>(impl_->connection, std::move(options));
 }
 
 }  // namespace agentskills

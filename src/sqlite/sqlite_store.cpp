@@ -113,7 +113,7 @@ struct SchemaObject {
     std::optional<std::string_view> sql;  // nullopt: an index SQLite makes for a key (sql NULL)
 };
 
-constexpr std::array<SchemaObject, 6> schema{{
+constexpr std::array<SchemaObject, 8> schema{{
     {"table", "agentskills_activations", "agentskills_activations",
      "CREATE TABLE agentskills_activations ( conversation TEXT NOT NULL, name TEXT NOT NULL,"
      " state TEXT NOT NULL CHECK (state IN ('pending', 'active')), seq INTEGER, claimed_at_ms INTEGER NOT NULL,"
@@ -129,6 +129,12 @@ constexpr std::array<SchemaObject, 6> schema{{
      "CREATE TABLE agentskills_claims ( conversation TEXT NOT NULL, name TEXT NOT NULL, lock_offset INTEGER,"
      " holder_pid INTEGER NOT NULL, holder_host TEXT NOT NULL, PRIMARY KEY (conversation, name))"},
     {"index", "sqlite_autoindex_agentskills_claims_1", "agentskills_claims", std::nullopt},
+    // The sessions of SqliteSessionStore (an MCP server's handshake era), their activations in
+    // the tables above under conversation `mcp-session:<id>`.
+    {"table", "agentskills_sessions", "agentskills_sessions",
+     "CREATE TABLE agentskills_sessions ( id TEXT PRIMARY KEY, version TEXT NOT NULL, client TEXT NOT NULL,"
+     " last_seen_ms INTEGER NOT NULL)"},
+    {"index", "sqlite_autoindex_agentskills_sessions_1", "agentskills_sessions", std::nullopt},
 }};
 
 const SchemaObject* expected_object(std::string_view name) {
@@ -682,6 +688,105 @@ void SqliteActivationStore::reset() {
     });
     for (auto& [name, offset] : s.held) s.unlock_byte(offset);
     s.held.clear();
+}
+
+// ---------------------------------------------------------------------------------------
+// SqliteSessionStore: its table in the file of the activation stores, through one of them.
+
+struct SqliteSessionStore::Impl {
+    std::string path;
+    SqliteStoreOptions options;
+    std::unique_ptr<SqliteActivationStore> base;  // its connection, schema check and transactions
+
+    /// Deletes the sessions `where` selects (parameters bound by `bind`) and their activations;
+    /// returns how many sessions went. Inside a transaction.
+    template <class Bind>
+    std::int64_t forget(const std::string& where, Bind&& bind) const {
+        const SqliteActivationStore::Impl& s = *base->impl_;
+        for (const char* table : {"agentskills_activations", "agentskills_conversations", "agentskills_claims"}) {
+            Statement q(s.db, fmt::format("DELETE FROM {} WHERE conversation IN (SELECT '{}' || id FROM "
+                                          "agentskills_sessions WHERE {})",
+                                          table, session_conversation(""), where));
+            bind(q);
+            (void)q.step();
+        }
+        Statement q(s.db, "DELETE FROM agentskills_sessions WHERE " + where);
+        bind(q);
+        (void)q.step();
+        return sqlite3_changes(s.db);
+    }
+};
+
+SqliteSessionStore::SqliteSessionStore(const std::string& path, SqliteStoreOptions options)
+    : impl_(std::make_unique<Impl>()) {
+    impl_->path = path;
+    impl_->options = std::move(options);
+    impl_->base = std::make_unique<SqliteActivationStore>(path, impl_->options);
+}
+
+SqliteSessionStore::~SqliteSessionStore() = default;
+
+SessionOpen SqliteSessionStore::open(std::string_view id, std::string_view version, std::string_view client,
+                                     const SessionLimits& limits) {
+    const SqliteActivationStore::Impl& s = *impl_->base->impl_;
+    std::lock_guard lock(s.mutex);
+    return s.transaction(true, "opening a session", "", [&] {
+        const std::int64_t now = now_ms();
+        (void)impl_->forget("last_seen_ms < ?1", [&](Statement& q) {
+            q.bind(1, now - static_cast<std::int64_t>(limits.idle_timeout.count()));
+        });
+        const auto count = [&](const char* sql, std::optional<std::string_view> who) {
+            Statement q(s.db, sql);
+            if (who) q.bind(1, *who);
+            (void)q.step();
+            return static_cast<std::size_t>(q.integer(0));
+        };
+        if (limits.max_sessions != 0 &&
+            count("SELECT count(*) FROM agentskills_sessions", std::nullopt) >= limits.max_sessions)
+            return SessionOpen::full;
+        if (limits.max_per_client != 0 &&
+            count("SELECT count(*) FROM agentskills_sessions WHERE client = ?1", client) >= limits.max_per_client)
+            return SessionOpen::client_full;
+        Statement insert(
+            s.db, "INSERT INTO agentskills_sessions (id, version, client, last_seen_ms) VALUES (?1, ?2, ?3, ?4)");
+        insert.bind(1, id).bind(2, version).bind(3, client).bind(4, now);
+        (void)insert.step();
+        return SessionOpen::opened;
+    });
+}
+
+std::optional<std::string> SqliteSessionStore::touch(std::string_view id, std::chrono::milliseconds idle_timeout) {
+    const SqliteActivationStore::Impl& s = *impl_->base->impl_;
+    std::lock_guard lock(s.mutex);
+    return s.transaction(true, "looking a session up", "", [&]() -> std::optional<std::string> {
+        const std::int64_t now = now_ms();
+        const std::int64_t oldest = now - static_cast<std::int64_t>(idle_timeout.count());
+        Statement q(s.db,
+                    "UPDATE agentskills_sessions SET last_seen_ms = ?2 WHERE id = ?1 AND last_seen_ms >= ?3 "
+                    "RETURNING version");
+        q.bind(1, id).bind(2, now).bind(3, oldest);
+        if (q.step()) {
+            std::string version = q.text(0);
+            while (q.step()) {
+            }
+            return version;
+        }
+        (void)impl_->forget("id = ?1 AND last_seen_ms < ?2", [&](Statement& f) { f.bind(1, id).bind(2, oldest); });
+        return std::nullopt;
+    });
+}
+
+bool SqliteSessionStore::remove(std::string_view id) {
+    const SqliteActivationStore::Impl& s = *impl_->base->impl_;
+    std::lock_guard lock(s.mutex);
+    return s.transaction(true, "ending a session", "",
+                         [&] { return impl_->forget("id = ?1", [&](Statement& q) { q.bind(1, id); }) == 1; });
+}
+
+ActivationStorePtr SqliteSessionStore::activations(std::string_view id) {
+    SqliteStoreOptions options = impl_->options;
+    options.conversation = session_conversation(id);
+    return std::make_shared<SqliteActivationStore>(impl_->path, std::move(options));
 }
 
 }  // namespace agentskills

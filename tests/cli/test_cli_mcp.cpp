@@ -147,6 +147,28 @@ TEST_CASE("cli mcp: lying skills are reported, bad flags are usage errors", "[mc
     CHECK(run_cli({"list", "--mcp-era", "2024", "--mcp-command", "x"}).status == 2);
 }
 
+TEST_CASE("cli mcp: --state needs --http and a store that opens; session flags are checked", "[mcp][cli][sessions]") {
+    const auto stdio = run_cli({"mcp", "--root", "library", "--state", "/nonexistent/state.db"});
+    CHECK(stdio.status == 2);
+    CHECK(stdio.err.find("--state needs --http") != std::string::npos);
+    // A store that cannot be opened stops the command before it listens.
+    const auto bad_file =
+        run_cli({"mcp", "--root", "library", "--http", "127.0.0.1:0", "--state", "/nonexistent/dir/state.db"});
+    CHECK(bad_file.status == 1);
+    CHECK(bad_file.err.find("listening") == std::string::npos);
+    CHECK(bad_file.err.find("/nonexistent/dir/state.db") != std::string::npos);
+#if defined(AGENTSKILLS_HAVE_POSTGRES)
+    const auto bad_server = run_cli({"mcp", "--root", "library", "--http", "127.0.0.1:0", "--state",
+                                     "postgresql:///none?host=/nonexistent/socket-dir&password=hunter22"});
+    CHECK(bad_server.status == 1);
+    CHECK(bad_server.err.find("cannot connect") != std::string::npos);
+    CHECK(bad_server.err.find("hunter22") == std::string::npos);
+#endif
+    CHECK(run_cli({"mcp", "--root", "library", "--http", "127.0.0.1:0", "--session-idle-timeout", "0"}).status == 2);
+    CHECK(run_cli({"mcp", "--root", "library", "--http", "127.0.0.1:0", "--max-sessions-per-client", "many"}).status ==
+          2);
+}
+
 }  // namespace cli_mcp_tests
 
 #endif

@@ -28,6 +28,7 @@
 #include <agentskills/testing/store_conformance.hpp>
 
 #include "support/delay_loader.hpp"
+#include "support/session_replicas.hpp"
 
 using namespace agentskills;
 using namespace std::chrono_literals;
@@ -282,5 +283,20 @@ TEST_CASE("postgres store: a password never appears in a message", "[activation]
     CHECK(message.find("postgres activation store 'postgresql://ann:***@127.0.0.1:1/skills': cannot connect: ") == 0);
     CHECK(message.find("s3cret") == std::string::npos);
 }
+
+#ifdef AGENTSKILLS_HAVE_MCP
+TEST_CASE("postgres session store: replicas sharing the database serve every session, once per activation",
+          "[activation][postgres][sessions]") {
+    const std::string uri = server_uri();
+    // The sessions table goes before and after (the other tests count the store's relations).
+    struct DropSessions {
+        std::string uri;
+        void drop() const { RawConnection(uri).exec("DROP TABLE IF EXISTS agentskills_sessions"); }
+        ~DropSessions() { drop(); }
+    } drop_sessions{uri};
+    drop_sessions.drop();
+    agentskills_test::check_replicated_sessions([&] { return std::make_shared<PostgresSessionStore>(uri); });
+}
+#endif
 
 #endif  // AGENTSKILLS_HAVE_POSTGRES

@@ -24,6 +24,7 @@
 #include <agentskills/sqlite/sqlite_store.hpp>
 
 #include "support/delay_loader.hpp"
+#include "support/session_replicas.hpp"
 
 #include "fs_fixtures.hpp"
 
@@ -435,6 +436,15 @@ TEST_CASE("sqlite store: a database locked past the busy timeout is an Error nam
                          "the busy timeout of 200 ms (database is locked)");
     CHECK(store.claim("alpha") == ClaimResult::claimed);
 }
+
+#ifdef AGENTSKILLS_HAVE_MCP
+TEST_CASE("sqlite session store: replicas sharing the file serve every session, once per activation",
+          "[activation][sqlite][sessions]") {
+    agentskills_test::TempDir dir;
+    const std::string path = dir.path("state.db");
+    agentskills_test::check_replicated_sessions([&] { return std::make_shared<SqliteSessionStore>(path); });
+}
+#endif
 
 #endif  // AGENTSKILLS_HAVE_SQLITE
 

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../activation/session_store.hpp"
 #include "../catalog/catalog.hpp"
 
 namespace agentskills::mcp {
@@ -36,8 +37,12 @@ inline constexpr std::uint64_t SKILL_MAX_TOTAL_BYTES = 16u * 1024u * 1024u;
 inline constexpr std::size_t DEFAULT_PAGE_SIZE = 100;
 /// `ttlMs` of cacheable results in the 2026-07-28 era.
 inline constexpr std::int64_t DEFAULT_TTL_MS = 60000;
-/// Handshake-era HTTP sessions kept at once; the least recently used goes first.
+/// Handshake-era HTTP sessions open at once (all clients); past it `initialize` gets 429.
 inline constexpr std::size_t DEFAULT_MAX_SESSIONS = 1024;
+/// Handshake-era HTTP sessions one client address may hold at once; past it `initialize` gets 429.
+inline constexpr std::size_t DEFAULT_MAX_SESSIONS_PER_CLIENT = 64;
+/// A handshake-era HTTP session unused this long ends (its id then gets 404).
+inline constexpr std::chrono::milliseconds DEFAULT_SESSION_IDLE_TIMEOUT = std::chrono::minutes(30);
 /// File bytes the server keeps in memory (all skills together) so that resources/read of an
 /// unchanged file costs one stat; files past the budget are read and hashed again on each read.
 inline constexpr std::uint64_t DEFAULT_MAX_CACHED_BYTES = 64u * 1024u * 1024u;
@@ -164,6 +169,22 @@ struct HttpOptions {
     std::function<void(int port)> on_listening = nullptr;
     /// Polled twice a second; returning true stops the server (nullptr = never).
     std::function<bool()> should_stop = nullptr;
+
+    // ---- Handshake-era sessions (`Mcp-Session-Id`) ----------------------------------------
+    // A session ends when it was unused for session_idle_timeout or its client sends DELETE;
+    // never because other clients opened sessions. `max_sessions` (above) caps them all
+    // together, max_sessions_per_client each client address: past either, `initialize` gets
+    // 429 and the open sessions are kept. Behind a reverse proxy every client has the proxy's
+    // address: raise max_sessions_per_client (or make it 0) there.
+
+    /// A session unused this long ends (its id then gets 404).
+    std::chrono::milliseconds session_idle_timeout = DEFAULT_SESSION_IDLE_TIMEOUT;
+    /// Sessions one client address may hold at once (0 = no cap).
+    std::size_t max_sessions_per_client = DEFAULT_MAX_SESSIONS_PER_CLIENT;
+    /// Where sessions and their activations live: null = this process's memory. Give a store
+    /// that several replicas share (agentskills::sqlite's SqliteSessionStore,
+    /// agentskills::postgres's PostgresSessionStore) so that any replica serves any session.
+    SessionStorePtr session_store = nullptr;
 };
 
 /// Serves `server` over Streamable HTTP at POST /mcp (JSON responses, no SSE) until

@@ -11,11 +11,13 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "../activation/activation.hpp"
+#include "../activation/session_store.hpp"
 
 namespace agentskills {
 
@@ -71,6 +73,33 @@ public:
     [[nodiscard]] static bool is_connection_uri(std::string_view state) noexcept;
     /// `connection` with any password masked as `***` (URI userinfo, `password=` parameters).
     [[nodiscard]] static std::string mask_password(std::string_view connection);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+/// Sessions in the table `agentskills_sessions(id text PRIMARY KEY, version text, client text,
+/// last_seen timestamptz)` (created when missing), their activations in PostgresActivationStores
+/// of the same database (conversation `session_conversation(id)`): every replica of a server
+/// given the same connection serves every session. Idle expiry uses the server's clock. One
+/// connection, used under a mutex; each activations() store has one of its own.
+class PostgresSessionStore final : public SessionStore {
+public:
+    /// Connects with `connection` (as PostgresActivationStore) and creates the tables when
+    /// missing. Throws Error when it cannot.
+    explicit PostgresSessionStore(const std::string& connection, PostgresStoreOptions options = {});
+    ~PostgresSessionStore() override;
+    PostgresSessionStore(const PostgresSessionStore&) = delete;
+    PostgresSessionStore& operator=(const PostgresSessionStore&) = delete;
+
+    [[nodiscard]] SessionOpen open(std::string_view id, std::string_view version, std::string_view client,
+                                   const SessionLimits& limits) override;
+    [[nodiscard]] std::optional<std::string> touch(std::string_view id,
+                                                   std::chrono::milliseconds idle_timeout) override;
+    bool remove(std::string_view id) override;
+    /// A PostgresActivationStore of its own (one connection) for conversation `session_conversation(id)`.
+    [[nodiscard]] ActivationStorePtr activations(std::string_view id) override;
 
 private:
     struct Impl;

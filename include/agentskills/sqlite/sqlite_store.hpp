@@ -11,11 +11,13 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "../activation/activation.hpp"
+#include "../activation/session_store.hpp"
 
 namespace agentskills {
 
@@ -34,7 +36,8 @@ struct SqliteStoreOptions {
 };
 
 /// Tables `agentskills_activations(conversation, name, state, seq, claimed_at_ms)`,
-/// `agentskills_conversations(conversation, prompt_delivered)` and
+/// `agentskills_conversations(conversation, prompt_delivered)`, `agentskills_sessions` (of
+/// SqliteSessionStore) and
 /// `agentskills_claims(conversation, name, lock_offset, holder_pid, holder_host)`, created when
 /// missing; a file that holds anything else (another table, an index, a trigger, a view) or a
 /// table of another definition is refused. Each claim's holder keeps one byte of the side file
@@ -64,6 +67,32 @@ public:
     void reset();
 
     [[nodiscard]] const SqliteStoreOptions& options() const noexcept;
+
+private:
+    friend class SqliteSessionStore;
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+/// Sessions in the table `agentskills_sessions(id, version, client, last_seen_ms)` of a store
+/// file, their activations in SqliteActivationStores of the same file (conversation
+/// `session_conversation(id)`): the processes of one machine that share the file serve every
+/// session. Idle expiry uses the system clock.
+class SqliteSessionStore final : public SessionStore {
+public:
+    /// Opens (creating it when missing) the file at `path`, as SqliteActivationStore does.
+    explicit SqliteSessionStore(const std::string& path, SqliteStoreOptions options = {});
+    ~SqliteSessionStore() override;
+    SqliteSessionStore(const SqliteSessionStore&) = delete;
+    SqliteSessionStore& operator=(const SqliteSessionStore&) = delete;
+
+    [[nodiscard]] SessionOpen open(std::string_view id, std::string_view version, std::string_view client,
+                                   const SessionLimits& limits) override;
+    [[nodiscard]] std::optional<std::string> touch(std::string_view id,
+                                                   std::chrono::milliseconds idle_timeout) override;
+    bool remove(std::string_view id) override;
+    /// An SqliteActivationStore of its own for conversation `session_conversation(id)`.
+    [[nodiscard]] ActivationStorePtr activations(std::string_view id) override;
 
 private:
     struct Impl;

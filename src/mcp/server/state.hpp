@@ -26,8 +26,9 @@ namespace agentskills::mcp {
 class Session {
 public:
     std::mutex mutex;
-    /// The skills this connection activated (the activation tool's store).
-    MemoryActivationStore activations;
+    /// The skills this connection activated (the activation tool's store): in memory, or the
+    /// session store's for a handshake-era HTTP session (shared by replicas).
+    ActivationStorePtr activations = std::make_shared<MemoryActivationStore>();
     bool initialized = false;
     std::string version;
     /// Where server-initiated messages for this connection go (null = none can be sent).

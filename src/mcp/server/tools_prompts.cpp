@@ -35,7 +35,7 @@ json Server::Impl::tools_call(const detail::Snapshot& snap, const json& params, 
         arguments = *it;
     }
     // The store serializes what it must; activations of one session may run in parallel.
-    const ActivationResult r = snap.activator->activate(session.activations, arguments.dump());
+    const ActivationResult r = snap.activator->activate(*session.activations, arguments.dump());
     const bool is_error = r.status == ActivationStatus::load_error;
     std::string text = is_error ? fmt::format("error: {}", r.error) : r.text;
     return {{"content", json::array({{{"type", "text"}, {"text", std::move(text)}}})}, {"isError", is_error}};
