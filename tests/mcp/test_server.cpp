@@ -1144,7 +1144,11 @@ TEST_CASE("mcp http: Mcp-Method and Mcp-Name are required and must match the bod
 }
 
 TEST_CASE("mcp http: many clients at once over keep-alive connections", "[mcp][http][concurrency]") {
-    HttpFixture f;
+    // 200 handshake sessions from one address: the per-client session cap is not what this tests.
+    mcp::HttpOptions options = HttpFixture::http();
+    options.max_sessions_per_client = 0;
+    agentskills_test::McpHttpFixture f({{"lib/alpha/SKILL.md", "---\nname: alpha\ndescription: First.\n---\nBody.\n"}},
+                                       {}, options);
     std::atomic<int> failures{0};
     std::vector<std::thread> threads;
     for (int t = 0; t < 8; ++t) {
