@@ -454,6 +454,13 @@ TEST_CASE("mcp client: Mcp-Name values are plain header-safe ASCII or base64 sen
     CHECK(header_value("=?base64?x") == "=?base64?x");                   // no suffix: not the pattern
     CHECK(header_value("x?=") == "x?=");
     CHECK(header_value("") == "");
+    // What the server reads back (decode_header_value, the same helpers): every value round-trips.
+    using mcp::detail::decode_header_value;
+    for (const std::string& v : {"us-west1"s, "Hello, \xe4\xb8\x96\xe7\x95\x8c"s, " padded "s, "a\0b"s,
+                                 "=?base64?literal?="s, "=?base64?="s, ""s}) {
+        CHECK(decode_header_value(header_value(v)) == v);
+    }
+    CHECK(!decode_header_value("=?base64?not base64!?="));
 }
 
 namespace {

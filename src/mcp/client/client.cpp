@@ -21,13 +21,10 @@ constexpr std::string_view MODERN = "2026-07-28";
 constexpr std::string_view HANDSHAKE = "2025-11-25";
 constexpr std::string_view SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
 
-/// The body field that the `Mcp-Name` header mirrors (Streamable HTTP, "Standard Request Headers"):
-/// `params.name` of tools/call and prompts/get, `params.uri` of resources/read; nullptr for other
+/// The body field that the `Mcp-Name` header mirrors (detail::mcp_name_field); nullptr for other
 /// methods and when the field is not a string (then no header is sent).
 const json* name_source(std::string_view method, const json& params) {
-    std::string_view field;
-    if (method == "tools/call" || method == "prompts/get") field = "name";
-    if (method == "resources/read") field = "uri";
+    const std::string_view field = detail::mcp_name_field(method);
     if (field.empty()) return nullptr;
     const auto it = params.find(field);
     return it != params.end() && it->is_string() ? &*it : nullptr;

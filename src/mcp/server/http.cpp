@@ -86,26 +86,6 @@ bool loopback_origin(std::string_view origin) {
     return false;
 }
 
-/// The body field that `Mcp-Name` mirrors (2026-07-28 Streamable HTTP, "Standard Request
-/// Headers"): `name` of tools/call and prompts/get, `uri` of resources/read; empty for the others.
-std::string_view name_field(std::string_view method) {
-    if (method == "tools/call" || method == "prompts/get") return "name";
-    if (method == "resources/read") return "uri";
-    return {};
-}
-
-/// A header value with its base64 sentinel (`=?base64?...?=`) decoded; nullopt for a sentinel that
-/// does not hold base64.
-std::optional<std::string> decoded_header(std::string_view value) {
-    constexpr std::string_view prefix = "=?base64?";
-    constexpr std::string_view suffix = "?=";
-    if (value.size() >= prefix.size() + suffix.size() && value.rfind(prefix, 0) == 0 &&
-        value.substr(value.size() - suffix.size()) == suffix) {
-        return detail::base64_decode(value.substr(prefix.size(), value.size() - prefix.size() - suffix.size()));
-    }
-    return std::string(value);
-}
-
 using Request = bhttp::request<bhttp::string_body>;
 
 /// What one request is answered with.
@@ -174,7 +154,7 @@ std::optional<std::string> header_mismatch(const Request& req, const ServerOptio
         return "Header mismatch: Mcp-Method does not match the method";
     }
     if (!request) return std::nullopt;
-    const std::string_view field = name_field(method);
+    const std::string_view field = detail::mcp_name_field(method);
     if (field.empty()) return std::nullopt;
     const json* value = nullptr;
     if (params != nullptr) {
@@ -184,7 +164,7 @@ std::optional<std::string> header_mismatch(const Request& req, const ServerOptio
         if (value == nullptr) return std::nullopt;  // nothing to mirror; the handler refuses the params
         return "Header mismatch: the required Mcp-Name header is missing";
     }
-    const auto decoded = decoded_header(header(req, "Mcp-Name"));
+    const auto decoded = detail::decode_header_value(header(req, "Mcp-Name"));
     if (!decoded) return "Header mismatch: Mcp-Name carries an invalid base64 value";
     if (value == nullptr || *decoded != value->get_ref<const std::string&>()) {
         return fmt::format("Header mismatch: Mcp-Name does not match params.{}", field);

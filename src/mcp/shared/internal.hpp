@@ -32,6 +32,14 @@ using agentskills::sha256_digest;
 /// and does not match the sentinel pattern (starts with `=?base64?` and ends with `?=`), else
 /// `=?base64?` + base64 of its bytes + `?=`.
 [[nodiscard]] std::string header_value(std::string_view value);
+/// The inverse of header_value, as a server reads such a header: a value in the base64 sentinel
+/// (`=?base64?...?=`, at least the two marks apart) decoded, any other value as it is; nullopt
+/// for a sentinel that does not hold base64.
+[[nodiscard]] std::optional<std::string> decode_header_value(std::string_view value);
+/// The body field that the `Mcp-Name` header mirrors (2026-07-28 Streamable HTTP, "Standard
+/// Request Headers"): `name` of tools/call and prompts/get, `uri` of resources/read; empty for
+/// every other method. One table for the client that sends the header and the server that checks it.
+[[nodiscard]] std::string_view mcp_name_field(std::string_view method) noexcept;
 
 /// Percent-encodes one URI path segment: everything but RFC 3986 unreserved characters,
 /// sub-delims, ':' and '@' (so every byte that is not ASCII, '%', '/', '?', '#', space, ...).

@@ -99,6 +99,22 @@ std::string header_value(std::string_view value) {
     return std::string(prefix) + base64_encode(value) + std::string(suffix);
 }
 
+std::optional<std::string> decode_header_value(std::string_view value) {
+    constexpr std::string_view prefix = "=?base64?";
+    constexpr std::string_view suffix = "?=";
+    if (value.size() >= prefix.size() + suffix.size() && value.substr(0, prefix.size()) == prefix &&
+        value.substr(value.size() - suffix.size()) == suffix) {
+        return base64_decode(value.substr(prefix.size(), value.size() - prefix.size() - suffix.size()));
+    }
+    return std::string(value);
+}
+
+std::string_view mcp_name_field(std::string_view method) noexcept {
+    if (method == "tools/call" || method == "prompts/get") return "name";
+    if (method == "resources/read") return "uri";
+    return {};
+}
+
 std::string encode_segment(std::string_view segment) {
     std::string out;
     out.reserve(segment.size());
