@@ -50,10 +50,22 @@ echo "{\"library\":\"$library\",\"skill\":\"$skill\",\"seconds\":$seconds}"
 
 rss() { awk '/VmHWM/ {h = $2} /VmRSS/ {r = $2} END {printf "\"peak_rss_kb\":%d,\"rss_kb\":%d", h, r}' "/proc/$1/status"; }
 
+# The CPU time (user + system, in clock ticks) a process has used so far.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
 run() {  # run NAME PID URL MIX CONNECTIONS
-  local out
+  local out before after per_request
+  before=$(cpu_ticks "$2")
   out=$(wrk -t2 -c "$5" -d "${seconds}s" --timeout 10s -s "$here/mcp_wrk.lua" "$3" -- "$skill" "$4" | tail -n 1)
-  echo "{\"server\":\"$1\",\"mix\":$4,\"connections\":$5,${out#\{},$(rss "$2")}" | sed 's/},"peak/,"peak/'
+  after=$(cpu_ticks "$2")
+  # The server's CPU per answered request, in microseconds: steadier than requests/s on a shared
+  # machine, where wrk and other programs take cores from the server.
+  per_request=$(python3 -c 'import json, os, sys
+d = json.loads(sys.argv[1])
+print(round((int(sys.argv[3]) - int(sys.argv[2])) * 1e6 / os.sysconf("SC_CLK_TCK") / max(d["requests"], 1), 1))' \
+    "$out" "$before" "$after")
+  echo "{\"server\":\"$1\",\"mix\":$4,\"connections\":$5,${out#\{},\"cpu_us_per_request\":$per_request,$(rss "$2")}" |
+    sed 's/},"cpu/,"cpu/'
 }
 
 # Warm both up (the SDK's JIT, our caches).

@@ -1,14 +1,16 @@
 // agentskills-cpp MCP server — the Streamable HTTP transport: POST /mcp with JSON responses,
 // Host and Origin validation, the 2026-07-28 request headers, and Mcp-Session-Id sessions for the
 // handshake era. Event-driven (Boost.Beast over Asio): a few io threads run every socket, a
-// connection costs no thread, and the JSON-RPC handling runs on a small pool of its own so that a
-// slow handler never holds a socket thread.
+// connection costs no thread; requests answered from memory are answered on the io thread, and
+// the rest of the JSON-RPC handling runs on a small pool of its own so that a handler that waits
+// (a store, a claim, a loader) never holds a socket thread.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -215,6 +217,30 @@ struct Shared {
         if (const auto it = per_client.find(client); it != per_client.end() && --it->second == 0) per_client.erase(it);
     }
 
+    /// Whether `req` may be answered on the io thread that read it: a 2026-07-28 POST with no
+    /// session whose `Mcp-Method` (which the header check holds to the body's method before
+    /// anything is handled) is one that is answered from the catalog snapshot in memory — at most
+    /// one stat and one bounded read of a regular file for `resources/read`, nothing that waits on
+    /// an activation store, a claim, a loader or the session store. Everything else goes to the
+    /// handling pool; the hand-off and the wake-up it costs are most of a small request's CPU.
+    static bool answered_inline(const Request& req) {
+        if (req.method() != bhttp::verb::post) return false;
+        if (header(req, "MCP-Protocol-Version").rfind("2026-", 0) != 0 || has_header(req, "Mcp-Session-Id")) {
+            return false;
+        }
+        const std::string_view method = header(req, "Mcp-Method");
+        constexpr std::string_view in_memory[] = {"skills/list",
+                                                  "skills/get",
+                                                  "resources/read",
+                                                  "resources/list",
+                                                  "resources/templates/list",
+                                                  "tools/list",
+                                                  "prompts/list",
+                                                  "server/discover",
+                                                  "ping"};
+        return std::find(std::begin(in_memory), std::end(in_memory), method) != std::end(in_memory);
+    }
+
     /// The answer to one parsed request from `client` (its address).
     Reply answer(const Request& req, const std::string& client);
     Reply answer_post(const Request& req, const std::string& client);
@@ -369,17 +395,21 @@ private:
         auto request = std::make_shared<Request>(parser_->release());
         parser_.reset();
         const bool keep_alive = request->keep_alive();
+        if (Shared::answered_inline(*request)) return write(answer(*request), keep_alive);
         asio::post(handlers_, [self = shared_from_this(), request, keep_alive] {
-            Reply reply;
-            try {
-                reply = self->shared_.answer(*request, self->client_);
-            } catch (const std::exception&) {
-                reply = json_error(500, -32603, "Internal error");
-            }
+            Reply reply = self->answer(*request);
             asio::post(self->stream_.get_executor(), [self, reply = std::move(reply), keep_alive]() mutable {
                 self->write(std::move(reply), keep_alive);
             });
         });
+    }
+
+    Reply answer(const Request& request) {
+        try {
+            return shared_.answer(request, client_);
+        } catch (const std::exception&) {
+            return json_error(500, -32603, "Internal error");
+        }
     }
 
     void write(Reply reply, bool keep_alive) {
