@@ -6,8 +6,12 @@
 
 #include <httplib.h>
 
+#include <atomic>
 #include <chrono>
+#include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include <catch2/catch.hpp>
@@ -159,6 +163,52 @@ TEST_CASE("mcp sessions: activations belong to the session and survive the sessi
     REQUIRE(other);
     CHECK(json::parse(other->body).at("result").at("content").at(0).at("text").get<std::string>().find("Body.") !=
           std::string::npos);
+}
+
+/// A MemorySessionStore whose `touch` waits while `slow` is set: a session store on a database
+/// that is slow to answer.
+class WaitingSessionStore final : public SessionStore {
+public:
+    SessionOpen open(std::string_view id, std::string_view version, std::string_view client,
+                     const SessionLimits& limits) override {
+        return inner_.open(id, version, client, limits);
+    }
+    std::optional<std::string> touch(std::string_view id, std::chrono::milliseconds idle_timeout) override {
+        if (slow.load()) std::this_thread::sleep_for(2s);
+        return inner_.touch(id, idle_timeout);
+    }
+    bool remove(std::string_view id) override { return inner_.remove(id); }
+    ActivationStorePtr activations(std::string_view id) override { return inner_.activations(id); }
+
+    std::atomic<bool> slow{false};
+
+private:
+    MemorySessionStore inner_;
+};
+
+TEST_CASE("mcp http: a request that waits on the session store holds no io thread", "[mcp][http][sessions]") {
+    // One io thread. A session's request waits 2 s on the store; meanwhile a stateless
+    // skills/list (answered on the io thread) and another session's ping are answered at once.
+    auto store = std::make_shared<WaitingSessionStore>();
+    mcp::HttpOptions http = options(0, 16);
+    http.threads = 1;
+    http.session_store = store;
+    SessionFixture f(http);
+    const auto [a, a_status] = f.open();
+    REQUIRE(a_status == 200);
+    store->slow = true;
+    std::thread waiting([&] { CHECK(f.ping(a) == 200); });
+    std::this_thread::sleep_for(200ms);  // the ping is now waiting in touch()
+    const auto start = std::chrono::steady_clock::now();
+    auto list = f.post(
+        R"({"jsonrpc":"2.0","id":4,"method":"skills/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}})",
+        {{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "skills/list"}});
+    const auto took = std::chrono::steady_clock::now() - start;
+    REQUIRE(list);
+    CHECK(list->status == 200);
+    CHECK(json::parse(list->body).at("result").at("skills").size() == 1);
+    CHECK(took < 1s);
+    waiting.join();
 }
 
 TEST_CASE("MemorySessionStore: caps, idle expiry and removal", "[mcp][sessions]") {
