@@ -37,14 +37,9 @@ node=$peers/node_modules/.bin/node
 inspector=$peers/node_modules/.bin/mcp-inspector
 [ -x "$node" ] || { echo "mcp.sh: no Node 22 at $node" >&2; exit 1; }
 
-libraries=("$repo/tests/data/library")
-# Every library of the corpus (each folder whose children are skills).
-for lib in anthropics__skills/skills getsentry__skills/skills obra__superpowers/skills openai__skills/skills/.curated \
-  openai__skills/skills/.system openai__skills/skills/.experimental vercel-labs__agent-skills/skills \
-  K-Dense-AI__claude-scientific-skills/scientific-skills github__awesome-copilot/skills \
-  ComposioHQ__awesome-claude-skills ComposioHQ__awesome-claude-skills/composio-skills; do
-  [ -d "$shared/corpus/libraries/$lib" ] && libraries+=("$shared/corpus/libraries/$lib")
-done
+# tests/data/library and every library of the corpus.
+source "$repo/scripts/ci/corpus_libraries.sh"
+corpus_libraries "$repo" "$shared"
 if [ -f "$shared/tools/gen_library.py" ] && [ -d "$shared/corpus" ]; then
   python3 "$shared/tools/gen_library.py" --corpus "$shared/corpus" --out "$tmp/gen500" -n 500 --seed 1 --resources >/dev/null
   libraries+=("$tmp/gen500")

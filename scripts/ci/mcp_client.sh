@@ -50,29 +50,9 @@ peers=$(cd "$peers" && pwd)
 node=$peers/node_modules/.bin/node
 [ -x "$node" ] || { echo "mcp_client.sh: no node at $node" >&2; exit 1; }
 
-# Every library of the corpus, at the folder that holds its skills (ComposioHQ's repository keeps
-# 28 skills at its top and 832 in composio-skills/: both are served).
-corpus=(anthropics__skills/skills getsentry__skills/skills obra__superpowers/skills openai__skills/skills/.curated
-  vercel-labs__agent-skills/skills K-Dense-AI__claude-scientific-skills/scientific-skills github__awesome-copilot/skills
-  ComposioHQ__awesome-claude-skills ComposioHQ__awesome-claude-skills/composio-skills)
-libraries=("$repo/tests/data/library")
-for lib in "${corpus[@]}"; do
-  if [ -d "$shared/corpus/libraries/$lib" ]; then
-    libraries+=("$shared/corpus/libraries/$lib")
-  elif [ -d "$shared/corpus/libraries" ]; then
-    echo "mcp_client.sh: $shared/corpus/libraries/$lib is missing" >&2
-    exit 1
-  fi
-done
-if [ -d "$shared/corpus/libraries" ]; then
-  for dir in "$shared/corpus/libraries"/*/; do
-    name=$(basename "$dir")
-    case " ${corpus[*]} " in
-      *" $name"[/\ ]*) ;;
-      *) echo "mcp_client.sh: the corpus library $name is not in the list above" >&2; exit 1 ;;
-    esac
-  done
-fi
+# tests/data/library and every library of the corpus.
+source "$repo/scripts/ci/corpus_libraries.sh"
+corpus_libraries "$repo" "$shared"
 
 # Starts the SDK's HTTP server over $1; sets http_pid and url.
 start_http() {

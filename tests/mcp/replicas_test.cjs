@@ -4,12 +4,14 @@
 //   node replicas_test.cjs --peers DIR --url http://127.0.0.1:PORT/mcp --skills N --kill PID
 //
 // Phase 1: per era, 3 clients (the 2025-11-25 ones each with its Mcp-Session-Id): every skill
-// listed (N of them) and every file read and verified; the activation tool called twice for one
-// skill: the first call gives its instructions, the second (2025-11-25) says it is already
-// active, whichever replica answered which. Then replica PID is killed with SIGKILL, and phase 2
-// goes on with the same sessions and with new clients: the skill of phase 1 is still active
-// (exactly once per session), a second skill activates once, every skill is listed and verified
-// again. Any error the client sees fails the test. Prints one JSON summary line.
+// listed (N of them), and by the first client of each era every file read and verified; the
+// activation tool called twice for one skill: the first call gives its instructions, the second
+// (2025-11-25) says it is already active, whichever replica answered which. Then both first
+// clients read every file again, 8 at a time, and replica PID is killed with SIGKILL in the
+// middle, with reads in flight. Phase 2 goes on with the same sessions and with new clients: the
+// skill of phase 1 is still active (exactly once per session), a second skill activates once,
+// every skill is listed again, and the new clients read and verify every file. Any error the
+// client sees fails the test. Prints one JSON summary line.
 'use strict';
 const { createRequire } = require('node:module');
 const path = require('node:path');
@@ -55,19 +57,33 @@ async function open(era) {
   return { era, modern, client, transport, skills: new SkillsClient(client) };
 }
 
-async function verifyAll(c) {
+/// Lists every skill (N of them); with `full`, also reads every file of every skill, `width` at a
+/// time, each verified against its listed digest. `onRead` runs after each read. The names of the
+/// model-invocable skills.
+async function verifyAll(c, { full = false, onRead = () => {} } = {}) {
   assert.ok(c.skills.supported, 'the server declares the skills extension');
   const listing = await c.skills.list();
   stats.requests += 1;
   assert.deepEqual(listing.invalid, []);
   assert.equal(listing.skills.length, expectedSkills, 'every served skill is listed');
-  for (const entry of listing.skills) {
-    for (const resource of entry.resources) {
-      const file = await c.skills.read(entry, resource.uri);
-      assert.equal(file.verified, true, `${resource.uri} verified`);
-      stats.requests += 1;
-      stats.files += 1;
+  if (full) {
+    const reads = [];
+    for (const entry of listing.skills) {
+      for (const resource of entry.resources) reads.push([entry, resource.uri]);
     }
+    let next = 0;
+    const worker = async () => {
+      while (next < reads.length) {
+        const [entry, uri] = reads[next];
+        next += 1;
+        const file = await c.skills.read(entry, uri);
+        assert.equal(file.verified, true, `${uri} verified`);
+        stats.requests += 1;
+        stats.files += 1;
+        onRead();
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
   }
   return listing.skills.filter((s) => s.frontmatter['disable-model-invocation'] !== true).map((s) => s.frontmatter.name);
 }
@@ -100,16 +116,36 @@ async function main() {
   for (const era of ['legacy', 'modern']) {
     for (let i = 0; i < 3; i += 1) clients.push(await open(era));
   }
+  // Phase 1: every client lists, the first of each era reads every file; each activates one skill.
   let invocable = [];
+  const firsts = [clients[0], clients[3]];
   for (const c of clients) {
-    invocable = await verifyAll(c);
-    assert.ok(invocable.length >= 2, 'two model-invocable skills to activate');
+    const before = stats.files;
+    invocable = await verifyAll(c, { full: firsts.includes(c) });
+    if (firsts.includes(c)) stats.filesPerSkillSet = stats.files - before;
+    assert.ok(invocable.length >= 1, 'a model-invocable skill to activate');
     await activateOnce(c, invocable[0]);
   }
+  const second = invocable[invocable.length > 1 ? 1 : 0];
 
-  // One replica dies; the sessions go on through the others.
-  process.kill(Number(args.kill), 'SIGKILL');
+  // One replica dies while requests are in flight: the first client of each era reads every file
+  // again, 8 reads at a time each, and the replica is killed with SIGKILL once a third of them
+  // are done. nginx passes the requests that were on it to the others; the client sees nothing.
+  const killAt = Math.max(1, Math.floor((2 * stats.filesPerSkillSet) / 3));
+  let done = 0;
+  let killed = false;
+  const onRead = () => {
+    done += 1;
+    if (!killed && done >= killAt) {
+      killed = true;
+      process.kill(Number(args.kill), 'SIGKILL');
+      stats.killedAfterReads = done;
+    }
+  };
+  await Promise.all(firsts.map((c) => verifyAll(c, { full: true, onRead })));
+  assert.ok(killed, 'the replica was killed while the reads went on');
 
+  // Phase 2: the sessions go on through the others, and new clients come.
   const fresh = [await open('legacy'), await open('modern')];
   for (const c of clients) {
     const again = await call(c, invocable[0]);
@@ -119,11 +155,11 @@ async function main() {
       assert.equal(again, alreadyText(invocable[0]), 'activated exactly once in the session, across replicas');
       stats.already += 1;
     }
-    await activateOnce(c, invocable[1]);
+    if (second !== invocable[0]) await activateOnce(c, second);
     await verifyAll(c);
   }
   for (const c of fresh) {
-    await verifyAll(c);
+    await verifyAll(c, { full: true });
     await activateOnce(c, invocable[0]);
   }
   // DELETE ends each 2025-11-25 session, whichever replica answers.
