@@ -28,7 +28,7 @@ struct SessionLimits {
     /// Sessions one client address may hold at once (0 = no cap).
     std::size_t max_per_client = 64;
     /// Sessions held at once by all clients together (0 = no cap); past it new ones are refused.
-    std::size_t max_sessions = 4096;
+    std::size_t max_sessions = 1024;
 };
 
 /// What SessionStore::open did.

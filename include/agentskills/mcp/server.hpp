@@ -37,12 +37,13 @@ inline constexpr std::uint64_t SKILL_MAX_TOTAL_BYTES = 16u * 1024u * 1024u;
 inline constexpr std::size_t DEFAULT_PAGE_SIZE = 100;
 /// `ttlMs` of cacheable results in the 2026-07-28 era.
 inline constexpr std::int64_t DEFAULT_TTL_MS = 60000;
-/// Handshake-era HTTP sessions open at once (all clients); past it `initialize` gets 429.
-inline constexpr std::size_t DEFAULT_MAX_SESSIONS = 1024;
+/// Handshake-era HTTP sessions open at once (all clients); past it `initialize` gets 429. The
+/// session defaults are SessionLimits' (one set of defaults for every store).
+inline constexpr std::size_t DEFAULT_MAX_SESSIONS = SessionLimits{}.max_sessions;
 /// Handshake-era HTTP sessions one client address may hold at once; past it `initialize` gets 429.
-inline constexpr std::size_t DEFAULT_MAX_SESSIONS_PER_CLIENT = 64;
+inline constexpr std::size_t DEFAULT_MAX_SESSIONS_PER_CLIENT = SessionLimits{}.max_per_client;
 /// A handshake-era HTTP session unused this long ends (its id then gets 404).
-inline constexpr std::chrono::milliseconds DEFAULT_SESSION_IDLE_TIMEOUT = std::chrono::minutes(30);
+inline constexpr std::chrono::milliseconds DEFAULT_SESSION_IDLE_TIMEOUT = SessionLimits{}.idle_timeout;
 /// File bytes the server keeps in memory (all skills together) so that resources/read of an
 /// unchanged file costs one stat; files past the budget are read and hashed again on each read.
 inline constexpr std::uint64_t DEFAULT_MAX_CACHED_BYTES = 64u * 1024u * 1024u;
