@@ -67,8 +67,11 @@ void setup_mcp(CLI::App& app, int* status) {
         ->check(CLI::Range(std::size_t{1}, std::size_t{31536000}))
         ->capture_default_str();
     cmd->add_option("--max-sessions-per-client", args->serve.max_sessions_per_client,
-                    "With --http: sessions one client address may hold (0: no cap; behind a proxy, 0)")
+                    "With --http: sessions one client address may hold (0: no cap)")
         ->capture_default_str();
+    cmd->add_option("--trust-proxy", args->serve.trusted_proxies,
+                    "With --http: a reverse proxy's IP address whose X-Forwarded-For names the client that "
+                    "--max-sessions-per-client counts (repeatable)");
     cmd->add_flag("--watch", args->serve.watch,
                   "Watch the roots; on a change serve the new catalog and send notifications/resources/list_changed");
     cmd->callback([args, status] { *status = run_mcp(*args); });

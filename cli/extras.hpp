@@ -16,11 +16,13 @@
 
 #include <stdlib.h>
 
+#include <chrono>
 #include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "agentskills/activation/session_store.hpp"
 #include "agentskills/catalog/governance.hpp"
 #include "agentskills/catalog/loader.hpp"
 #include "source_options.hpp"
@@ -42,8 +44,12 @@ struct McpServeArgs {
     /// --state: where handshake-era HTTP sessions live (a SQLite path or a PostgreSQL URI);
     /// empty: this process's memory.
     std::string state;
-    std::size_t session_idle_timeout_s = 1800;  ///< --session-idle-timeout
-    std::size_t max_sessions_per_client = 64;   ///< --max-sessions-per-client
+    /// --session-idle-timeout (SessionLimits' default)
+    std::size_t session_idle_timeout_s = static_cast<std::size_t>(
+        std::chrono::duration_cast<std::chrono::seconds>(SessionLimits{}.idle_timeout).count());
+    /// --max-sessions-per-client (SessionLimits' default)
+    std::size_t max_sessions_per_client = SessionLimits{}.max_per_client;
+    std::vector<std::string> trusted_proxies;  ///< --trust-proxy
 };
 
 /// The components' entry points; a member is nullptr when the build has not that component.

@@ -201,6 +201,7 @@ int serve_mcp(const McpServeArgs& args, FilesystemLoaderOptions options) {
     http.session_idle_timeout =
         std::chrono::seconds(static_cast<std::chrono::seconds::rep>(args.session_idle_timeout_s));
     http.max_sessions_per_client = args.max_sessions_per_client;
+    http.trusted_proxies = args.trusted_proxies;
     http.on_listening = [&host](int bound) {
         const bool v6 = host.find(':') != std::string::npos;
         // Printed under --quiet too: it names the port (PORT 0 picks one).

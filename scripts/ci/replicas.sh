@@ -81,7 +81,7 @@ serve_library() {
   for i in 1 2 3; do
     log=$run/replica-$i.log
     "$cli" mcp --http 127.0.0.1:0 --root "$lib" --lock "$run/agentskills-lock.json" --lock-strict \
-      --state "$state_uri" --max-sessions-per-client 0 2>"$log" &
+      --state "$state_uri" --trust-proxy 127.0.0.1 2>"$log" &
     pids+=($!)
     replica_pids+=($!)
     port=""

@@ -165,6 +165,35 @@ TEST_CASE("mcp sessions: activations belong to the session and survive the sessi
           std::string::npos);
 }
 
+TEST_CASE("mcp sessions: behind a trusted proxy, X-Forwarded-For names the client", "[mcp][http][sessions]") {
+    mcp::HttpOptions http = options(/*per_client=*/2, /*total=*/64);
+    http.trusted_proxies = {"127.0.0.1"};
+    SessionFixture f(http);
+    const auto open_as = [&](const std::string& from, const std::string& forwarded) {
+        auto r = f.post_from(from, INIT, {{"X-Forwarded-For", forwarded}});
+        REQUIRE(r);
+        return r->status;
+    };
+    // Two clients behind the proxy, each with its own cap of 2.
+    CHECK(open_as("127.0.0.1", "10.0.0.1") == 200);
+    CHECK(open_as("127.0.0.1", "10.0.0.1") == 200);
+    CHECK(open_as("127.0.0.1", "10.0.0.1") == 429);
+    CHECK(open_as("127.0.0.1", "10.0.0.2") == 200);
+    // What a client claims comes first; the proxy appends the address it saw last.
+    CHECK(open_as("127.0.0.1", "10.0.0.2, 10.0.0.3") == 200);
+    CHECK(open_as("127.0.0.1", "10.0.0.9,10.0.0.1") == 429);
+    // A trusted hop is passed over.
+    CHECK(open_as("127.0.0.1", "10.0.0.4, 127.0.0.1") == 200);
+    // Not an address: the proxy's own address is counted.
+    CHECK(open_as("127.0.0.1", "not-an-address") == 200);
+    CHECK(open_as("127.0.0.1", "") == 200);
+    CHECK(open_as("127.0.0.1", "unknown") == 429);
+    // A peer that is not a trusted proxy is itself, whatever it forwards.
+    CHECK(open_as("127.0.0.2", "10.0.0.5") == 200);
+    CHECK(open_as("127.0.0.2", "10.0.0.6") == 200);
+    CHECK(open_as("127.0.0.2", "10.0.0.7") == 429);
+}
+
 /// A MemorySessionStore whose `touch` waits while `slow` is set: a session store on a database
 /// that is slow to answer.
 class WaitingSessionStore final : public SessionStore {

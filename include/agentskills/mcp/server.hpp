@@ -176,12 +176,19 @@ struct HttpOptions {
     // never because other clients opened sessions. `max_sessions` (above) caps them all
     // together, max_sessions_per_client each client address: past either, `initialize` gets
     // 429 and the open sessions are kept. Behind a reverse proxy every client has the proxy's
-    // address: raise max_sessions_per_client (or make it 0) there.
+    // address unless the proxy is trusted (trusted_proxies); else raise max_sessions_per_client
+    // (or make it 0) there.
 
     /// A session unused this long ends (its id then gets 404).
     std::chrono::milliseconds session_idle_timeout = DEFAULT_SESSION_IDLE_TIMEOUT;
     /// Sessions one client address may hold at once (0 = no cap).
     std::size_t max_sessions_per_client = DEFAULT_MAX_SESSIONS_PER_CLIENT;
+    /// Addresses of reverse proxies whose `X-Forwarded-For` is believed (exact IP addresses, as
+    /// `127.0.0.1` or `::1`). For a request whose peer is one of them, the client address that
+    /// max_sessions_per_client counts is the rightmost address in X-Forwarded-For that is not
+    /// itself a trusted proxy (the peer when there is none, or when that entry is not an IP
+    /// address). Any other peer's X-Forwarded-For is ignored. Connection caps count peers.
+    std::vector<std::string> trusted_proxies = {};
     /// Where sessions and their activations live: null = this process's memory. Give a store
     /// that several replicas share (agentskills::sqlite's SqliteSessionStore,
     /// agentskills::postgres's PostgresSessionStore) so that any replica serves any session.

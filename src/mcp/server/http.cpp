@@ -199,6 +199,37 @@ struct Shared {
                            [&](const std::string& allowed) { return allowed == origin; });
     }
 
+    /// The client address that sessions are counted against: the peer, or behind a trusted
+    /// proxy the rightmost X-Forwarded-For entry that is not a trusted proxy (HttpOptions).
+    std::string session_client(const Request& req, const std::string& peer) const {
+        const auto trusted = [this](std::string_view address) {
+            return std::find(options.trusted_proxies.begin(), options.trusted_proxies.end(), address) !=
+                   options.trusted_proxies.end();
+        };
+        if (options.trusted_proxies.empty() || !trusted(peer)) return peer;
+        // Every X-Forwarded-For line, in order, is one list: the last hop appended last.
+        std::vector<std::string_view> hops;
+        const auto [first, last] = req.equal_range(beast::string_view("X-Forwarded-For"));
+        for (auto it = first; it != last; ++it) {
+            std::string_view list(it->value().data(), it->value().size());
+            while (!list.empty()) {
+                const std::size_t comma = list.find(',');
+                std::string_view hop = list.substr(0, comma);
+                while (!hop.empty() && (hop.front() == ' ' || hop.front() == '\t')) hop.remove_prefix(1);
+                while (!hop.empty() && (hop.back() == ' ' || hop.back() == '\t')) hop.remove_suffix(1);
+                hops.push_back(hop);
+                list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+            }
+        }
+        for (auto hop = hops.rbegin(); hop != hops.rend(); ++hop) {
+            if (trusted(*hop)) continue;
+            beast::error_code ec;
+            const auto address = asio::ip::make_address(std::string(*hop), ec);
+            return ec ? peer : address.to_string();
+        }
+        return peer;
+    }
+
     /// Counts a new connection from `client`; false when a cap is reached.
     bool admit(const std::string& client) {
         const std::lock_guard lock(mutex);
@@ -295,7 +326,7 @@ Reply Shared::answer_post(const Request& req, const std::string& client) {
         return reply;
     }
     if (ex.initialized && session_id.empty()) {
-        const auto id = sessions.add(client, session);
+        const auto id = sessions.add(session_client(req, client), session);
         if (!id) return json_error(429, -32600, "Too Many Requests: this client holds too many sessions");
         reply.headers.emplace_back("Mcp-Session-Id", *id);
     }
