@@ -9,6 +9,8 @@
 # on a second mcp_mhd whose idle timeout is 2 s. One JSON line per run, with the server's CPU per
 # answered request.
 #   usage: bench/mcp_engines.sh BUILD_DIR LIBRARY [SECONDS]
+#   SERVER_GLIBC_TUNABLES=...: GLIBC_TUNABLES for both servers (not wrk), e.g.
+#   glibc.malloc.trim_threshold=67108864 (docs/performance.md, "Engines", says why)
 #   (BUILD_DIR built with AGENTSKILLS_BUILD_BENCH=ON and libmicrohttpd-dev, for bench/mcp_mhd)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,15 +23,18 @@ seconds=${3:-10}
   exit 1
 }
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+tunables=${SERVER_GLIBC_TUNABLES:-}
+# Only ever run in the background (&): exec makes $! the server itself.
+serve() { if [ -n "$tunables" ]; then GLIBC_TUNABLES=$tunables exec "$@"; else exec "$@"; fi; }
 
 logs=$(mktemp -d)
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$logs"' EXIT
 
-"$build/agentskills" mcp --root "$library" --http 127.0.0.1:0 2>"$logs/beast" &
+serve "$build/agentskills" mcp --root "$library" --http 127.0.0.1:0 2>"$logs/beast" &
 beast=$!
 pids+=("$beast")
-"$build/bench/mcp_mhd" --root "$library" --port 0 2>"$logs/mhd" &
+serve "$build/bench/mcp_mhd" --root "$library" --port 0 2>"$logs/mhd" &
 mhd=$!
 pids+=("$mhd")
 for _ in $(seq 1 300); do
@@ -47,7 +52,7 @@ for dir in $(find "$library" -mindepth 2 -maxdepth 2 -name SKILL.md | sort | xar
   if ! grep -q "$name" "$logs/beast" "$logs/mhd"; then skill=$name; break; fi
 done
 [ -n "$skill" ] || { echo "mcp_engines: no skill served by both" >&2; exit 1; }
-echo "{\"library\":\"$library\",\"skill\":\"$skill\",\"seconds\":$seconds,\"mhd\":\"$(grep -o 'libmicrohttpd [^,]*' "$logs/mhd")\"}"
+echo "{\"library\":\"$library\",\"skill\":\"$skill\",\"seconds\":$seconds,\"tunables\":\"$tunables\",\"mhd\":\"$(grep -o 'libmicrohttpd [^,]*' "$logs/mhd")\"}"
 
 rss() { awk '/VmHWM/ {h = $2} /VmRSS/ {r = $2} END {printf "\"peak_rss_kb\":%d,\"rss_kb\":%d", h, r}' "/proc/$1/status"; }
 # The CPU time (user + system, in clock ticks) a process has used so far.
@@ -88,7 +93,7 @@ python3 "$here/mcp_idle.py" "$mhd_url" mhd
 # libmicrohttpd's MHD_OPTION_CONNECTION_TIMEOUT, 30 s here, counts inactivity).
 python3 "$here/mcp_trickle.py" "$beast_url" beast 64 16
 python3 "$here/mcp_trickle.py" "$mhd_url" mhd 64 16
-"$build/bench/mcp_mhd" --root "$library" --port 0 --timeout 2 2>"$logs/mhd2" &
+serve "$build/bench/mcp_mhd" --root "$library" --port 0 --timeout 2 2>"$logs/mhd2" &
 pids+=("$!")
 for _ in $(seq 1 300); do grep -q "listening on" "$logs/mhd2" && break; sleep 0.1; done
 python3 "$here/mcp_trickle.py" "$(grep -o 'http://[^ ]*/mcp' "$logs/mhd2" | head -n 1)" mhd_timeout_2s 64 16

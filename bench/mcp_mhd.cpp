@@ -1,4 +1,4 @@
-// mcp_mhd --root DIR [--root DIR...] [--port PORT] [--threads N] [--timeout SECONDS]
+// mcp_mhd --root DIR [--root DIR...] [--port PORT] [--threads N] [--timeout SECONDS] [--turbo 0|1]
 //
 // A benchmark-only prototype (issue 34: "measure two engines and choose"): the same
 // agentskills::mcp::Server that `agentskills mcp --http` serves on Boost.Beast, behind
@@ -43,6 +43,7 @@ struct Args {
     unsigned port = 0;
     unsigned threads = 0;   // 0: the hardware threads
     unsigned timeout = 30;  // seconds without traffic before a connection is closed (idle, not total)
+    bool turbo = true;      // MHD_USE_TURBO
 };
 
 /// What one request has received so far (MHD calls the handler once per body chunk).
@@ -115,7 +116,7 @@ void on_completed(void*, MHD_Connection*, void** con_cls, MHD_RequestTermination
 [[noreturn]] void usage(const char* why) {
     std::fprintf(stderr,
                  "mcp_mhd: %s\nusage: mcp_mhd --root DIR [--root DIR...] [--port PORT] [--threads N] "
-                 "[--timeout SECONDS]\n",
+                 "[--timeout SECONDS] [--turbo 0|1]\n",
                  why);
     std::exit(2);
 }
@@ -132,6 +133,8 @@ Args parse(int argc, char** argv) {
             args.port = static_cast<unsigned>(std::stoul(value));
         else if (flag == "--threads")
             args.threads = static_cast<unsigned>(std::stoul(value));
+        else if (flag == "--turbo")
+            args.turbo = std::string_view(value) != "0";
         else if (flag == "--timeout")
             args.timeout = static_cast<unsigned>(std::stoul(value));
         else
@@ -177,10 +180,10 @@ int main(int argc, char** argv) try {
     address.sin_port = htons(static_cast<std::uint16_t>(args.port));
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     MHD_Daemon* daemon = MHD_start_daemon(
-        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_TURBO | MHD_USE_ERROR_LOG, static_cast<std::uint16_t>(args.port),
-        nullptr, nullptr, &on_request, &context, MHD_OPTION_SOCK_ADDR, &address, MHD_OPTION_THREAD_POOL_SIZE, threads,
-        MHD_OPTION_CONNECTION_TIMEOUT, args.timeout, MHD_OPTION_CONNECTION_LIMIT, 8192u, MHD_OPTION_NOTIFY_COMPLETED,
-        &on_completed, nullptr, MHD_OPTION_END);
+        MHD_USE_EPOLL_INTERNAL_THREAD | (args.turbo ? MHD_USE_TURBO : 0) | MHD_USE_ERROR_LOG,
+        static_cast<std::uint16_t>(args.port), nullptr, nullptr, &on_request, &context, MHD_OPTION_SOCK_ADDR, &address,
+        MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_TIMEOUT, args.timeout, MHD_OPTION_CONNECTION_LIMIT,
+        8192u, MHD_OPTION_NOTIFY_COMPLETED, &on_completed, nullptr, MHD_OPTION_END);
     if (daemon == nullptr) {
         std::fprintf(stderr, "mcp_mhd: cannot start libmicrohttpd on 127.0.0.1:%u\n", args.port);
         return 1;
