@@ -6,13 +6,22 @@
 //                   the tool call (subtract it from the next)
 //   activate        the same, with the first activation of a skill in each run state
 //   discover-again  N repeated discover() calls of an unchanged in-memory library (1 thread)
+//   first-turn      N times BM_first_turn_100_skills's operation (bind with a fresh loader over
+//                   100 SKILL.md files on the local file system, written an hour ago, to the
+//                   first request); prints the user and system CPU time per turn on stderr
 // The source uses only API that 059b56e had too, so that it can be built against an older
 // library for a side-by-side count.
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <fmt/core.h>
 
@@ -55,7 +64,7 @@ struct Fixture {
 
 int main(int argc, char** argv) {
     if (argc != 3) {
-        std::fprintf(stderr, "usage: micro_callgrind setup|activate-setup|activate|discover-again N\n");
+        std::fprintf(stderr, "usage: micro_callgrind setup|activate-setup|activate|discover-again|first-turn N\n");
         return 2;
     }
     const std::string what = argv[1];
@@ -68,6 +77,43 @@ int main(int argc, char** argv) {
         agentskills::FilesystemSkillLoader loader(options);
         (void)loader.discover();
         for (long i = 0; i < n; ++i) total += loader.discover().skills.size();
+    } else if (what == "first-turn") {
+        namespace fs = std::filesystem;
+        const fs::path lib = fs::temp_directory_path() / fmt::format("agentskills-micro-{}-lib-100", ::getpid());
+        fs::remove_all(lib);
+        for (int i = 0; i < 100; ++i) {
+            const std::string name = fmt::format("migration-review-{:05}", i);
+            fs::create_directories(lib / name);
+            std::ofstream(lib / name / "SKILL.md") << agentskills::bench::sample_skill_md_named(name);
+            fs::last_write_time(lib / name / "SKILL.md", fs::file_time_type::clock::now() - std::chrono::hours(1));
+        }
+        rusage before{};
+        ::getrusage(RUSAGE_SELF, &before);
+        for (long i = 0; i < n; ++i) {
+            agentskills::SkillsShimOptions options;
+            options.loader = std::make_shared<agentskills::FilesystemSkillLoader>(
+                agentskills::FilesystemLoaderOptions{.roots = {lib.string()}, .include_default_roots = false});
+            agentskills::SkillsShim shim(std::move(options));
+            agentskills::AgentDescriptor agent;
+            agent.name = "bench";
+            std::unique_ptr<agentskills::BoundShim> bound = shim.bind(agent);
+            agentskills::RunState run;
+            bound->on_run_start(run);
+            agentskills::PreparedTurn turn(run, {});
+            bound->prepare_turn(turn);
+            total += turn.visible_tool_specs().size() + turn.system_instruction().size();
+        }
+        rusage after{};
+        ::getrusage(RUSAGE_SELF, &after);
+        const auto us = [](const timeval& a, const timeval& b) {
+            return static_cast<double>(b.tv_sec - a.tv_sec) * 1e6 + static_cast<double>(b.tv_usec - a.tv_usec);
+        };
+        if (n > 0) {
+            std::fprintf(stderr, "per turn: user %.1f us, system %.1f us\n",
+                         us(before.ru_utime, after.ru_utime) / static_cast<double>(n),
+                         us(before.ru_stime, after.ru_stime) / static_cast<double>(n));
+        }
+        fs::remove_all(lib);
     } else if (what == "setup" || what == "activate-setup" || what == "activate") {
         Fixture f;
         if (!f.activate) {

@@ -104,10 +104,7 @@ SkillActivator::SkillActivator(SkillCatalogPtr catalog, SkillActivatorOptions op
     for (const auto& m : *catalog_) {
         if (m.model_invocable()) invocable_.push_back(m.name);
     }
-    if (options_.prompt_block) {
-        prompt_block_ = *options_.prompt_block;
-        return;
-    }
+    if (options_.prompt_block) return;  // prompt_block() serves it from options_ (not a second copy)
     check_system_prompt(options_.system_prompt);
     if (!invocable_.empty()) {
         SkillsPromptOptions prompt;

@@ -3,6 +3,10 @@
 // Paths come from directory listings and may hold any bytes; every string put into JSON here
 // passes through valid_utf8 (each ill-formed byte becomes U+FFFD), so that `dump()` never
 // throws for one odd file name and a whole listing is not lost to it.
+#include <mutex>
+#include <string>
+#include <string_view>
+
 #include <nlohmann/json.hpp>
 
 #include "agentskills/base/diagnostics.hpp"
@@ -27,6 +31,30 @@ nlohmann::json text_list(const std::vector<std::string>& items) {
 const nlohmann::json& SharedJson::empty_object() noexcept {
     static const nlohmann::json empty = nlohmann::json::object();
     return empty;
+}
+
+struct SharedJson::Deferred {
+    std::string source;  // freed once the value is built
+    nlohmann::json (*build)(std::string_view) = nullptr;
+    std::once_flag once;
+    nlohmann::json value;
+};
+
+SharedJson SharedJson::deferred(std::string source, nlohmann::json (*build)(std::string_view)) {
+    SharedJson out;
+    out.deferred_ = std::make_shared<Deferred>();
+    out.deferred_->source = std::move(source);
+    out.deferred_->build = build;
+    return out;
+}
+
+const nlohmann::json& SharedJson::built() const noexcept {
+    Deferred& d = *deferred_;
+    std::call_once(d.once, [&d] {
+        d.value = d.build(d.source);
+        std::string().swap(d.source);
+    });
+    return d.value;
 }
 
 void to_json(nlohmann::json& j, const SkillManifest& m) {

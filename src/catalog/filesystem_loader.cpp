@@ -60,8 +60,10 @@ struct FilesystemSkillLoader::Impl {
     }
     Discovery finish(std::uint64_t ticket, Discovery out);
     [[nodiscard]] Threads thread_count() const noexcept {
-        const std::size_t asked =
-            options.threads != 0 ? options.threads : std::max(1U, std::thread::hardware_concurrency());
+        // The machine's cores, asked once per process (glibc reads /sys for each call, and a
+        // discovery asks several times).
+        static const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
+        const std::size_t asked = options.threads != 0 ? options.threads : cores;
         return {std::min(asked, SKILL_MAX_DISCOVERY_THREADS), options.threads == 0};
     }
     void publish(std::uint64_t ticket, KeptSkills kept_now);

@@ -75,8 +75,16 @@ Limited limited(std::string_view value, std::size_t limit) {
 // The frontmatter JSON, typed as asked: the literal text of each scalar, or the core schema's
 // values (core_json.hpp, the typing the MCP server uses), read again from the text with the
 // front end's typing options.
-nlohmann::json Parse::frontmatter_json(const YNode& root, std::string_view frontmatter) {
-    if (opt_.frontmatter_typing == FrontmatterTyping::text) return to_json(root);
+SharedJson Parse::frontmatter_json(const YNode& root, std::string_view frontmatter) {
+    if (opt_.frontmatter_typing == FrontmatterTyping::text) {
+        // Built on its first read (most manifests' trees are never read: a catalog block, an
+        // activation): the same reader and walk, later. A large frontmatter is built now, while
+        // the parse holds its place in the gate of large parses.
+        if (frontmatter.size() <= SKILL_LARGE_FRONTMATTER_BYTES) {
+            return SharedJson::deferred(std::string(frontmatter), &frontmatter_text_json);
+        }
+        return to_json(root);
+    }
     try {
         return core_json(frontmatter);
     } catch (const std::exception& e) {
@@ -287,16 +295,32 @@ void Parse::read_metadata(SkillManifest& m) {
         }
         return;
     }
-    std::unordered_map<std::string, std::size_t> position;  // key -> index in m.metadata
+    // The later of two equal keys wins, in the place of the first. A handful of keys is found by
+    // a scan; past `indexed_fields` keys a hash index is kept as well (key -> index in m.metadata).
+    std::unordered_map<std::string, std::size_t> position;
     for (std::size_t i = 0; i + 1 < md->items.size(); i += 2) {
         const YNode& value = md->items[i + 1];
         std::string text = value.is_scalar() ? value.text : to_json(value).dump();
         std::string key = key_text(md->items[i]);
-        auto [it, inserted] = position.emplace(key, m.metadata.size());
-        if (inserted) {
+        std::size_t at = m.metadata.size();
+        if (m.metadata.size() < indexed_fields) {
+            for (std::size_t k = 0; k < m.metadata.size(); ++k) {
+                if (m.metadata[k].first == key) {
+                    at = k;
+                    break;
+                }
+            }
+        } else {
+            if (position.empty()) {
+                for (std::size_t k = 0; k < m.metadata.size(); ++k) position.emplace(m.metadata[k].first, k);
+            }
+            auto [it, inserted] = position.emplace(key, m.metadata.size());
+            if (!inserted) at = it->second;
+        }
+        if (at == m.metadata.size()) {
             m.metadata.emplace_back(std::move(key), std::move(text));
         } else {
-            m.metadata[it->second].second = std::move(text);
+            m.metadata[at].second = std::move(text);
         }
     }
 }

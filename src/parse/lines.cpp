@@ -87,28 +87,40 @@ std::vector<std::string> split_list(std::string_view text, bool on_commas) {
     }
     // White space and commas separate names, except inside parentheses: `Bash(git add:*), Read`
     // is two names, as `Bash(git add:*) Read` is.
+    // Each name is a run of the text between two separators outside parentheses.
     std::size_t depth = 0;
-    std::string current;
-    auto flush = [&] {
-        if (!current.empty()) out.push_back(std::move(current));
-        current.clear();
-    };
-    for (const char c : text) {
+    std::size_t begin = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
         const bool separator = c == ',' || c == ' ' || c == '\t' || c == '\r' || c == '\n';
         if (separator && depth == 0) {
-            flush();
+            if (i > begin) out.emplace_back(text.substr(begin, i - begin));
+            begin = i + 1;
             continue;
         }
         if (c == '(') ++depth;
         if (c == ')' && depth > 0) --depth;
-        current += c;
     }
-    flush();
+    if (text.size() > begin) out.emplace_back(text.substr(begin));
     return out;
 }
 
 // Keeps the first of equal items, in order (a hash set: lists may hold ~100,000 items).
 void dedupe(std::vector<std::string>& v) {
+    constexpr std::size_t scanned = 16;  // up to this many items, each is compared with the kept ones
+    if (v.size() <= scanned) {
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            if (std::find(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(kept), v[i]) !=
+                v.begin() + static_cast<std::ptrdiff_t>(kept)) {
+                continue;
+            }
+            if (kept != i) v[kept] = std::move(v[i]);
+            ++kept;
+        }
+        v.resize(kept);
+        return;
+    }
     std::unordered_set<std::string_view> seen;
     seen.reserve(v.size());
     std::vector<std::string> out;

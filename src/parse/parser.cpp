@@ -199,6 +199,11 @@ nlohmann::json to_json(const YNode& n) {
     return out;
 }
 
+nlohmann::json frontmatter_text_json(std::string_view frontmatter) {
+    const YamlRead yaml = read_yaml(frontmatter);
+    return yaml.root ? to_json(*yaml.root) : nlohmann::json::object();
+}
+
 void Parse::add(std::string_view code, Level standard, Level ref, std::size_t file_line, std::string message) {
     const Level level = reference() ? ref : standard;
     if (level == Level::none) return;

@@ -51,6 +51,9 @@ struct YamlRead {
 // becomes its compact JSON text).
 [[nodiscard]] nlohmann::json to_json(const YNode& n);
 [[nodiscard]] std::string key_text(const YNode& key);
+// to_json of the tree read_yaml makes of `frontmatter`, a frontmatter it read without a problem
+// before (the deferred SkillManifest::frontmatter of FrontmatterTyping::text).
+[[nodiscard]] nlohmann::json frontmatter_text_json(std::string_view frontmatter);
 
 // ---- Text (lines.cpp)
 
@@ -111,7 +114,7 @@ private:
 
     // The fields (parse_fields.cpp).
     void interpret(const YNode& root, std::string_view frontmatter);
-    [[nodiscard]] nlohmann::json frontmatter_json(const YNode& root, std::string_view frontmatter);
+    [[nodiscard]] SharedJson frontmatter_json(const YNode& root, std::string_view frontmatter);
     void collect_fields(const YNode& root);
     [[nodiscard]] const YNode* find(std::string_view key) const;
     [[nodiscard]] std::size_t line_of(std::string_view key) const;

@@ -119,6 +119,8 @@ private:
         if (depth > max_depth) return false;
         out.kind = YNode::Kind::mapping;
         mark(out, line_.text.data() + indent);
+        // The frontmatter's own keys: room for eight at once, not a growth step per key or two.
+        if (depth == 1) out.items.reserve(16);
         while (have_ && !failed_ && line_.indent == indent) {
             if (at_entry(indent)) return false;  // a list item where a key belongs
             const std::string_view rest = line_.text.substr(indent);

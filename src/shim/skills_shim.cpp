@@ -208,7 +208,7 @@ std::shared_ptr<const detail::ShimBinding> SkillsShim::make_binding(SkillCatalog
     activator.tool_name = options_.tool_name;
     activator.max_listed_names = options_.max_listed_names;
     activator.wait_timeout = options_.activation_wait_timeout;
-    activator.prompt_block = prompt.text;
+    activator.prompt_block = std::move(prompt.text);  // the one copy: prompt_block() reads it there
     activator.on_diagnostic = options_.on_diagnostic;
     activator.resource_tool_name = options_.resource_tool_name;
     activator.resource_reader = options_.resource_reader;
@@ -222,8 +222,7 @@ std::shared_ptr<const detail::ShimBinding> SkillsShim::make_binding(SkillCatalog
     std::lock_guard lock(mutex_);
     if (!last_binding_ || generation == 0 || generation >= last_binding_->generation) {
         last_catalog_ = catalog;
-        last_omitted_ = prompt.omitted;
-        last_block_ = prompt.text;
+        last_omitted_ = std::move(prompt.omitted);  // (read above, for the findings, and not again)
         last_binding_ = binding;
     }
     return binding;
@@ -297,7 +296,7 @@ Reattachment SkillsShim::reattach(RunState& state, const ReattachOptions& option
 
 std::string SkillsShim::prompt_block() const {
     std::lock_guard lock(mutex_);
-    return last_block_;
+    return last_binding_ ? last_binding_->activator->prompt_block() : std::string();
 }
 
 SkillCatalogPtr SkillsShim::catalog() const {

@@ -297,7 +297,9 @@ public:
 
     /// The system-prompt block this conversation needs (the same text at every turn; empty when no
     /// skill is model-invocable). Re-derive it whenever the host rebuilds its instructions.
-    [[nodiscard]] const std::string& prompt_block() const noexcept { return prompt_block_; }
+    [[nodiscard]] const std::string& prompt_block() const noexcept {
+        return options_.prompt_block ? *options_.prompt_block : prompt_block_;
+    }
     /// The activation texts of the skills active in `store`, in activation order, separated by
     /// blank lines (loaded again): what to put back after history that held them was compacted.
     [[nodiscard]] std::string active_skills_text(const ActivationStore& store) const;

@@ -52,18 +52,29 @@ public:
     SharedJson(nlohmann::json value)  // NOLINT(google-explicit-constructor)
         : value_(std::make_shared<const nlohmann::json>(std::move(value))) {}
 
-    [[nodiscard]] const nlohmann::json& get() const noexcept { return value_ ? *value_ : empty_object(); }
+    /// A value that `build(source)` makes on its first read (once, thread-safe; the copies share
+    /// it), for a tree that is rarely read: the parser's frontmatter (ParseOptions::frontmatter_json).
+    /// `build` must give the same value for the same source and throw nothing but std::bad_alloc
+    /// (which then ends the program: a read is noexcept).
+    [[nodiscard]] static SharedJson deferred(std::string source, nlohmann::json (*build)(std::string_view));
+
+    [[nodiscard]] const nlohmann::json& get() const noexcept {
+        return value_ ? *value_ : deferred_ ? built() : empty_object();
+    }
     [[nodiscard]] const nlohmann::json& operator*() const noexcept { return get(); }
     [[nodiscard]] const nlohmann::json* operator->() const noexcept { return &get(); }
 
     /// Equal values (not only the same shared tree).
     friend bool operator==(const SharedJson& a, const SharedJson& b) noexcept {
-        return a.value_ == b.value_ || a.get() == b.get();
+        return (a.value_ == b.value_ && a.deferred_ == b.deferred_) || a.get() == b.get();
     }
 
 private:
+    struct Deferred;
     static const nlohmann::json& empty_object() noexcept;
+    [[nodiscard]] const nlohmann::json& built() const noexcept;
     std::shared_ptr<const nlohmann::json> value_;
+    std::shared_ptr<Deferred> deferred_;  // set instead of value_ by deferred()
 };
 
 /// nlohmann ADL: a SharedJson converts to its value (`nlohmann::json j = manifest.frontmatter;`).

@@ -158,8 +158,7 @@ private:
     mutable std::mutex mutex_;
     SkillCatalogPtr last_catalog_;
     std::vector<std::string> last_omitted_;
-    std::string last_block_;
-    std::shared_ptr<const detail::ShimBinding> last_binding_;
+    std::shared_ptr<const detail::ShimBinding> last_binding_;  // its activator holds the last block
     LiveCatalogPtr live_;
 };
 
