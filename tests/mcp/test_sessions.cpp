@@ -226,7 +226,8 @@ TEST_CASE("mcp http: a request that waits on the session store holds no io threa
     const auto [a, a_status] = f.open();
     REQUIRE(a_status == 200);
     store->slow = true;
-    std::thread waiting([&] { CHECK(f.ping(a) == 200); });
+    const std::string session = a;  // a lambda may not capture a structured binding (Clang 14)
+    std::thread waiting([&] { CHECK(f.ping(session) == 200); });
     std::this_thread::sleep_for(200ms);  // the ping is now waiting in touch()
     const auto start = std::chrono::steady_clock::now();
     auto list = f.post(
