@@ -3,28 +3,11 @@
 a fresh client's request timed five times, then one idle connection in a hundred asked again.
 One JSON line. For bench/mcp_wrk.sh and bench/mcp_engines.sh.
     usage: mcp_idle.py URL NAME"""
-import json, socket, sys, time
+import json, os, socket, sys, time
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mcp_http import answer, skills_list_request
 url, name = sys.argv[1], sys.argv[2]
-port = int(url.split(':')[2].split('/')[0])
-body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "skills/list", "params": {"_meta": {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}})
-req = ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
-       "Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n"
-       "Mcp-Method: skills/list\r\nContent-Length: %d\r\n\r\n%s" % (port, len(body), body)).encode()
-def answer(s):
-    data = b""
-    while b"\r\n\r\n" not in data:
-        data += s.recv(65536)
-    head, rest = data.split(b"\r\n\r\n", 1)
-    status = int(head.split(b" ")[1])
-    length = [int(l.split(b":")[1]) for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")]
-    if length:
-        while len(rest) < length[0]:
-            rest += s.recv(65536)
-    else:  # chunked: read to the last chunk
-        while not rest.endswith(b"0\r\n\r\n"):
-            rest += s.recv(65536)
-    return status
+port, req = skills_list_request(url)
 held = []
 for _ in range(1000):
     s = socket.create_connection(("127.0.0.1", port))

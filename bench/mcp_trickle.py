@@ -6,33 +6,26 @@ slow connection was closed by the server (seconds from its first byte) or that i
 at the end. One JSON line. For bench/mcp_engines.sh.
     usage: mcp_trickle.py URL NAME [CLIENTS] [SECONDS]"""
 import json
+import os
 import socket
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mcp_http import answer, skills_list_request  # noqa: E402
+
 url, name = sys.argv[1], sys.argv[2]
 clients = int(sys.argv[3]) if len(sys.argv) > 3 else 64
 seconds = float(sys.argv[4]) if len(sys.argv) > 4 else 15.0
-port = int(url.split(':')[2].split('/')[0])
-body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "skills/list", "params": {"_meta": {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}})
-req = ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
-       "Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n"
-       "Mcp-Method: skills/list\r\nContent-Length: %d\r\n\r\n%s" % (port, len(body), body)).encode()
+port, req = skills_list_request(url)
 
 
 def fresh_ms():
     t = time.monotonic()
     s = socket.create_connection(("127.0.0.1", port), timeout=10)
     s.sendall(req)
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        data += chunk
+    ok = answer(s) == 200
     s.close()
-    ok = data.startswith(b"HTTP/1.1 200")
     return round((time.monotonic() - t) * 1000, 2) if ok else None
 
 
