@@ -1135,6 +1135,24 @@ TEST_CASE("mcp http: Mcp-Method and Mcp-Name are required and must match the bod
     CHECK(post(modern_request(5, "prompts/get", prompt), with({{"Mcp-Method", "prompts/get"}, {"Mcp-Name", "alpha"}}))
               .first == 200);
 
+    // The check reads the body as the handler does: of a key given twice the last counts, keys
+    // come in any order, and a "name" or "_meta" anywhere but directly in params is not one.
+    const std::string meta = R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+                             R"("io.modelcontextprotocol/clientCapabilities":{}})";
+    const std::string twice =
+        R"({"jsonrpc":"2.0","id":6,"method":"tools/list","method":"skills/list","params":{)" + meta + "}}";
+    CHECK(post(twice, with({{"Mcp-Method", "skills/list"}})).first == 200);
+    CHECK(mismatch(post(twice, with({{"Mcp-Method", "tools/list"}}))));
+    const std::string reordered =
+        R"({"params":{"name":"other_tool","arguments":{"name":"alpha","_meta":{}},"name":"activate_skill",)" + meta +
+        R"(},"method":"tools/call","id":7,"jsonrpc":"2.0"})";
+    CHECK(post(reordered, with({{"Mcp-Method", "tools/call"}, {"Mcp-Name", "activate_skill"}})).first == 200);
+    CHECK(mismatch(post(reordered, with({{"Mcp-Method", "tools/call"}, {"Mcp-Name", "other_tool"}}))));
+    // A second _meta without the version: the body claims none, so the version header disagrees.
+    const std::string meta_twice = R"({"jsonrpc":"2.0","id":8,"method":"skills/list","params":{)" + meta +
+                                   R"(,"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}})";
+    CHECK(mismatch(post(meta_twice, with({{"Mcp-Method", "skills/list"}}))));
+
     // A notification needs no Mcp-Method (the SDK's server too), but one that is sent must match.
     json note = {{"jsonrpc", "2.0"},
                  {"method", "notifications/cancelled"},

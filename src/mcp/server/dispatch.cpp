@@ -39,6 +39,12 @@ std::string error_response(std::string_view id, int code, std::string_view messa
 
 }  // namespace
 
+void detail::append_result_head(std::string& out, std::string_view id) {
+    out += R"({"jsonrpc":"2.0","id":)";
+    out += id;
+    out += R"(,"result":)";
+}
+
 json Server::Impl::initialize(const json& params, Session& session) const {
     const std::string& requested = string_param(params, "protocolVersion");
     std::string version(PROTOCOL_2025_11_25);
@@ -165,9 +171,8 @@ Exchange Server::handle(std::string_view message, Session& session) const {
         } else if (method == "ping") {
             result = json::object();
         } else if (method == "skills/list" || method == "skills/get") {
-            const std::string text = method == "skills/list" ? impl.skills_list(*snap, params, modern)
-                                                             : impl.skills_get(*snap, params, modern);
-            ex.response = response_text(id, "result", text);
+            ex.response = method == "skills/list" ? impl.skills_list(*snap, params, modern, id)
+                                                  : impl.skills_get(*snap, params, modern, id);
             return ex;
         } else if (method == "resources/list") {
             result = impl.resources_list(*snap, params);

@@ -35,6 +35,7 @@
 
 #include "../shared/internal.hpp"
 #include "agentskills/mcp/server.hpp"
+#include "header_fields.hpp"
 #include "sessions.hpp"
 
 namespace agentskills::mcp {
@@ -129,33 +130,20 @@ std::optional<std::string> header_mismatch(const Request& req, const ServerOptio
     const std::string_view version_header = header(req, "MCP-Protocol-Version");
     const bool modern_header = version_header.rfind("2026-", 0) == 0;
     const std::string& body = req.body();
-    if (!modern_header && body.find("io.modelcontextprotocol/protocolVersion") == std::string::npos) {
+    if (!modern_header && body.find(detail::PROTOCOL_VERSION_KEY) == std::string::npos) {
         return std::nullopt;  // the handshake era: nothing to check here
     }
-    json msg;
-    if (detail::json_depth(body, limits.max_json_depth) <= limits.max_json_depth) {
-        msg = json::parse(body, nullptr, /*allow_exceptions=*/false);
-    }
-    std::string claimed;
-    const json* params = nullptr;
-    if (msg.is_object()) {
-        if (const auto p = msg.find("params"); p != msg.end() && p->is_object()) {
-            params = &*p;
-            if (const auto meta = p->find("_meta"); meta != p->end() && meta->is_object()) {
-                const auto v = meta->find("io.modelcontextprotocol/protocolVersion");
-                if (v != meta->end() && v->is_string()) claimed = v->get<std::string>();
-            }
-        }
-    }
+    detail::HeaderFields msg;
+    if (detail::json_depth(body, limits.max_json_depth) <= limits.max_json_depth) msg.read(body);
+    const std::string claimed = msg.version.value_or(std::string());
     if (claimed.empty() && !modern_header) return std::nullopt;
     if (version_header != claimed) {
         return "Header mismatch: MCP-Protocol-Version does not match _meta io.modelcontextprotocol/protocolVersion";
     }
     if (claimed < "2026-07-28") return std::nullopt;  // an unsupported older claim: the handler answers -32022
-    const auto method_it = msg.find("method");
-    if (method_it == msg.end() || !method_it->is_string()) return std::nullopt;  // the handler refuses it
-    const std::string& method = method_it->get_ref<const std::string&>();
-    const bool request = msg.contains("id");
+    if (!msg.method) return std::nullopt;             // the handler refuses it
+    const std::string& method = *msg.method;
+    const bool request = msg.has_id;
     const bool has_method_header = has_header(req, "Mcp-Method");
     if (!has_method_header && request) return "Header mismatch: the required Mcp-Method header is missing";
     if (has_method_header && header(req, "Mcp-Method") != method) {
@@ -164,17 +152,14 @@ std::optional<std::string> header_mismatch(const Request& req, const ServerOptio
     if (!request) return std::nullopt;
     const std::string_view field = detail::mcp_name_field(method);
     if (field.empty()) return std::nullopt;
-    const json* value = nullptr;
-    if (params != nullptr) {
-        if (const auto it = params->find(std::string(field)); it != params->end() && it->is_string()) value = &*it;
-    }
+    const std::optional<std::string>& value = field == "uri" ? msg.uri : msg.name;
     if (!has_header(req, "Mcp-Name")) {
-        if (value == nullptr) return std::nullopt;  // nothing to mirror; the handler refuses the params
+        if (!value) return std::nullopt;  // nothing to mirror; the handler refuses the params
         return "Header mismatch: the required Mcp-Name header is missing";
     }
     const auto decoded = detail::decode_header_value(header(req, "Mcp-Name"));
     if (!decoded) return "Header mismatch: Mcp-Name carries an invalid base64 value";
-    if (value == nullptr || *decoded != value->get_ref<const std::string&>()) {
+    if (!value || *decoded != *value) {
         return fmt::format("Header mismatch: Mcp-Name does not match params.{}", field);
     }
     return std::nullopt;
@@ -324,7 +309,7 @@ Reply Shared::answer_post(const Request& req, const std::string& client) {
     }
     if (!session) session = server.open_session();  // one request's worth (stateless era)
 
-    const Exchange ex = server.handle(req.body(), *session);
+    Exchange ex = server.handle(req.body(), *session);
 
     Reply reply;
     if (!ex.response) {
@@ -348,7 +333,7 @@ Reply Shared::answer_post(const Request& req, const std::string& client) {
         default:
             reply.status = 200;
     }
-    reply.body = *ex.response;
+    reply.body = std::move(*ex.response);
     return reply;
 }
 

@@ -89,9 +89,8 @@ std::string Server::Impl::resources_read(detail::Snapshot& snap, const json& par
         if (bytes != nullptr) {
             std::string out;
             out.reserve(bytes->size() + bytes->size() / 8 + 256);
-            out += R"({"jsonrpc":"2.0","id":)";
-            out += id;
-            out += R"(,"result":{"contents":[{"uri":)";
+            detail::append_result_head(out, id);
+            out += R"({"contents":[{"uri":)";
             agentskills::append_json_string(out, f->uri);
             out += R"(,"mimeType":)";
             agentskills::append_json_string(out, f->mime);

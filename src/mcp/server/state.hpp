@@ -65,6 +65,11 @@ struct RpcError : std::runtime_error {
 [[nodiscard]] std::size_t decode_cursor(const nlohmann::json& params, std::size_t total);
 [[nodiscard]] std::string encode_cursor(std::size_t offset);
 
+/// Appends the head of a result response, `{"jsonrpc":"2.0","id":ID,"result":`, for a method
+/// that writes its result text straight after it (and closes it with one more `}`). `id` is its
+/// JSON text as received (detail::id_text).
+void append_result_head(std::string& out, std::string_view id);
+
 struct Page {
     std::size_t begin = 0;
     std::size_t end = 0;
@@ -120,9 +125,11 @@ struct Server::Impl {
 
     // ---- methods (each in the file of its group) ---------------------------------------------
     // skills_methods.cpp
-    [[nodiscard]] std::string skills_list(const detail::Snapshot& snap, const nlohmann::json& params,
-                                          bool modern) const;
-    [[nodiscard]] std::string skills_get(const detail::Snapshot& snap, const nlohmann::json& params, bool modern) const;
+    // Each returns the whole response (`id`: its JSON text as received).
+    [[nodiscard]] std::string skills_list(const detail::Snapshot& snap, const nlohmann::json& params, bool modern,
+                                          std::string_view id) const;
+    [[nodiscard]] std::string skills_get(const detail::Snapshot& snap, const nlohmann::json& params, bool modern,
+                                         std::string_view id) const;
     // resources_methods.cpp
     [[nodiscard]] nlohmann::json resources_list(const detail::Snapshot& snap, const nlohmann::json& params) const;
     [[nodiscard]] static nlohmann::json templates_list(const nlohmann::json& params);
