@@ -5,11 +5,14 @@
 # ours, tools/call of the activation tool — the SDK's skills server has no such tool), at 64 and
 # 256 connections; then 1,000 idle keep-alive connections held on each server while a fresh
 # client's request is timed. One JSON line per run; the servers' peak RSS after each.
-#   usage: bench/mcp_wrk.sh BUILD_DIR LIBRARY PEERS_DIR [SECONDS] [CONNECTIONS...]
+# ROUNDS (default 3) runs of each server at each connection count, alternated (SDK, ours, SDK,
+# ours…) so that a slower minute of this shared machine falls on both; then one summary line per
+# connection count: the median requests/s of each over the same mix (3) and their ratio.
+#   usage: [ROUNDS=N] bench/mcp_wrk.sh BUILD_DIR LIBRARY PEERS_DIR [SECONDS] [CONNECTIONS...]
 #   (PEERS_DIR: where scripts/ci's setup-mcp-peers installed @modelcontextprotocol/server)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-usage="usage: mcp_wrk.sh BUILD_DIR LIBRARY PEERS_DIR [SECONDS] [CONNECTIONS...]"
+usage="usage: [ROUNDS=N] mcp_wrk.sh BUILD_DIR LIBRARY PEERS_DIR [SECONDS] [CONNECTIONS...]"
 build=$(cd "${1:?$usage}" && pwd)
 library=$(cd "${2:?$usage}" && pwd)
 peers=$(cd "${3:?$usage}" && pwd)
@@ -18,6 +21,7 @@ shift $(( $# < 4 ? $# : 4 ))
 connections=("$@")
 [ ${#connections[@]} -gt 0 ] || connections=(64 256)
 node=${NODE:-node}
+rounds=${ROUNDS:-3}
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 logs=$(mktemp -d)
@@ -72,10 +76,28 @@ print(round((int(sys.argv[3]) - int(sys.argv[2])) * 1e6 / os.sysconf("SC_CLK_TCK
 wrk -t1 -c4 -d2s -s "$here/mcp_wrk.lua" "$ours_url" -- "$skill" 4 >/dev/null
 wrk -t1 -c4 -d2s -s "$here/mcp_wrk.lua" "$sdk_url" -- "$skill" 3 >/dev/null
 for c in "${connections[@]}"; do
-  run sdk "$sdk" "$sdk_url" 3 "$c"
-  run ours "$ours" "$ours_url" 3 "$c"
+  for _ in $(seq 1 "$rounds"); do
+    run sdk "$sdk" "$sdk_url" 3 "$c" | tee -a "$logs/runs"
+    run ours "$ours" "$ours_url" 3 "$c" | tee -a "$logs/runs"
+  done
   run ours "$ours" "$ours_url" 4 "$c"
 done
+# The medians of the alternated runs (mix 3: the requests both servers answer) and their ratio.
+python3 - "$logs/runs" <<'PY'
+import json, statistics, sys
+runs = [json.loads(line) for line in open(sys.argv[1])]
+for c in sorted({r["connections"] for r in runs}):
+    def median(server, key):
+        return statistics.median(r[key] for r in runs if r["server"] == server and r["connections"] == c)
+    ours, sdk = median("ours", "req_per_s"), median("sdk", "req_per_s")
+    print(json.dumps({"summary": "median of the alternated runs, mix 3", "connections": c,
+                      "runs": sum(1 for r in runs if r["server"] == "ours" and r["connections"] == c),
+                      "ours_req_per_s": round(ours), "sdk_req_per_s": round(sdk),
+                      "ratio": round(ours / sdk, 1),
+                      "ours_p99_ms_max": max(r["p99_ms"] for r in runs if r["server"] == "ours" and r["connections"] == c),
+                      "errors": sum(r["errors"] + r["socket_errors"] for r in runs if r["connections"] == c),
+                      "cpu_ratio": round(median("sdk", "cpu_us_per_request") / median("ours", "cpu_us_per_request"), 1)}))
+PY
 
 # 1,000 idle keep-alive connections (each has had one answer), then a fresh client, five times.
 idle() {  # idle NAME URL
