@@ -92,6 +92,10 @@ struct CatalogUpdate {
     std::size_t sessions_notified = 0;
 };
 
+namespace detail {
+struct ServerAccess;  // the library's own transports (internal)
+}  // namespace detail
+
 class Server {
 public:
     /// Indexes every skill of `catalog` that fits the extension: lists, reads and hashes its
@@ -130,6 +134,7 @@ public:
     void log(std::string_view line) const;
 
 private:
+    friend struct detail::ServerAccess;
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

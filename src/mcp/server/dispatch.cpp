@@ -66,8 +66,13 @@ json Server::Impl::discover() const {
 }
 
 Exchange Server::handle(std::string_view message, Session& session) const {
+    return ServerAccess::handle(*this, message, nullptr, session);
+}
+
+Exchange detail::ServerAccess::handle(const Server& server, std::string_view message, json* parsed, Session& session) {
+    using Impl = Server::Impl;
+    Impl& impl = *server.impl_;
     Exchange ex;
-    Impl& impl = *impl_;
     const auto fail = [&](std::string_view id, int code, std::string_view text, const json& data = nullptr) {
         ex.error_code = code;
         ex.response = error_response(id, code, text, data);
@@ -79,12 +84,12 @@ Exchange Server::handle(std::string_view message, Session& session) const {
             no_id, INVALID_REQUEST,
             fmt::format("Invalid Request: the message is larger than {} bytes", impl.options.max_message_bytes));
     }
-    if (json_depth(message, impl.options.max_json_depth) > impl.options.max_json_depth) {
+    if (parsed == nullptr && json_depth(message, impl.options.max_json_depth) > impl.options.max_json_depth) {
         return fail(
             no_id, INVALID_REQUEST,
             fmt::format("Invalid Request: the message nests deeper than {} levels", impl.options.max_json_depth));
     }
-    json msg = json::parse(message, nullptr, /*allow_exceptions=*/false);
+    json msg = parsed != nullptr ? std::move(*parsed) : json::parse(message, nullptr, /*allow_exceptions=*/false);
     if (msg.is_discarded()) return fail(no_id, PARSE_ERROR, "Parse error: the message is not valid JSON");
     if (msg.is_array()) return fail(no_id, INVALID_REQUEST, "Invalid Request: batches are not supported");
     if (!msg.is_object()) return fail(no_id, INVALID_REQUEST, "Invalid Request: a message is a JSON object");

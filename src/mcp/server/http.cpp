@@ -35,8 +35,8 @@
 
 #include "../shared/internal.hpp"
 #include "agentskills/mcp/server.hpp"
-#include "header_fields.hpp"
 #include "sessions.hpp"
+#include "state.hpp"
 
 namespace agentskills::mcp {
 namespace {
@@ -125,25 +125,39 @@ bool has_header(const Request& req, std::string_view name) {
 /// request, Mcp-Method is required and must be the method, and Mcp-Name is required for the
 /// methods that name a tool, prompt or resource and must be that name (decoded from its base64
 /// sentinel); a notification's Mcp-Method, when sent, must be its method. The message of the
-/// -32020 error, or nullopt when the headers agree.
-std::optional<std::string> header_mismatch(const Request& req, const ServerOptions& limits) {
+/// -32020 error, or nullopt when the headers agree. The body, when it had to be parsed for the
+/// check (and was within the depth bound), is left in `msg` for the handler, which then does not
+/// parse it again; else `msg` stays null.
+std::optional<std::string> header_mismatch(const Request& req, const ServerOptions& limits, json& msg) {
     const std::string_view version_header = header(req, "MCP-Protocol-Version");
     const bool modern_header = version_header.rfind("2026-", 0) == 0;
     const std::string& body = req.body();
-    if (!modern_header && body.find(detail::PROTOCOL_VERSION_KEY) == std::string::npos) {
+    if (!modern_header && body.find("io.modelcontextprotocol/protocolVersion") == std::string::npos) {
         return std::nullopt;  // the handshake era: nothing to check here
     }
-    detail::HeaderFields msg;
-    if (detail::json_depth(body, limits.max_json_depth) <= limits.max_json_depth) msg.read(body);
-    const std::string claimed = msg.version.value_or(std::string());
+    if (detail::json_depth(body, limits.max_json_depth) <= limits.max_json_depth) {
+        msg = json::parse(body, nullptr, /*allow_exceptions=*/false);
+    }
+    std::string claimed;
+    const json* params = nullptr;
+    if (msg.is_object()) {
+        if (const auto p = msg.find("params"); p != msg.end() && p->is_object()) {
+            params = &*p;
+            if (const auto meta = p->find("_meta"); meta != p->end() && meta->is_object()) {
+                const auto v = meta->find("io.modelcontextprotocol/protocolVersion");
+                if (v != meta->end() && v->is_string()) claimed = v->get<std::string>();
+            }
+        }
+    }
     if (claimed.empty() && !modern_header) return std::nullopt;
     if (version_header != claimed) {
         return "Header mismatch: MCP-Protocol-Version does not match _meta io.modelcontextprotocol/protocolVersion";
     }
     if (claimed < "2026-07-28") return std::nullopt;  // an unsupported older claim: the handler answers -32022
-    if (!msg.method) return std::nullopt;             // the handler refuses it
-    const std::string& method = *msg.method;
-    const bool request = msg.has_id;
+    const auto method_it = msg.find("method");
+    if (method_it == msg.end() || !method_it->is_string()) return std::nullopt;  // the handler refuses it
+    const std::string& method = method_it->get_ref<const std::string&>();
+    const bool request = msg.contains("id");
     const bool has_method_header = has_header(req, "Mcp-Method");
     if (!has_method_header && request) return "Header mismatch: the required Mcp-Method header is missing";
     if (has_method_header && header(req, "Mcp-Method") != method) {
@@ -152,14 +166,17 @@ std::optional<std::string> header_mismatch(const Request& req, const ServerOptio
     if (!request) return std::nullopt;
     const std::string_view field = detail::mcp_name_field(method);
     if (field.empty()) return std::nullopt;
-    const std::optional<std::string>& value = field == "uri" ? msg.uri : msg.name;
+    const json* value = nullptr;
+    if (params != nullptr) {
+        if (const auto it = params->find(field); it != params->end() && it->is_string()) value = &*it;
+    }
     if (!has_header(req, "Mcp-Name")) {
-        if (!value) return std::nullopt;  // nothing to mirror; the handler refuses the params
+        if (value == nullptr) return std::nullopt;  // nothing to mirror; the handler refuses the params
         return "Header mismatch: the required Mcp-Name header is missing";
     }
     const auto decoded = detail::decode_header_value(header(req, "Mcp-Name"));
     if (!decoded) return "Header mismatch: Mcp-Name carries an invalid base64 value";
-    if (!value || *decoded != *value) {
+    if (value == nullptr || *decoded != value->get_ref<const std::string&>()) {
         return fmt::format("Header mismatch: Mcp-Name does not match params.{}", field);
     }
     return std::nullopt;
@@ -298,7 +315,8 @@ Reply Shared::answer_post(const Request& req, const std::string& client) {
     if (header(req, "Content-Type").rfind("application/json", 0) != 0) {
         return json_error(415, -32600, "Unsupported Media Type: send application/json");
     }
-    if (auto mismatch = header_mismatch(req, server.options())) return json_error(400, -32020, *mismatch);
+    json parsed;  // the body, when the header check parsed it
+    if (auto mismatch = header_mismatch(req, server.options(), parsed)) return json_error(400, -32020, *mismatch);
 
     const bool modern_header = header(req, "MCP-Protocol-Version").rfind("2026-", 0) == 0;
     const std::string session_id(header(req, "Mcp-Session-Id"));
@@ -309,7 +327,10 @@ Reply Shared::answer_post(const Request& req, const std::string& client) {
     }
     if (!session) session = server.open_session();  // one request's worth (stateless era)
 
-    Exchange ex = server.handle(req.body(), *session);
+    // The handler takes the header check's parse (a null or a discarded one it parses itself,
+    // to answer as Server::handle does).
+    const bool reuse = !parsed.is_null() && !parsed.is_discarded();
+    Exchange ex = detail::ServerAccess::handle(server, req.body(), reuse ? &parsed : nullptr, *session);
 
     Reply reply;
     if (!ex.response) {

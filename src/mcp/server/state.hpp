@@ -147,4 +147,18 @@ struct Server::Impl {
     [[nodiscard]] nlohmann::json discover() const;
 };
 
+namespace detail {
+
+/// How the library's transports reach the server's handler.
+struct ServerAccess {
+    /// Server::handle, for a transport that may have parsed the message already: `parsed`, when
+    /// not null, is `message` as json::parse made it after the same size and depth checks
+    /// (json_depth with the server's max_json_depth); it is used (moved from) instead of parsing
+    /// the message again.
+    [[nodiscard]] static Exchange handle(const Server& server, std::string_view message, nlohmann::json* parsed,
+                                         Session& session);
+};
+
+}  // namespace detail
+
 }  // namespace agentskills::mcp
