@@ -20,14 +20,16 @@ std::string Server::Impl::skills_list(const detail::Snapshot& snap, const json& 
     // taken and dropped per skill per request).
     const std::shared_lock lock(snap.mutex);
     std::size_t total = 0;
-    std::size_t size = 96 + id.size() + tail.size();
-    for (const auto& e : snap.entries) {
-        if (!e) continue;
-        ++total;
-        size += e->json_text.size() + 1;
-    }
+    for (const auto& e : snap.entries) total += e ? 1 : 0;
     json cursor = json::object();
     const detail::Page p = page(params, total, cursor);
+    std::size_t size = 96 + id.size() + tail.size();  // room for this page only
+    std::size_t k = 0;
+    for (const auto& e : snap.entries) {
+        if (!e) continue;
+        if (k >= p.begin && k < p.end) size += e->json_text.size() + 1;
+        if (++k >= p.end) break;
+    }
     std::string out;
     out.reserve(size);
     detail::append_result_head(out, id);
