@@ -28,7 +28,12 @@ json supported_versions() { return json::array({std::string(PROTOCOL_2026_07_28)
 
 // A response around `id` (its JSON text as received: detail::id_text) and a result or an error.
 std::string response_text(std::string_view id, std::string_view member, std::string_view body) {
-    return fmt::format(R"({{"jsonrpc":"2.0","id":{},"{}":{}}})", id, member, body);
+    std::string out;
+    out.reserve(32 + id.size() + member.size() + body.size());
+    detail::append_response_head(out, id, member);
+    out += body;
+    out += '}';
+    return out;
 }
 
 std::string error_response(std::string_view id, int code, std::string_view message, const json& data = nullptr) {
@@ -39,10 +44,12 @@ std::string error_response(std::string_view id, int code, std::string_view messa
 
 }  // namespace
 
-void detail::append_result_head(std::string& out, std::string_view id) {
+void detail::append_response_head(std::string& out, std::string_view id, std::string_view member) {
     out += R"({"jsonrpc":"2.0","id":)";
     out += id;
-    out += R"(,"result":)";
+    out += ",\"";
+    out += member;
+    out += "\":";
 }
 
 json Server::Impl::initialize(const json& params, Session& session) const {

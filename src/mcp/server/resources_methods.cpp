@@ -89,7 +89,7 @@ std::string Server::Impl::resources_read(detail::Snapshot& snap, const json& par
         if (bytes != nullptr) {
             std::string out;
             out.reserve(bytes->size() + bytes->size() / 8 + 256);
-            detail::append_result_head(out, id);
+            detail::append_response_head(out, id);
             out += R"({"contents":[{"uri":)";
             agentskills::append_json_string(out, f->uri);
             out += R"(,"mimeType":)";

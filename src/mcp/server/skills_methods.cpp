@@ -4,6 +4,7 @@
 #include <shared_mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <fmt/core.h>
 
@@ -23,25 +24,25 @@ std::string Server::Impl::skills_list(const detail::Snapshot& snap, const json& 
     for (const auto& e : snap.entries) total += e ? 1 : 0;
     json cursor = json::object();
     const detail::Page p = page(params, total, cursor);
-    std::size_t size = 96 + id.size() + tail.size();  // room for this page only
+    // One walk over the entries picks the page's texts; the response is sized for them alone.
+    std::vector<const std::string*> texts;
+    texts.reserve(p.end > p.begin ? p.end - p.begin : 0);
+    std::size_t size = 96 + id.size() + tail.size();
     std::size_t k = 0;
     for (const auto& e : snap.entries) {
+        if (k >= p.end) break;
         if (!e) continue;
-        if (k >= p.begin && k < p.end) size += e->json_text.size() + 1;
-        if (++k >= p.end) break;
+        if (k++ < p.begin) continue;
+        texts.push_back(&e->json_text);
+        size += e->json_text.size() + 1;
     }
     std::string out;
     out.reserve(size);
-    detail::append_result_head(out, id);
+    detail::append_response_head(out, id);
     out += R"({"skills":[)";
-    std::size_t i = 0;
-    for (const auto& e : snap.entries) {
-        if (!e) continue;
-        if (i >= p.begin && i < p.end) {
-            if (i > p.begin) out += ',';
-            out += e->json_text;
-        }
-        if (++i >= p.end) break;
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+        if (i > 0) out += ',';
+        out += *texts[i];
     }
     out += ']';
     if (cursor.contains("nextCursor")) {
@@ -62,7 +63,7 @@ std::string Server::Impl::skills_get(const detail::Snapshot& snap, const json& p
     const std::string tail = modern_fields(modern);
     std::string out;
     out.reserve(64 + id.size() + e->json_text.size() + tail.size());
-    detail::append_result_head(out, id);
+    detail::append_response_head(out, id);
     out += R"({"skill":)";
     out += e->json_text;
     out += tail;

@@ -65,10 +65,11 @@ struct RpcError : std::runtime_error {
 [[nodiscard]] std::size_t decode_cursor(const nlohmann::json& params, std::size_t total);
 [[nodiscard]] std::string encode_cursor(std::size_t offset);
 
-/// Appends the head of a result response, `{"jsonrpc":"2.0","id":ID,"result":`, for a method
-/// that writes its result text straight after it (and closes it with one more `}`). `id` is its
-/// JSON text as received (detail::id_text).
-void append_result_head(std::string& out, std::string_view id);
+/// Appends the head of a response, `{"jsonrpc":"2.0","id":ID,"MEMBER":` (MEMBER is `result` or
+/// `error`), for a writer that puts the member's text straight after it and closes the response
+/// with one more `}`. `id` is its JSON text as received (detail::id_text). Every response the
+/// server writes starts here.
+void append_response_head(std::string& out, std::string_view id, std::string_view member = "result");
 
 struct Page {
     std::size_t begin = 0;
