@@ -18,6 +18,7 @@
 #include "agentskills/base/text.hpp"
 #include "agentskills/catalog/loader.hpp"
 #include "command.hpp"
+#include "extras.hpp"
 #include "json_output.hpp"
 #include "messages.hpp"
 #include "source_options.hpp"
@@ -98,6 +99,7 @@ void print_skills_json(std::ostream& out, std::vector<SkillManifest>& skills, Fi
 int run_list(const ListArgs& args) {
     // Nothing prints a frontmatter but --json, which reads each one again as it prints it
     // (a file-system loader; an MCP source's come with its skills).
+    restart_for_large_library(args.sources.roots);
     const bool frontmatter_json = args.json && args.sources.has_mcp_sources();
     const SkillLoaderPtr loader =
         make_source_loader(args.sources, {.standard_roots_when_none = true,

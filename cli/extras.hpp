@@ -79,6 +79,17 @@ const Extras& extras(std::string_view needed_for);
 /// Keeps the program's arguments for the helper (main calls it first).
 void keep_program_arguments(int argc, char** argv);
 
+/// A discovery over local roots with at least `huge_pages_min_entries` entries in all (counted
+/// before anything is read or printed) runs this program again in place, with its heap on huge
+/// pages as the helper's is (extras_exec.cpp): on these machines a page fault costs several
+/// microseconds, and a large library's heap faults in page by page. Only where transparent huge
+/// pages are "madvise" (with "always" the heap has them already), only when the user did not set
+/// GLIBC_TUNABLES, once, and never after something was printed. The commands call it first
+/// thing (discover_sources, list). The helper itself is started with the tunables: there it does
+/// nothing.
+void restart_for_large_library(const std::vector<std::string>& roots);
+inline constexpr std::size_t huge_pages_min_entries = 4096;
+
 /// The helper's file name.
 inline constexpr const char* extras_program_name = "agentskills-extras";
 
@@ -88,8 +99,16 @@ inline constexpr const char* launcher_tunables_marker = "AGENTSKILLS_LAUNCHER_TU
 
 /// Removes the tunables the launcher set for this process only, so that the programs this one
 /// starts (an MCP server of --mcp-command, git) run as the user started us.
+/// Whether this process started with the tunables its launcher chose (set by
+/// forget_launcher_tunables, which main() calls first).
+inline bool& started_with_launcher_tunables() {
+    static bool started = false;
+    return started;
+}
+
 inline void forget_launcher_tunables() {
     if (std::getenv(launcher_tunables_marker) == nullptr) return;
+    started_with_launcher_tunables() = true;
     (void)::unsetenv("GLIBC_TUNABLES");
     (void)::unsetenv(launcher_tunables_marker);
 }

@@ -1,8 +1,12 @@
 // agentskills CLI — `agentskills` runs `agentskills-extras` when a command line needs an
 // optional component (extras.hpp).
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio_ext.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -12,6 +16,7 @@
 
 #include "agentskills/base/errors.hpp"
 #include "extras.hpp"
+#include "messages.hpp"
 
 #ifndef AGENTSKILLS_EXTRAS_RELATIVE_DIR
 #define AGENTSKILLS_EXTRAS_RELATIVE_DIR "../libexec/agentskills"
@@ -47,7 +52,50 @@ void ask_for_huge_pages() {
     (void)::setenv(launcher_tunables_marker, "1", 1);
 }
 
+// Entries of the directories `roots` names, counted up to `limit` (a root that is not a
+// directory we can open, a git: ref or an archive, counts nothing).
+std::size_t count_entries(const std::vector<std::string>& roots, std::size_t limit) {
+    std::size_t n = 0;
+    for (const std::string& root : roots) {
+        const int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0) continue;
+        DIR* dir = ::fdopendir(fd);
+        if (dir == nullptr) {
+            ::close(fd);
+            continue;
+        }
+        while (n < limit && ::readdir(dir) != nullptr) ++n;
+        ::closedir(dir);
+        if (n >= limit) break;
+    }
+    return n;
+}
+
+// Whether the kernel gives huge pages to memory that asks for them, and to that memory only.
+bool huge_pages_on_request() {
+    std::FILE* f = std::fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re");
+    if (f == nullptr) return false;
+    char line[128] = {};
+    const bool read = std::fgets(line, sizeof line, f) != nullptr;
+    std::fclose(f);
+    return read && std::strstr(line, "[madvise]") != nullptr;
+}
+
 }  // namespace
+
+void restart_for_large_library(const std::vector<std::string>& roots) {
+    if (started_with_launcher_tunables() || std::getenv("GLIBC_TUNABLES") != nullptr) return;
+    std::vector<char*>& argv = program_arguments();
+    if (argv.empty() || printed_anything()) return;
+    if (count_entries(roots, huge_pages_min_entries) < huge_pages_min_entries) return;
+    // Output waiting in a buffer would be lost by the restart (and printed again if flushed).
+    if (__fpending(stdout) != 0 || __fpending(stderr) != 0) return;
+    if (!huge_pages_on_request()) return;
+    ask_for_huge_pages();
+    ::execv("/proc/self/exe", argv.data());  // returns only when it failed: go on as we are
+    forget_launcher_tunables();
+    started_with_launcher_tunables() = true;  // no second try
+}
 
 void keep_program_arguments(int argc, char** argv) { program_arguments().assign(argv, argv + argc + 1); }
 

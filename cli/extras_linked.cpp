@@ -309,6 +309,9 @@ Extras make_extras() {
 
 void keep_program_arguments(int /*argc*/, char** /*argv*/) {}
 
+// The helper is started by the launcher with its heap on huge pages already.
+void restart_for_large_library(const std::vector<std::string>& /*roots*/) {}
+
 const Extras& extras(std::string_view /*needed_for*/) {
     static const Extras linked = make_extras();
     return linked;

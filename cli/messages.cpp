@@ -13,9 +13,13 @@ namespace {
 
 std::string g_command;  // set while the subcommand's arguments are parsed, before it runs
 bool g_quiet = false;
+bool g_printed = false;
 
 // One write per line: lines of concurrent writers (watch's threads) never interleave.
-void write_line(const std::string& line) { std::fwrite(line.data(), 1, line.size(), stderr); }
+void write_line(const std::string& line) {
+    g_printed = true;
+    std::fwrite(line.data(), 1, line.size(), stderr);
+}
 
 std::string prefix() { return g_command.empty() ? "agentskills" : "agentskills " + g_command; }
 
@@ -30,6 +34,8 @@ void add_common_options(CLI::App& cmd) {
 std::string_view command_name() { return g_command; }
 
 bool quiet() { return g_quiet; }
+
+bool printed_anything() { return g_printed; }
 
 void print_error(std::string_view message) { print_error_as(prefix(), message); }
 

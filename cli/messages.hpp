@@ -40,6 +40,9 @@ void print_error(std::string_view message);
 /// conventions.hpp, which know the command CLI11 was parsing rather than the one that runs.
 void print_error_as(std::string_view command_path, std::string_view message);
 
+/// Whether one of the functions below has written a line yet.
+[[nodiscard]] bool printed_anything();
+
 /// `agentskills CMD: warning: MESSAGE`, unless --quiet.
 void print_warning(std::string_view message);
 

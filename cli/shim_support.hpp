@@ -14,6 +14,7 @@
 #include <agentskills/catalog/catalog.hpp>
 #include <agentskills/catalog/loader.hpp>
 
+#include "extras.hpp"
 #include "json_output.hpp"
 #include "messages.hpp"
 #include "source_options.hpp"
@@ -30,6 +31,7 @@ namespace agentskills::cli {
 /// A command that never prints a body passes `lazy_bodies` (FilesystemLoaderOptions::lazy_bodies);
 /// one that prints a catalog block only (no manifest's frontmatter) passes catalog_block_defaults.
 inline SkillCatalogPtr discover_sources(const SourceArgs& sources, const SourceDefaults& defaults = {}) {
+    restart_for_large_library(sources.roots);
     SkillCatalogPtr catalog = discover_skill_catalog(make_source_loader(sources, defaults));
     for (const auto& s : catalog->skipped())
         print_note(fmt::format("skipped ({}): {}", to_string(s.reason), s.message));

@@ -143,6 +143,43 @@ TEST_CASE("extras: a command line that needs a component runs agentskills-extras
     CHECK(list.out == "alpha\t" + dir.path("lib") + "/alpha/SKILL.md\n");
 }
 
+TEST_CASE("extras: a large library restarts the program with its heap on huge pages, and nothing it prints changes",
+          "[cli][extras]") {
+    // Past huge_pages_min_entries (cli/extras.hpp: 4,096) entries in its roots, a discovering
+    // command runs the program again in place (where transparent huge pages are "madvise", as on
+    // the machines CI runs on); with the user's own GLIBC_TUNABLES it never does. Either way the
+    // output, the notes on standard error (once each) and the exit status are the same.
+    TempDir dir;
+    for (int i = 0; i < 4100; ++i) dir.mkdir("lib/empty-" + std::to_string(i));
+    dir.write("lib/alpha/SKILL.md", skill_md("alpha", "First skill."));
+    dir.write("lib/beta/SKILL.md", skill_md("beta", "Second skill."));
+    dir.write("lib/gamma/SKILL.md", "---\nname: gamma\n---\nNo description: skipped.\n");
+    const std::string lib = dir.path("lib");
+    for (const std::vector<std::string>& command : {std::vector<std::string>{"to-prompt", "--root", lib},
+                                                    {"prompt", "--root", lib},
+                                                    {"list", "--root", lib},
+                                                    {"list", "--json", "--root", lib},
+                                                    {"activate", "--root", lib, "beta"}}) {
+        std::vector<std::string> restarted = {"-u", "GLIBC_TUNABLES", AGENTSKILLS_CLI_PATH};
+        std::vector<std::string> kept = {"GLIBC_TUNABLES=glibc.malloc.check=0", AGENTSKILLS_CLI_PATH};
+        restarted.insert(restarted.end(), command.begin(), command.end());
+        kept.insert(kept.end(), command.begin(), command.end());
+        const auto a = run_program("/usr/bin/env", restarted);
+        const auto b = run_program("/usr/bin/env", kept);
+        INFO(command[0]);
+        CHECK(a.status == b.status);
+        CHECK(a.out == b.out);
+        CHECK(a.err == b.err);
+        CHECK(a.out.find("beta") != std::string::npos);
+        if (command[0] != "activate" && command[1] != "--json") {
+            // The skipped skill is noted once, not once per start (list --json reports it in its output).
+            const std::size_t note = a.err.find("gamma/SKILL.md");
+            CHECK(note != std::string::npos);
+            CHECK(a.err.find("gamma/SKILL.md", note + 1) == std::string::npos);
+        }
+    }
+}
+
 #ifdef AGENTSKILLS_HAVE_MCP
 TEST_CASE("extras: the helper runs with the allocator's huge-page tunable, what it starts does not inherit it",
           "[cli][extras]") {
