@@ -23,10 +23,10 @@
 
 #include <fmt/core.h>
 #include <boost/asio/dispatch.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/string.hpp>
@@ -46,12 +46,39 @@ namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 using tcp = boost::asio::ip::tcp;
 using nlohmann::json;
-// Each connection's operations run on a strand of the io_context. Naming that executor type (not
-// the type-erased asio::any_io_executor of beast::tcp_stream) saves its copies and indirect calls
-// on every operation.
-using Strand = asio::strand<asio::io_context::executor_type>;
-using Socket = asio::basic_stream_socket<tcp, Strand>;
-using Stream = beast::basic_stream<tcp, Strand>;
+// One io_context per io thread, each run by that thread alone: a connection lives on one of them
+// (given in turn as they are accepted), so its operations never run at once and need no strand
+// (a strand's lock and its reference counts were on every operation). Naming that executor type
+// (not the type-erased asio::any_io_executor of beast::tcp_stream) saves its copies and indirect
+// calls on every operation.
+using Executor = asio::io_context::executor_type;
+using Socket = asio::basic_stream_socket<tcp, Executor>;
+using Stream = beast::basic_stream<tcp, Executor>;
+
+/// The io threads' contexts; each is kept running (a work guard) until stop().
+class IoContexts {
+public:
+    explicit IoContexts(std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i) {
+            contexts_.push_back(std::make_unique<asio::io_context>(1));
+            guards_.emplace_back(contexts_.back()->get_executor());
+        }
+    }
+    asio::io_context& first() { return *contexts_.front(); }
+    /// The context of the next connection: each in turn.
+    asio::io_context& next() { return *contexts_[next_++ % contexts_.size()]; }
+    std::size_t size() const { return contexts_.size(); }
+    asio::io_context& at(std::size_t i) { return *contexts_[i]; }
+    void stop() {
+        for (auto& guard : guards_) guard.reset();
+        for (auto& context : contexts_) context->stop();
+    }
+
+private:
+    std::vector<std::unique_ptr<asio::io_context>> contexts_;
+    std::vector<asio::executor_work_guard<Executor>> guards_;
+    std::size_t next_ = 0;  // read and written on the first context's thread only (the acceptor's)
+};
 
 std::string error_body(int code, std::string_view message) {
     return fmt::format("{{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{{\"code\":{},\"message\":\"{}\"}}}}", code,
@@ -509,11 +536,11 @@ private:
 /// Accepts connections until closed; over a cap a connection is closed at once.
 class Listener : public std::enable_shared_from_this<Listener> {
 public:
-    Listener(asio::io_context& io, Shared& shared, asio::thread_pool& handlers)
+    Listener(IoContexts& io, Shared& shared, asio::thread_pool& handlers)
         : io_(io),
           shared_(shared),
           handlers_(handlers),
-          acceptor_(asio::make_strand(io)),
+          acceptor_(io.first().get_executor()),
           retry_(acceptor_.get_executor()) {}
 
     bool open(const tcp::endpoint& endpoint, beast::error_code& ec) {
@@ -526,7 +553,7 @@ public:
     int port() const { return acceptor_.local_endpoint().port(); }
 
     void accept() {
-        acceptor_.async_accept(asio::make_strand(io_),
+        acceptor_.async_accept(io_.next().get_executor(),
                                [self = shared_from_this()](beast::error_code ec, Socket socket) {
                                    if (!self->acceptor_.is_open()) return;
                                    if (ec) {  // out of descriptors, or an aborted handshake: try again shortly
@@ -541,7 +568,7 @@ public:
                                });
     }
 
-    /// Closes the acceptor, then stops `io`.
+    /// Closes the acceptor, then stops every io context.
     void stop() {
         asio::post(acceptor_.get_executor(), [self = shared_from_this()] {
             beast::error_code ignored;
@@ -562,7 +589,7 @@ private:
         std::make_shared<Connection>(shared_, handlers_, std::move(socket), std::move(client))->start();
     }
 
-    asio::io_context& io_;
+    IoContexts& io_;
     Shared& shared_;
     asio::thread_pool& handlers_;
     tcp::acceptor acceptor_;
@@ -575,12 +602,12 @@ int serve_http(const Server& server, const HttpOptions& options) {
     Shared shared(server, options);
     std::size_t threads = options.threads;
     if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-    asio::io_context io(static_cast<int>(threads));
+    IoContexts io(threads);
     asio::thread_pool handlers(std::max<std::size_t>(4, 2 * threads));
 
     tcp::endpoint endpoint;
     beast::error_code ec;
-    tcp::resolver resolver(io);
+    tcp::resolver resolver(io.first());
     const auto found = resolver.resolve(options.host, std::to_string(options.port),
                                         tcp::resolver::numeric_service | tcp::resolver::passive, ec);
     auto listener = std::make_shared<Listener>(io, shared, handlers);
@@ -591,7 +618,7 @@ int serve_http(const Server& server, const HttpOptions& options) {
     if (options.on_listening) options.on_listening(listener->port());
     listener->accept();
 
-    asio::steady_timer poll(io);
+    asio::steady_timer poll(io.first());
     std::function<void()> watch = [&] {
         poll.expires_after(std::chrono::milliseconds(100));
         poll.async_wait([&](beast::error_code wait_ec) {
@@ -606,8 +633,8 @@ int serve_http(const Server& server, const HttpOptions& options) {
     if (options.should_stop) watch();
 
     std::vector<std::thread> runners;
-    for (std::size_t i = 1; i < threads; ++i) runners.emplace_back([&io] { io.run(); });
-    io.run();
+    for (std::size_t i = 1; i < io.size(); ++i) runners.emplace_back([&io, i] { io.at(i).run(); });
+    io.first().run();
     for (auto& runner : runners) runner.join();
     handlers.join();  // handlers still running post their answers to the stopped context: dropped
     return 0;
