@@ -127,8 +127,9 @@ int run_list(const ListArgs& args) {
         fmt::print("{}\t{}\n", terminal_text(m.name), terminal_text(m.skill_file));
     }
     // Standard output holds skills only; what was left out is said by its diagnostics.
+    MessageBatch lines;  // one write for them all
     for (const auto& d : discovery.diagnostics) {
-        if (d.severity != Severity::info) print_diagnostic(d);
+        if (d.severity != Severity::info) lines.diagnostic(d);
     }
     return exit_ok;
 }

@@ -153,8 +153,11 @@ int serve_mcp(const McpServeArgs& args, FilesystemLoaderOptions options) {
             catalog = discover_skill_catalog(loader);
         }
     }
-    for (const auto& s : catalog->skipped())
-        print_note(fmt::format("skipped ({}): {}", to_string(s.reason), s.message));
+    {
+        MessageBatch notes;  // one write for them all
+        for (const auto& s : catalog->skipped())
+            notes.note(fmt::format("skipped ({}): {}", to_string(s.reason), s.message));
+    }
 
     mcp::ServerOptions server_options;
     server_options.tool_name = args.tool_name;
@@ -260,7 +263,10 @@ int print_lock(const std::vector<std::string>& roots, FilesystemLoaderOptions op
     if (!output.empty()) check_lock_output(output);
     FilesystemSkillLoader loader(std::move(options));
     Discovery d = loader.discover();
-    for (const auto& s : d.skipped) print_note(fmt::format("skipped ({}): {}", to_string(s.reason), s.message));
+    {
+        MessageBatch notes;  // one write for them all
+        for (const auto& s : d.skipped) notes.note(fmt::format("skipped ({}): {}", to_string(s.reason), s.message));
+    }
     SkillLock lock = make_skill_lock(d.skills, *loader.reader());
     for (auto& s : lock.skills) s.source = source_of(s.source, roots);
     const std::string text = to_lock_text(lock);

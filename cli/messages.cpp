@@ -23,6 +23,12 @@ void write_line(const std::string& line) {
 
 std::string prefix() { return g_command.empty() ? "agentskills" : "agentskills " + g_command; }
 
+std::string note_line(std::string_view message) { return fmt::format("{}: {}\n", prefix(), terminal_text(message)); }
+
+std::string diagnostic_line(const Diagnostic& d) { return format_diagnostic(d) + "\n"; }
+
+bool shown(const Diagnostic& d) { return !g_quiet || d.severity == Severity::error; }
+
 }  // namespace
 
 void add_common_options(CLI::App& cmd) {
@@ -48,11 +54,25 @@ void print_warning(std::string_view message) {
 }
 
 void print_note(std::string_view message) {
-    if (!g_quiet) write_line(fmt::format("{}: {}\n", prefix(), terminal_text(message)));
+    if (!g_quiet) write_line(note_line(message));
 }
 
 void print_diagnostic(const Diagnostic& d) {
-    if (!g_quiet || d.severity == Severity::error) write_line(format_diagnostic(d) + "\n");
+    if (shown(d)) write_line(diagnostic_line(d));
+}
+
+void MessageBatch::note(std::string_view message) {
+    if (!g_quiet) text_ += note_line(message);
+}
+
+void MessageBatch::diagnostic(const Diagnostic& d) {
+    if (shown(d)) text_ += diagnostic_line(d);
+}
+
+void MessageBatch::flush() noexcept {
+    if (text_.empty()) return;
+    write_line(text_);
+    text_.clear();
 }
 
 }  // namespace agentskills::cli

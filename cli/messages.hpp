@@ -7,6 +7,7 @@
 #pragma once
 
 #include <stdexcept>
+#include <string>
 #include <string_view>
 
 #include <CLI/CLI.hpp>
@@ -51,5 +52,23 @@ void print_note(std::string_view message);
 
 /// format_diagnostic(d), unless --quiet and `d` is not an error.
 void print_diagnostic(const Diagnostic& d);
+
+/// The lines of print_note and print_diagnostic gathered and written at once, for a command that
+/// reports many (a skipped skill each, over a large library: one write for them all instead of
+/// one each). Written by flush() and by the destructor, so nothing gathered is lost to an error.
+class MessageBatch {
+public:
+    MessageBatch() = default;
+    MessageBatch(const MessageBatch&) = delete;
+    MessageBatch& operator=(const MessageBatch&) = delete;
+    ~MessageBatch() { flush(); }
+
+    void note(std::string_view message);   ///< as print_note
+    void diagnostic(const Diagnostic& d);  ///< as print_diagnostic
+    void flush() noexcept;
+
+private:
+    std::string text_;
+};
 
 }  // namespace agentskills::cli

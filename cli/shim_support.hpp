@@ -23,7 +23,7 @@ namespace agentskills::cli {
 
 /// Discovers the sources of `sources` (the local file system for roots, no standard roots; a
 /// missing root is an error unless the flags say otherwise) and notes every skipped skill on
-/// stderr, one line each (print_note, so --quiet leaves them out):
+/// stderr, one line each (as print_note, so --quiet leaves them out; written at once):
 /// `agentskills COMMAND: skipped (REASON): MESSAGE` (the message names the file; escaped, so it
 /// is one line whatever the file is called), then, once, the aggregated warning about Claude
 /// Code fields the skills use that the library does not implement:
@@ -33,8 +33,10 @@ namespace agentskills::cli {
 inline SkillCatalogPtr discover_sources(const SourceArgs& sources, const SourceDefaults& defaults = {}) {
     restart_for_large_library(sources.roots);
     SkillCatalogPtr catalog = discover_skill_catalog(make_source_loader(sources, defaults));
+    MessageBatch notes;  // one write for them all
     for (const auto& s : catalog->skipped())
-        print_note(fmt::format("skipped ({}): {}", to_string(s.reason), s.message));
+        notes.note(fmt::format("skipped ({}): {}", to_string(s.reason), s.message));
+    notes.flush();
     if (auto w = ignored_behavioral_fields_warning(catalog->skills())) {
         print_warning(fmt::format("{} [{}]", w->message, w->code));
     }
