@@ -97,8 +97,6 @@ inline constexpr const char* extras_program_name = "agentskills-extras";
 /// helper (extras_exec.cpp); the helper's main() then removes both (forget_launcher_tunables).
 inline constexpr const char* launcher_tunables_marker = "AGENTSKILLS_LAUNCHER_TUNABLES";
 
-/// Removes the tunables the launcher set for this process only, so that the programs this one
-/// starts (an MCP server of --mcp-command, git) run as the user started us.
 /// Whether this process started with the tunables its launcher chose (set by
 /// forget_launcher_tunables, which main() calls first).
 inline bool& started_with_launcher_tunables() {
@@ -106,6 +104,8 @@ inline bool& started_with_launcher_tunables() {
     return started;
 }
 
+/// Removes the tunables the launcher set for this process only, so that the programs this one
+/// starts (an MCP server of --mcp-command, git) run as the user started us.
 inline void forget_launcher_tunables() {
     if (std::getenv(launcher_tunables_marker) == nullptr) return;
     started_with_launcher_tunables() = true;

@@ -1,6 +1,7 @@
 // agentskills CLI — messages on standard error (messages.hpp).
 #include "messages.hpp"
 
+#include <atomic>
 #include <cstdio>
 #include <string>
 
@@ -13,11 +14,12 @@ namespace {
 
 std::string g_command;  // set while the subcommand's arguments are parsed, before it runs
 bool g_quiet = false;
-bool g_printed = false;
+std::atomic<bool> g_printed{false};  // watch's threads print too
 
-// One write per line: lines of concurrent writers (watch's threads) never interleave.
+// One write per line (or per MessageBatch): lines of concurrent writers (watch's threads) never
+// interleave.
 void write_line(const std::string& line) {
-    g_printed = true;
+    g_printed.store(true, std::memory_order_relaxed);
     std::fwrite(line.data(), 1, line.size(), stderr);
 }
 
@@ -41,7 +43,7 @@ std::string_view command_name() { return g_command; }
 
 bool quiet() { return g_quiet; }
 
-bool printed_anything() { return g_printed; }
+bool printed_anything() { return g_printed.load(std::memory_order_relaxed); }
 
 void print_error(std::string_view message) { print_error_as(prefix(), message); }
 
