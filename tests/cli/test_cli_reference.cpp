@@ -54,6 +54,17 @@ struct Counts {
     std::size_t skipped = 0;
 };
 
+// AGENTSKILLS_TEST_SAMPLE=N (CI's sanitizer stage, where every process start costs a few tenths
+// of a second) keeps every Nth recorded run of the shared corpus, the first among them; the plain
+// build compares them all. The project's own inputs are always compared whole.
+std::size_t corpus_sample() {
+    const char* env = std::getenv("AGENTSKILLS_TEST_SAMPLE");
+    if (env == nullptr || *env == '\0') return 1;
+    char* end = nullptr;
+    const unsigned long n = std::strtoul(env, &end, 10);
+    return *end == '\0' && n >= 1 ? static_cast<std::size_t>(n) : 1;
+}
+
 Counts compare_all(const std::string& which) {
     std::ifstream in(fs::path(AGENTSKILLS_SOURCE_DIR) / "tests" / "reference" / "expected.json");
     REQUIRE(in.good());
@@ -61,8 +72,11 @@ Counts compare_all(const std::string& which) {
     const fs::path own = fs::canonical(fs::path(AGENTSKILLS_SOURCE_DIR) / "tests" / "reference" / "skills");
     const fs::path corpus = agentskills_test::corpus_path();
     Counts counts;
+    const std::size_t sample = which == "corpus" ? corpus_sample() : 1;
+    std::size_t seen = 0;
     for (const auto& e : doc.at("entries")) {
         if (e.at("cwd") != which) continue;
+        if (seen++ % sample != 0) continue;
         const bool in_corpus = which == "corpus";
         std::error_code ec;
         if (in_corpus && !fs::is_directory(corpus, ec)) {
@@ -109,7 +123,7 @@ TEST_CASE("reference profile: the shared corpus cases and sample match skills-re
         CHECK(c.compared == 0);
         return;
     }
-    CHECK(c.compared >= 400);
+    CHECK(c.compared >= 400 / corpus_sample());
 }
 
 TEST_CASE("reference profile: the default profile keeps its own output", "[cli][reference]") {
