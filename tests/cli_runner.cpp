@@ -1,10 +1,14 @@
 #include "cli_runner.hpp"
 
 #include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <stdexcept>
+
+extern char** environ;
 
 namespace agentskills::test {
 namespace {
@@ -33,23 +37,32 @@ CliRun run_program(const std::string& path, const std::vector<std::string>& args
     const int out_fd = ::mkstemp(out_name);
     const int err_fd = ::mkstemp(err_name);
     if (out_fd < 0 || err_fd < 0) throw std::runtime_error("mkstemp failed");
-    const pid_t pid = ::fork();
-    if (pid < 0) throw std::runtime_error("fork failed");
-    if (pid == 0) {
-        ::dup2(out_fd, 1);
-        ::dup2(err_fd, 2);
-        if (::chdir(cwd.c_str()) != 0) ::_exit(127);
-        std::vector<char*> argv;
-        std::string program = path;
-        argv.push_back(program.data());
-        std::vector<std::string> copy = args;
-        for (auto& a : copy) argv.push_back(a.data());
-        argv.push_back(nullptr);
-        ::execv(program.c_str(), argv.data());
-        ::_exit(127);
-    }
+    // posix_spawn, not fork: a fork copies the page tables of this whole process (large under
+    // AddressSanitizer, with its shadow memory and quarantine); glibc's posix_spawn shares the
+    // memory until the exec.
+    posix_spawn_file_actions_t actions;
+    ::posix_spawn_file_actions_init(&actions);
+    ::posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
+    ::posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
+    ::posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+    std::vector<std::string> copy = args;
+    std::string program = path;
+    std::vector<char*> argv;
+    argv.push_back(program.data());
+    for (auto& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid = -1;
+    const int spawned = ::posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
+    ::posix_spawn_file_actions_destroy(&actions);
     int status = 0;
-    ::waitpid(pid, &status, 0);
+    // A program that cannot start (or a working directory that does not exist) reads as the
+    // shell's 127, as an exec that failed in a child did.
+    if (spawned != 0) {
+        status = 127 << 8;
+    } else {
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+    }
     CliRun run;
     run.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     ::lseek(out_fd, 0, SEEK_SET);

