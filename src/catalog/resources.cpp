@@ -55,10 +55,10 @@ ResourceList list_skill_resources(const SkillReader& reader, std::string_view sk
         const std::string path = dir.relative.empty() ? std::string(skill_dir) : join_path(skill_dir, dir.relative);
         std::vector<DirEntry> entries;
         if (dir.relative.empty()) {
-            entries = reader.list_dir(path);  // the skill directory itself: its errors are the caller's
+            entries = reader.list_dir_kinds(path);  // the skill directory itself: its errors are the caller's
         } else {
             try {
-                entries = reader.list_dir(path);
+                entries = reader.list_dir_kinds(path);
             } catch (const Error&) {
                 // A subdirectory that vanished or cannot be listed (over the reader's listing limit,
                 // no permission) costs only its own files, and the listing says so.

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -55,50 +56,52 @@ FileStat file_stat_of(const struct stat& st) noexcept {
 
 int list_directory(int dir_fd, const ListOptions& options, std::string& names, std::vector<ListedEntry>& items) {
     if (dir_fd < 0) return EBADF;
-    DIR* dir = ::fdopendir(dir_fd);
-    if (dir == nullptr) {
-        const int err = errno;
-        ::close(dir_fd);
-        return err;
-    }
-    struct Closer {
-        DIR* d;
-        ~Closer() { ::closedir(d); }  // closes dir_fd too
-    } closer{dir};
+    const Fd owned(dir_fd);
+    // getdents64 straight into a buffer each thread keeps: readdir's fdopendir would add an fstat
+    // and two fcntl calls per directory, and this lists every folder of every skill.
+    constexpr std::size_t buffer_size = 32768;
+    thread_local const std::unique_ptr<char[]> buffer_owner = std::make_unique_for_overwrite<char[]>(buffer_size);
+    char* const buffer = buffer_owner.get();
     for (;;) {
-        errno = 0;
-        const dirent* ent = ::readdir(dir);
-        if (ent == nullptr) return errno;
-        const char* name = ent->d_name;
-        if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
-        ListedEntry item;
-        item.offset = names.size();
-        item.size = std::strlen(name);
-        const unsigned char type = ent->d_type;
-        if (!options.stats && type != DT_UNKNOWN && (type != DT_LNK || !options.follow_symlinks)) {
-            // The entry's type is enough.
-            item.kind = type == DT_DIR ? EntryKind::directory : type == DT_REG ? EntryKind::file : EntryKind::other;
-            item.is_symlink = type == DT_LNK;
-        } else {
-            struct stat st {};
-            if (::fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // vanished meanwhile
-            if (S_ISLNK(st.st_mode)) {
-                item.is_symlink = true;
-                struct stat target {};
-                if (options.follow_symlinks && ::fstatat(dir_fd, name, &target, 0) == 0) {
-                    st = target;
-                    item.kind = kind_of(st.st_mode);
-                }  // else: not followed, dangling or a loop: other, with the link's own time
+        const ssize_t got = ::getdents64(dir_fd, buffer, buffer_size);
+        if (got < 0) return errno;
+        if (got == 0) return 0;
+        for (std::size_t at = 0; at < static_cast<std::size_t>(got);) {
+            dirent64 ent{};
+            std::memcpy(&ent, buffer + at, offsetof(dirent64, d_name));  // the record may be unaligned
+            const char* name = buffer + at + offsetof(dirent64, d_name);
+            if (ent.d_reclen == 0) return EIO;  // a kernel never reports one; do not loop on it
+            at += ent.d_reclen;
+            if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
+            ListedEntry item;
+            item.offset = names.size();
+            item.size = std::strlen(name);
+            const unsigned char type = ent.d_type;
+            if (!options.stats && type != DT_UNKNOWN && (type != DT_LNK || !options.follow_symlinks)) {
+                // The entry's type is enough.
+                item.kind = type == DT_DIR ? EntryKind::directory : type == DT_REG ? EntryKind::file : EntryKind::other;
+                item.is_symlink = type == DT_LNK;
             } else {
-                item.kind = kind_of(st.st_mode);
+                struct stat st {};
+                if (::fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // vanished meanwhile
+                if (S_ISLNK(st.st_mode)) {
+                    item.is_symlink = true;
+                    struct stat target {};
+                    if (options.follow_symlinks && ::fstatat(dir_fd, name, &target, 0) == 0) {
+                        st = target;
+                        item.kind = kind_of(st.st_mode);
+                    }  // else: not followed, dangling or a loop: other, with the link's own time
+                } else {
+                    item.kind = kind_of(st.st_mode);
+                }
+                if (options.stats) {
+                    item.bytes = item.kind == EntryKind::file ? static_cast<std::uint64_t>(st.st_size) : 0;
+                    item.mtime_ns = mtime_of(st);
+                }
             }
-            if (options.stats) {
-                item.bytes = item.kind == EntryKind::file ? static_cast<std::uint64_t>(st.st_size) : 0;
-                item.mtime_ns = mtime_of(st);
-            }
+            names.append(name, item.size);
+            items.push_back(item);
         }
-        names.append(name, item.size);
-        items.push_back(item);
     }
 }
 

@@ -87,8 +87,11 @@ ReadResult LocalSkillReader::read_file(std::string_view path, std::size_t max_by
     return result;
 }
 
-std::vector<DirEntry> LocalSkillReader::list_dir(std::string_view path) const {
-    const std::string p = native_path(path);
+namespace {
+
+// The one local listing behind list_dir and list_dir_kinds: `stats` adds an lstat of every child
+// (sizes and times); links are followed either way.
+std::vector<DirEntry> list_local(const std::string& p, std::string_view path, bool stats) {
     Fd fd(::open(p.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (fd.get() < 0) {
         const int err = errno;
@@ -99,10 +102,9 @@ std::vector<DirEntry> LocalSkillReader::list_dir(std::string_view path) const {
         }
         throw_errno(err, "cannot list", path);
     }
-    // Every child with an lstat (sizes and times), links followed: the one local listing.
     std::string names;
     std::vector<local::ListedEntry> items;
-    if (const int err = local::list_directory(fd.release(), {.follow_symlinks = true, .stats = true}, names, items);
+    if (const int err = local::list_directory(fd.release(), {.follow_symlinks = true, .stats = stats}, names, items);
         err != 0) {
         throw_errno(err, "cannot list", path);
     }
@@ -118,6 +120,16 @@ std::vector<DirEntry> LocalSkillReader::list_dir(std::string_view path) const {
         out.push_back(std::move(entry));
     }
     return out;
+}
+
+}  // namespace
+
+std::vector<DirEntry> LocalSkillReader::list_dir(std::string_view path) const {
+    return list_local(native_path(path), path, true);
+}
+
+std::vector<DirEntry> LocalSkillReader::list_dir_kinds(std::string_view path) const {
+    return list_local(native_path(path), path, false);
 }
 
 FileStat LocalSkillReader::stat(std::string_view path) const {
@@ -232,23 +244,48 @@ int open_beneath(int dir_fd, const std::string& relative) {
 
 }  // namespace
 
+namespace {
+
+// LocalSkillReader's confined directory: `dir` opened once (it may be reached through links: it
+// is the boundary, opened as it is; nothing below it is followed). A failed open is kept and
+// reported by each read, as read_file_beneath reports it.
+class LocalBeneathDirectory final : public BeneathDirectory {
+public:
+    LocalBeneathDirectory(std::string_view dir, const std::string& native_dir)
+        : dir_(dir),
+          fd_(::open(native_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)),
+          open_errno_(fd_.get() < 0 ? errno : 0) {}
+
+    [[nodiscard]] ReadResult read_file(std::string_view relative, std::size_t max_bytes) const override {
+        const std::string inside = confined_path(relative);
+        if (fd_.get() < 0) {
+            if (open_errno_ == ENOENT || open_errno_ == ENOTDIR) {
+                throw NotFoundError(fmt::format("cannot read '{}': the directory {} is gone", relative, dir_));
+            }
+            throw_errno(open_errno_, "cannot open", dir_);
+        }
+        Fd fd(open_beneath(fd_.get(), inside));
+        if (fd.get() < 0) open_failed(errno, dir_, inside);
+        return read_descriptor(fd.get(), dir_, inside, max_bytes);
+    }
+
+private:
+    std::string dir_;
+    Fd fd_;
+    int open_errno_;
+};
+
+}  // namespace
+
+std::unique_ptr<const BeneathDirectory> LocalSkillReader::open_beneath(std::string_view dir) const {
+    return std::make_unique<LocalBeneathDirectory>(dir, native_path(dir.empty() ? std::string_view(".") : dir));
+}
+
 ReadResult LocalSkillReader::read_file_beneath(std::string_view dir, std::string_view relative,
                                                std::size_t max_bytes) const {
-    const std::string inside = confined_path(relative);
-    const std::string native_dir = native_path(dir.empty() ? std::string_view(".") : dir);
-    // The skill directory itself may be reached through links (a library child that is one): it
-    // is the boundary, opened as it is; nothing below it is followed.
-    Fd dir_fd(::open(native_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (dir_fd.get() < 0) {
-        const int err = errno;
-        if (err == ENOENT || err == ENOTDIR) {
-            throw NotFoundError(fmt::format("cannot read '{}': the directory {} is gone", relative, dir));
-        }
-        throw_errno(err, "cannot open", dir);
-    }
-    Fd fd(open_beneath(dir_fd.get(), inside));
-    if (fd.get() < 0) open_failed(errno, dir, inside);
-    return read_descriptor(fd.get(), dir, inside, max_bytes);
+    (void)confined_path(relative);  // a refused path is refused before any directory is opened
+    return LocalBeneathDirectory(dir, native_path(dir.empty() ? std::string_view(".") : dir))
+        .read_file(relative, max_bytes);
 }
 
 }  // namespace agentskills

@@ -23,6 +23,28 @@ namespace local = detail::local;
 
 FilePathResolver::~FilePathResolver() = default;
 SkillReader::~SkillReader() = default;
+BeneathDirectory::~BeneathDirectory() = default;
+
+namespace {
+
+// SkillReader::open_beneath's default: each read is the reader's read_file_beneath.
+class ReadEachBeneath final : public BeneathDirectory {
+public:
+    ReadEachBeneath(const SkillReader& reader, std::string_view dir) : reader_(reader), dir_(dir) {}
+    [[nodiscard]] ReadResult read_file(std::string_view relative, std::size_t max_bytes) const override {
+        return reader_.read_file_beneath(dir_, relative, max_bytes);
+    }
+
+private:
+    const SkillReader& reader_;
+    std::string dir_;
+};
+
+}  // namespace
+
+std::unique_ptr<const BeneathDirectory> SkillReader::open_beneath(std::string_view dir) const {
+    return std::make_unique<ReadEachBeneath>(*this, dir);
+}
 
 namespace {
 
@@ -334,6 +356,12 @@ std::vector<DirEntry> MountedReader::list_dir(std::string_view path) const {
     return r.reader->list_dir(r.rest);
 }
 
+std::vector<DirEntry> MountedReader::list_dir_kinds(std::string_view path) const {
+    const Route r = route(path);
+    if (r.is_top) return list_dir(path);
+    return r.reader->list_dir_kinds(r.rest);
+}
+
 FileStat MountedReader::stat(std::string_view path) const {
     const Route r = route(path);
     if (r.is_top) return FileStat{.kind = EntryKind::directory};
@@ -345,6 +373,12 @@ ReadResult MountedReader::read_file_beneath(std::string_view dir, std::string_vi
     const Route r = route(dir);
     if (r.is_top) throw PathError(fmt::format("refused path '{}': '/' is the directory of mounts", relative));
     return r.reader->read_file_beneath(r.rest, relative, max_bytes);
+}
+
+std::unique_ptr<const BeneathDirectory> MountedReader::open_beneath(std::string_view dir) const {
+    const Route r = route(dir);
+    if (r.is_top) return SkillReader::open_beneath(dir);  // each read refuses '/', as read_file_beneath does
+    return r.reader->open_beneath(r.rest);
 }
 
 }  // namespace agentskills

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/core.h>
 #include <catch2/catch.hpp>
 
 #include <agentskills/base/errors.hpp>
@@ -446,6 +447,68 @@ TEST_CASE("read_file_beneath: no symlink at any step, in any reader", "[reader][
     CHECK_THROWS_AS(mounted.read_file_beneath("/local/skill", "out-link.md", 0), PathError);
 }
 
+TEST_CASE("open_beneath: several confined reads below one directory, in any reader", "[reader][confined]") {
+    TempDir tmp;
+    tmp.write("skill/a.md", "inside");
+    tmp.write("skill/sub/b.md", "below");
+    tmp.write("outside.md", "OUTSIDE");
+    std::filesystem::create_symlink(tmp.path("outside.md"), tmp.path("skill/out-link.md"));
+    std::filesystem::create_directory_symlink(tmp.path("skill/sub"), tmp.path("skill/dir-link"));
+    const LocalSkillReader local;
+    const auto dir = local.open_beneath(tmp.path("skill"));
+    CHECK(dir->read_file("a.md", 0).data == "inside");
+    CHECK(dir->read_file("sub/b.md", 0).data == "below");
+    const ReadResult r = dir->read_file("sub/b.md", 3);
+    CHECK(r.data == "bel");
+    CHECK(r.truncated);
+    CHECK(r.stat.size == 5);
+    CHECK(r.stat == local.read_file_beneath(tmp.path("skill"), "sub/b.md", 3).stat);
+    CHECK_THROWS_AS(dir->read_file("out-link.md", 0), PathError);
+    CHECK_THROWS_AS(dir->read_file("dir-link/b.md", 0), PathError);
+    CHECK_THROWS_AS(dir->read_file("../outside.md", 0), PathError);
+    CHECK_THROWS_AS(dir->read_file("missing.md", 0), NotFoundError);
+    CHECK_THROWS_AS(dir->read_file("sub", 0), IoError);
+
+    SECTION("the directory opened is the one read, even after the path is moved") {
+        std::filesystem::rename(tmp.path("skill"), tmp.path("moved"));
+        tmp.write("skill/a.md", "a new directory at the old path");
+        CHECK(dir->read_file("a.md", 0).data == "inside");
+        CHECK(local.open_beneath(tmp.path("skill"))->read_file("a.md", 0).data == "a new directory at the old path");
+    }
+    SECTION("a directory that is not there: each read says so, as read_file_beneath does") {
+        const auto gone = local.open_beneath(tmp.path("nowhere"));
+        std::string one;
+        std::string other;
+        try {
+            (void)gone->read_file("a.md", 0);
+        } catch (const NotFoundError& e) {
+            one = e.what();
+        }
+        try {
+            (void)local.read_file_beneath(tmp.path("nowhere"), "a.md", 0);
+        } catch (const NotFoundError& e) {
+            other = e.what();
+        }
+        CHECK_FALSE(one.empty());
+        CHECK(one == other);
+        CHECK_THROWS_AS(local.open_beneath(tmp.path("skill/a.md"))->read_file("x", 0),
+                        NotFoundError);  // as read_file_beneath
+    }
+    SECTION("the default reads through read_file_beneath; a mount routes to its reader") {
+        MemorySkillReader memory;
+        memory.add_file("skill/a.md", "in memory");
+        const auto in_memory = memory.open_beneath("skill");
+        CHECK(in_memory->read_file("a.md", 0).data == "in memory");
+        CHECK_THROWS_AS(in_memory->read_file("../skill/a.md", 0), PathError);
+        CHECK_THROWS_AS(in_memory->read_file("b.md", 0), NotFoundError);
+        const MountedReader mounted({{"local", std::make_shared<LocalSkillReader>(tmp.path())}});
+        const auto routed = mounted.open_beneath("/local/skill");
+        CHECK(routed->read_file("a.md", 0).data == "inside");
+        CHECK_THROWS_AS(routed->read_file("out-link.md", 0), PathError);
+        CHECK_THROWS_AS(mounted.open_beneath("/")->read_file("a.md", 0), PathError);
+    }
+}
+
 TEST_CASE("race: a resource swapped for an outside symlink is never read through", "[reader][confined][race]") {
     TempDir tmp;
     tmp.write("lib/alpha/SKILL.md", "---\nname: alpha\ndescription: Reads its data.\n---\nRead references/data.md.\n");
@@ -657,6 +720,60 @@ TEST_CASE("list_kinds and LocalSkillReader::list_dir report what list_directory 
     CHECK(entries.at("fifo").kind == EntryKind::other);
     CHECK_THROWS_AS(reader.list_dir(dir.path("missing")), NotFoundError);
     CHECK_THROWS_AS(reader.list_dir(dir.path("d/file.txt")), IoError);
+}
+
+TEST_CASE("LocalSkillReader::list_dir_kinds: list_dir's names and kinds, without sizes or times",
+          "[local-fs][reader]") {
+    const agentskills_test::TempDir dir;
+    fill(dir);
+    LocalSkillReader reader;
+    std::map<std::string, DirEntry> full;
+    for (auto& e : reader.list_dir(dir.path("d"))) full[e.name] = e;
+    std::map<std::string, DirEntry> kinds;
+    for (auto& e : reader.list_dir_kinds(dir.path("d"))) kinds[e.name] = e;
+    REQUIRE(kinds.size() == full.size());
+    for (const auto& [name, e] : full) {
+        CAPTURE(name);
+        REQUIRE(kinds.count(name) == 1);
+        CHECK(kinds.at(name).kind == e.kind);
+        CHECK(kinds.at(name).is_symlink == e.is_symlink);
+        CHECK(kinds.at(name).size == 0);
+        CHECK(kinds.at(name).mtime_ns == 0);
+    }
+    CHECK(full.at("file.txt").size == 5);  // list_dir itself still stats
+    CHECK_THROWS_AS(reader.list_dir_kinds(dir.path("missing")), NotFoundError);
+    CHECK_THROWS_AS(reader.list_dir_kinds(dir.path("d/file.txt")), IoError);
+
+    // A reader without its own: list_dir; a mount: its reader's.
+    MemorySkillReader memory;
+    memory.add_file("d/a.md", "abc");
+    const auto listed = memory.list_dir_kinds("d");
+    REQUIRE(listed.size() == 1);
+    CHECK(listed[0].size == 3);
+    const MountedReader mounted({{"local", std::make_shared<LocalSkillReader>(dir.path())}});
+    CHECK(mounted.list_dir_kinds("/local/d").size() == full.size());
+    CHECK(mounted.list_dir_kinds("/").size() == 1);
+}
+
+TEST_CASE("list_directory: a directory larger than one getdents64 buffer lists every entry once", "[local-fs]") {
+    const agentskills_test::TempDir dir;
+    // 1,500 entries of 60-byte names: about 120 KB of records, several calls of the 32 KiB buffer.
+    constexpr int count = 1500;
+    for (int i = 0; i < count; ++i) {
+        dir.write(fmt::format("big/{:060d}", i), "");
+    }
+    dir.mkdir("big/a-directory");
+    int err = -1;
+    const auto seen = listing(dir.path("big"), {.follow_symlinks = true, .stats = false}, err);
+    CHECK(err == 0);
+    CHECK(seen.size() == count + 1);
+    CHECK(seen.count(fmt::format("{:060d}", 0)) == 1);
+    CHECK(seen.count(fmt::format("{:060d}", count - 1)) == 1);
+    CHECK(seen.at(fmt::format("{:060d}", 777)).kind == EntryKind::file);
+    CHECK(seen.at("a-directory").kind == EntryKind::directory);
+    const auto with_stats = listing(dir.path("big"), {.follow_symlinks = true, .stats = true}, err);
+    CHECK(err == 0);
+    CHECK(with_stats.size() == count + 1);
 }
 
 // src/prefault.hpp: mapping an array's pages ahead changes neither its contents nor what the

@@ -50,6 +50,16 @@ struct ReadResult {
     FileStat stat = {};
 };
 
+/// A directory opened once for several confined reads below it (SkillReader::open_beneath).
+/// Safe to read from several threads at once; it must not outlive the reader that made it.
+class BeneathDirectory {
+public:
+    virtual ~BeneathDirectory();
+    /// SkillReader::read_file_beneath(dir, relative, max_bytes) of the directory this stands for,
+    /// with the same rules and errors.
+    [[nodiscard]] virtual ReadResult read_file(std::string_view relative, std::size_t max_bytes) const = 0;
+};
+
 /// Lexical path handling of a reader's namespace (no I/O). A reader that has one takes
 /// rooted virtual paths (`/mount/rest`); a reader without one takes relative POSIX paths.
 class FilePathResolver {
@@ -75,6 +85,12 @@ public:
     /// Lists the direct children of a directory (any order; the loader sorts).
     [[nodiscard]] virtual std::vector<DirEntry> list_dir(std::string_view path) const = 0;
 
+    /// list_dir for a caller that needs only each child's name, kind and `is_symlink` (a walk of
+    /// a skill's resources): `size` and `mtime_ns` may be 0. The default is list_dir;
+    /// LocalSkillReader takes the kinds from the directory entries and stats only symbolic links
+    /// and entries of unknown type.
+    [[nodiscard]] virtual std::vector<DirEntry> list_dir_kinds(std::string_view path) const { return list_dir(path); }
+
     /// Facts about one path. The default lists the parent directory; readers override it
     /// when they can do better. Throws NotFoundError when the path does not exist.
     [[nodiscard]] virtual FileStat stat(std::string_view path) const;
@@ -99,6 +115,13 @@ public:
     /// while it is read is never followed.
     [[nodiscard]] virtual ReadResult read_file_beneath(std::string_view dir, std::string_view relative,
                                                        std::size_t max_bytes) const;
+
+    /// The directory `dir` for several confined reads, each with read_file_beneath's rules. The
+    /// default reads each file through read_file_beneath(dir, ...). LocalSkillReader opens `dir`
+    /// once, here: every read is then below the directory found now, even if the path is
+    /// renamed or replaced later (a failed open is reported by each read, with read_file_beneath's
+    /// error). One skill's files, read one after the other, save a directory open and close each.
+    [[nodiscard]] virtual std::unique_ptr<const BeneathDirectory> open_beneath(std::string_view dir) const;
 };
 
 using SkillReaderPtr = std::shared_ptr<const SkillReader>;
@@ -144,10 +167,12 @@ public:
     explicit LocalSkillReader(std::string base_directory);
     [[nodiscard]] ReadResult read_file(std::string_view path, std::size_t max_bytes) const override;
     [[nodiscard]] std::vector<DirEntry> list_dir(std::string_view path) const override;
+    [[nodiscard]] std::vector<DirEntry> list_dir_kinds(std::string_view path) const override;
     [[nodiscard]] FileStat stat(std::string_view path) const override;
     [[nodiscard]] bool is_local() const noexcept override { return true; }
     [[nodiscard]] ReadResult read_file_beneath(std::string_view dir, std::string_view relative,
                                                std::size_t max_bytes) const override;
+    [[nodiscard]] std::unique_ptr<const BeneathDirectory> open_beneath(std::string_view dir) const override;
     /// The directory relative paths resolve from ("" = the working directory).
     [[nodiscard]] const std::string& base_directory() const noexcept { return base_; }
 
@@ -197,10 +222,13 @@ public:
 
     [[nodiscard]] ReadResult read_file(std::string_view path, std::size_t max_bytes) const override;
     [[nodiscard]] std::vector<DirEntry> list_dir(std::string_view path) const override;
+    [[nodiscard]] std::vector<DirEntry> list_dir_kinds(std::string_view path) const override;
     [[nodiscard]] FileStat stat(std::string_view path) const override;
     /// Routes `dir` to its mount, whose reader reads `relative` below it.
     [[nodiscard]] ReadResult read_file_beneath(std::string_view dir, std::string_view relative,
                                                std::size_t max_bytes) const override;
+    /// Routes `dir` to its mount, whose reader opens it.
+    [[nodiscard]] std::unique_ptr<const BeneathDirectory> open_beneath(std::string_view dir) const override;
     [[nodiscard]] const FilePathResolver* path_resolver() const noexcept override { return this; }
     [[nodiscard]] std::string resolve(std::string_view path, std::string_view cwd = "/") const override;
 

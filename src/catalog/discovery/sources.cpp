@@ -69,14 +69,36 @@ public:
         if (MountPtr m = route(path, inner)) return m->reader->list_dir(inner);
         return base_->list_dir(path);
     }
+    std::vector<DirEntry> list_dir_kinds(std::string_view path) const override {
+        std::string inner;
+        if (MountPtr m = route(path, inner)) return m->reader->list_dir_kinds(inner);
+        return base_->list_dir_kinds(path);
+    }
     FileStat stat(std::string_view path) const override {
         std::string inner;
         if (MountPtr m = route(path, inner)) {
             FileStat st = m->reader->stat(inner);
-            st.identity ^= m->generation * 0x9E3779B97F4A7C15ULL;
+            mix_generation(st, *m);
             return st;
         }
         return base_->stat(path);
+    }
+    // The confined read goes to the reader that holds the directory (for the base, the local
+    // file system's openat2), not to SkillReader's default walk of stat calls through this router.
+    ReadResult read_file_beneath(std::string_view dir, std::string_view relative,
+                                 std::size_t max_bytes) const override {
+        std::string inner;
+        if (MountPtr m = route(dir, inner)) {
+            ReadResult r = m->reader->read_file_beneath(inner, relative, max_bytes);
+            mix_generation(r.stat, *m);
+            return r;
+        }
+        return base_->read_file_beneath(dir, relative, max_bytes);
+    }
+    std::unique_ptr<const BeneathDirectory> open_beneath(std::string_view dir) const override {
+        std::string inner;
+        if (route(dir, inner)) return SkillReader::open_beneath(dir);  // each read through this router
+        return base_->open_beneath(dir);
     }
 
     void add_root(const std::string& label, SkillReaderPtr reader) {
@@ -143,6 +165,11 @@ private:
             std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
                 .count();
         return now_ns - st.mtime_ns >= racy_window_ns;
+    }
+
+    // A mount's generation mixed into the identities it reports: a reopened child is new.
+    static void mix_generation(FileStat& st, const Mount& m) noexcept {
+        st.identity ^= m.generation * 0x9E3779B97F4A7C15ULL;
     }
 
     MountPtr route(std::string_view path, std::string& inner) const {

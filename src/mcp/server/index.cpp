@@ -51,10 +51,23 @@ FileSource::FileSource(SkillReaderPtr reader) : reader_(std::move(reader)) {
 
 void FileSource::read(const std::string& root, const std::string& rel, std::uint64_t limit, std::string& data,
                       FileVersion& version) const {
+    read(*open_beneath(root), root, rel, limit, data, version);
+}
+
+std::unique_ptr<const BeneathDirectory> FileSource::open_beneath(const std::string& root) const {
+    try {
+        return reader_->open_beneath(root);
+    } catch (const std::exception& e) {
+        throw std::runtime_error(e.what());
+    }
+}
+
+void FileSource::read(const BeneathDirectory& dir, const std::string& root, const std::string& rel, std::uint64_t limit,
+                      std::string& data, FileVersion& version) const {
     const std::int64_t started = wall_clock_ns();
     ReadResult r;
     try {
-        r = reader_->read_file_beneath(root, rel, static_cast<std::size_t>(limit) + 1);
+        r = dir.read_file(rel, static_cast<std::size_t>(limit) + 1);
     } catch (const std::exception& e) {
         throw std::runtime_error(e.what());
     }
@@ -188,7 +201,8 @@ EntryPtr build_entry(const SkillManifest& manifest, std::shared_ptr<const FileSo
     }
     const std::vector<std::string> rels = walk(*source, manifest.root, max_depth, entry->dirs);
     std::uint64_t total = 0;
-    std::string bytes;  // one buffer for every file of the skill
+    std::string bytes;                            // one buffer for every file of the skill
+    std::unique_ptr<const BeneathDirectory> dir;  // the skill directory, opened at its first read
     for (const auto& rel : rels) {
         SkillFile f;
         f.rel = rel;
@@ -217,7 +231,8 @@ EntryPtr build_entry(const SkillManifest& manifest, std::shared_ptr<const FileSo
             f.cached = old->cached;
             if (f.cached) content = &f.cached->bytes();
         } else {
-            source->read(manifest.root, rel, SKILL_MAX_TOTAL_BYTES - total, bytes, f.version);
+            if (!dir) dir = source->open_beneath(manifest.root);
+            source->read(*dir, manifest.root, rel, SKILL_MAX_TOTAL_BYTES - total, bytes, f.version);
             f.size = bytes.size();
             f.digest = sha256_digest(bytes);
             f.text = is_valid_utf8(bytes);

@@ -66,6 +66,13 @@ public:
     /// sentence when it cannot be read or is no longer a regular file.
     void read(const std::string& root, const std::string& rel, std::uint64_t limit, std::string& data,
               FileVersion& version) const;
+    /// The same read below `dir`, the skill directory `root` opened once (open_beneath) for all
+    /// of its files.
+    void read(const BeneathDirectory& dir, const std::string& root, const std::string& rel, std::uint64_t limit,
+              std::string& data, FileVersion& version) const;
+    /// The skill directory `root` for several reads (the reader's open_beneath); throws
+    /// std::runtime_error with a sentence.
+    [[nodiscard]] std::unique_ptr<const BeneathDirectory> open_beneath(const std::string& root) const;
     /// The file's version now, or nullopt when it is gone, a link or no longer a regular file.
     [[nodiscard]] std::optional<FileVersion> stat(const std::string& path) const;
     [[nodiscard]] const SkillReaderPtr& reader() const noexcept { return reader_; }
