@@ -257,7 +257,12 @@ public:
           open_errno_(fd_.get() < 0 ? errno : 0) {}
 
     [[nodiscard]] ReadResult read_file(std::string_view relative, std::size_t max_bytes) const override {
-        const std::string inside = confined_path(relative);
+        return read_confined(confined_path(relative), relative, max_bytes);
+    }
+
+    // read_file of `inside`, which passed confined_path (`relative` as the caller spelled it).
+    [[nodiscard]] ReadResult read_confined(const std::string& inside, std::string_view relative,
+                                           std::size_t max_bytes) const {
         if (fd_.get() < 0) {
             if (open_errno_ == ENOENT || open_errno_ == ENOTDIR) {
                 throw NotFoundError(fmt::format("cannot read '{}': the directory {} is gone", relative, dir_));
@@ -283,9 +288,9 @@ std::unique_ptr<const BeneathDirectory> LocalSkillReader::open_beneath(std::stri
 
 ReadResult LocalSkillReader::read_file_beneath(std::string_view dir, std::string_view relative,
                                                std::size_t max_bytes) const {
-    (void)confined_path(relative);  // a refused path is refused before any directory is opened
+    const std::string inside = confined_path(relative);  // refused before any directory is opened
     return LocalBeneathDirectory(dir, native_path(dir.empty() ? std::string_view(".") : dir))
-        .read_file(relative, max_bytes);
+        .read_confined(inside, relative, max_bytes);
 }
 
 }  // namespace agentskills
