@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio_ext.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -53,12 +54,20 @@ void ask_for_huge_pages() {
 }
 
 // Entries of the directories `roots` names, counted up to `limit` (a root that is not a
-// directory we can open, a git: ref or an archive, counts nothing).
+// directory we can open, a git: ref or an archive, counts nothing). A directory's link count is
+// 2 plus its subdirectories on ext4, XFS and tmpfs (1 on file systems that do not count, such as
+// btrfs): a lower bound of its entries that one fstat gives, enough for a library of skill
+// folders, which is then not read. Only the restart's choice depends on this count.
 std::size_t count_entries(const std::vector<std::string>& roots, std::size_t limit) {
     std::size_t n = 0;
     for (const std::string& root : roots) {
         const int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
         if (fd < 0) continue;
+        struct stat st {};
+        if (::fstat(fd, &st) == 0 && st.st_nlink > 2 && st.st_nlink - 2 >= limit - n) {
+            ::close(fd);
+            return limit;
+        }
         DIR* dir = ::fdopendir(fd);
         if (dir == nullptr) {
             ::close(fd);

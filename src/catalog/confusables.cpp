@@ -149,19 +149,37 @@ std::optional<std::string> confusable_skeleton(std::string_view name) {
 }
 
 void note_confusable_names(const std::vector<std::shared_ptr<const SkillManifest>>& skills, Diagnostics& out) {
+    // A name of ASCII characters other than capitals is its own skeleton. Kept names differ in
+    // their NFKC form (the merge keeps one skill per name), so two such names never share a
+    // skeleton: only a name that is not its own skeleton can look like another one. A library
+    // without one (nearly every library) needs no skeletons and no map.
+    const auto own_skeleton = [](std::string_view name) {
+        return name.size() <= confusable_max_bytes && std::all_of(name.begin(), name.end(), [](char c) {
+                   return static_cast<unsigned char>(c) < 0x80 && !(c >= 'A' && c <= 'Z');
+               });
+    };
+    if (std::all_of(skills.begin(), skills.end(), [&](const auto& s) { return own_skeleton(s->name); })) return;
     struct Member {
-        std::string skeleton;
-        bool plain = false;  // the name is its own skeleton
+        std::string folded;         // the skeleton, when it is not the name itself
+        std::string_view skeleton;  // the name, or `folded`
+        bool plain = false;         // the name is its own skeleton
         bool checked = false;
     };
     std::vector<Member> members(skills.size());
     std::unordered_map<std::string_view, std::size_t> representative;  // skeleton -> skill index
     representative.reserve(skills.size());
     for (std::size_t i = 0; i < skills.size(); ++i) {
-        std::optional<std::string> key = confusable_skeleton(skills[i]->name);
-        if (!key) continue;
-        members[i].skeleton = std::move(*key);
-        members[i].checked = true;
+        const std::string& name = skills[i]->name;
+        Member& m = members[i];
+        if (own_skeleton(name)) {
+            m.skeleton = name;
+        } else {
+            std::optional<std::string> key = confusable_skeleton(name);
+            if (!key) continue;
+            m.folded = std::move(*key);
+            m.skeleton = m.folded;
+        }
+        m.checked = true;
     }
     for (std::size_t i = 0; i < skills.size(); ++i) {
         Member& m = members[i];

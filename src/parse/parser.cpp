@@ -247,10 +247,19 @@ bool Parse::check_text(std::string_view& text) {
               SkipReason::too_large);
         return false;
     }
-    // CRLF and a lone CR are line breaks, as YAML 1.2 and the reference (Python's universal
-    // newlines) read them: a file saved with CR endings is the same skill as with LF ones.
-    text = with_lf_breaks(text, text_storage_);
-    if (!is_valid_utf8(text)) {
+    // One pass finds what the checks below need (byte_scans.hpp); lines are counted only where
+    // a limit applies (a file of at most max_lines bytes cannot have more lines than that).
+    const bool limited = !reference() && opt_.max_lines != 0 && text.size() > opt_.max_lines;
+    TextScan scan = scan_text(text, limited);
+    if (scan.nul_or_cr) {
+        // CRLF and a lone CR are line breaks, as YAML 1.2 and the reference (Python's universal
+        // newlines) read them: a file saved with CR endings is the same skill as with LF ones.
+        const char* const before = text.data();
+        text = with_lf_breaks(text, text_storage_);
+        if (text.data() != before) scan = scan_text(text, limited);
+    }
+    // Everything before the first byte from 0x80 on is ASCII, so the rest is checked alone.
+    if (scan.first_non_ascii < text.size() && !is_valid_utf8(text.substr(scan.first_non_ascii))) {
         // Name the first line that is not valid UTF-8 on its own.
         std::size_t line = 1;
         for (std::size_t begin = 0; begin < text.size(); ++line) {
@@ -262,7 +271,8 @@ bool Parse::check_text(std::string_view& text) {
         fatal(codes::invalid_utf8, line, "the file is not valid UTF-8");
         return false;
     }
-    if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    if (const std::size_t nul = scan.nul_or_cr ? text.find('\0') : std::string_view::npos;
+        nul != std::string_view::npos) {
         const auto before = text.substr(0, nul);
         fatal(codes::nul_byte, 1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n')),
               "the file contains a NUL byte; a SKILL.md must be text");
@@ -275,9 +285,10 @@ bool Parse::check_text(std::string_view& text) {
         text.remove_prefix(3);
         if (reference()) return false;
     }
-    // Count lines (a last line without a newline counts).
-    const std::size_t lines = count_newlines(text) + ((!text.empty() && text.back() != '\n') ? 1 : 0);
-    if (!reference() && opt_.max_lines != 0 && lines > opt_.max_lines) {
+    if (!limited) return true;
+    // A last line without a newline counts (the byte-order mark holds none).
+    const std::size_t lines = scan.newlines + ((!text.empty() && text.back() != '\n') ? 1 : 0);
+    if (lines > opt_.max_lines) {
         fatal(codes::too_many_lines, opt_.max_lines + 1,
               fmt::format("the file has {} lines, more than the limit of {}; to lift it, set the option max_lines "
                           "(0 = no limit) or pass --max-lines N (--max-lines 0) to agentskills",

@@ -206,6 +206,61 @@ TEST_CASE("byte scans: count_newlines and next_yaml_indicator agree with a byte-
     CHECK(detail::next_yaml_indicator("abc", 5) == 3);
 }
 
+TEST_CASE("byte scans: scan_text agrees with a byte-by-byte look", "[text]") {
+    // Every byte value at every position of blocks of several lengths (the 8-, 16- and 32-byte
+    // steps and their tails), two marked bytes, and long runs (255 steps per chunk).
+    const auto check = [](const std::string& s) {
+        for (const bool count : {false, true}) {
+            const detail::TextScan got = detail::scan_text(s, count);
+            std::size_t first = s.size();
+            for (std::size_t i = 0; i < s.size(); ++i) {
+                if (static_cast<unsigned char>(s[i]) >= 0x80) {
+                    first = i;
+                    break;
+                }
+            }
+            CHECK(got.first_non_ascii == first);
+            CHECK(got.nul_or_cr == (s.find('\0') != std::string::npos || s.find('\r') != std::string::npos));
+            CHECK(got.newlines == (count ? static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')) : 0U));
+        }
+    };
+    for (std::size_t len : {0U, 1U, 7U, 8U, 15U, 16U, 17U, 31U, 32U, 33U, 63U, 64U, 65U, 100U}) {
+        for (int c = 0; c < 256; ++c) {
+            for (std::size_t at = 0; at < len; ++at) {
+                std::string s(len, 'a');
+                s[at] = static_cast<char>(c);
+                INFO("len " << len << " byte " << c << " at " << at);
+                check(s);
+                if (at + 5 < len) {
+                    s[at + 5] = '\n';
+                    check(s);
+                }
+            }
+        }
+    }
+    std::uint32_t seed = 777;
+    const auto random_ascii = [&] {
+        seed = seed * 1103515245U + 12345U;
+        return static_cast<char>(((seed >> 16) & 0x3F) + 0x20);
+    };
+    for (std::size_t len : {4095U, 8160U, 8161U, 16384U, 70000U}) {
+        std::string text(len, '\n');
+        check(text);
+        for (std::size_t i = 0; i < len; i += 3) text[i] = random_ascii();
+        check(text);
+        for (const std::size_t at : {len - 1, len / 2, std::size_t{8160}, std::size_t{4080}}) {
+            if (at >= len) continue;
+            std::string marked = text;
+            marked[at] = '\xC3';
+            check(marked);
+            marked[at] = '\r';
+            check(marked);
+            marked[at] = '\0';
+            check(marked);
+        }
+    }
+}
+
 TEST_CASE("byte scans: count_code_points agrees with a byte-by-byte count", "[text]") {
     const auto naive = [](std::string_view s) {
         std::size_t n = 0;

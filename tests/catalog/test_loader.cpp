@@ -1098,6 +1098,30 @@ TEST_CASE("the confusable check is one pass over many skills", "[loader][hardeni
     CHECK(warnings[0]->path == "lib/zz/SKILL.md");
 }
 
+TEST_CASE("the confusable check: plain names alone, and one capitalized name among them", "[loader][hardening]") {
+    // Names of lowercase ASCII are their own skeleton (no map is built for them alone); a name
+    // with capitals among them still meets the plain one it looks like.
+    auto mem = std::make_shared<MemorySkillReader>();
+    for (int i = 0; i < 500; ++i) {
+        const std::string name = "tool-" + std::to_string(i);
+        mem->add_file("lib/" + name + "/SKILL.md", skill_md(name, "D."));
+    }
+    SECTION("plain names only") {
+        const Discovery d = FilesystemSkillLoader(memory_options(mem, {"lib"}, 2)).discover();
+        CHECK(d.skills.size() == 500);
+        CHECK(with_code(d, codes::confusable_name).empty());
+    }
+    SECTION("with a capitalized copy of one") {
+        mem->add_file("lib/zz-upper/SKILL.md", skill_md("TOOL-42", "Capitals."));
+        const Discovery d = FilesystemSkillLoader(memory_options(mem, {"lib"}, 2)).discover();
+        CHECK(d.skills.size() == 501);
+        const auto warnings = with_code(d, codes::confusable_name);
+        REQUIRE(warnings.size() == 1);
+        CHECK(warnings[0]->path == "lib/zz-upper/SKILL.md");
+        CHECK(warnings[0]->message.find("'tool-42'") != std::string::npos);
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Resources (issue 12, item 10)
 
