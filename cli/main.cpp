@@ -4,6 +4,7 @@
 #include <exception>
 #include <iostream>
 #include <string>
+#include <string_view>
 
 #include <fmt/core.h>
 
@@ -46,6 +47,20 @@ constexpr Command commands[] = {
     {"watch", setup_watch},
 };
 
+// The command that the first argument names, when it needs no other command set up; nullptr
+// for the program's own options, an unknown name, and `help`, `man` and `completion` (which
+// print every command). A run sets up only its command: building the others' options is most
+// of the program's start-up.
+const Command* only_command(int argc, char** argv) {
+    if (argc < 2) return nullptr;
+    const std::string_view first = argv[1];
+    if (first == "help" || first == "man" || first == "completion") return nullptr;
+    for (const Command& command : commands) {
+        if (first == command.name) return &command;
+    }
+    return nullptr;
+}
+
 }  // namespace
 }  // namespace agentskills::cli
 
@@ -62,7 +77,11 @@ int main(int argc, char** argv) {
     app.set_version_flag("-V,--version", std::string("agentskills ") + agentskills::version_string);
     keep_program_arguments(argc, argv);  // for the extras (extras.hpp)
     int status = exit_ok;
-    for (const Command& command : commands) command.setup(app, &status);
+    if (const Command* one = only_command(argc, argv)) {
+        one->setup(app, &status);
+    } else {
+        for (const Command& command : commands) command.setup(app, &status);
+    }
     for (CLI::App* sub : app.get_subcommands({})) add_common_options(*sub);
     app.footer(help_footer());  // after the commands, which would inherit it
     try {
