@@ -1,10 +1,10 @@
 // SKILL.md parsing: the frontmatter fast path. Most frontmatters are a few lines of `key: value`
-// with plain or quoted scalars, a one-line `[a, b]` list, a `|` or `>` block scalar, a block list
-// or a small nested mapping; reading those by lines is many times cheaper than yaml-cpp's
-// scanner and event parser. The reader below accepts only what it can read exactly as yaml-cpp
-// does, marks and flags included (the differential fuzz target fuzz/fuzz_frontmatter_diff.cpp and
-// tests/parse/test_parser.cpp hold it to that), and gives up on everything else, which yaml-cpp
-// then parses (yaml.cpp).
+// with plain or quoted scalars (a plain one may go on over more lines), a one-line `[a, b]` list,
+// a `|` or `>` block scalar, a block list or a small nested mapping, and comment lines; reading
+// those by lines is many times cheaper than yaml-cpp's scanner and event parser. The reader below
+// accepts only what it can read exactly as yaml-cpp does, marks and flags included (the
+// differential fuzz target fuzz/fuzz_frontmatter_diff.cpp and tests/parse/test_parser.cpp hold it
+// to that), and gives up on everything else, which yaml-cpp then parses (yaml.cpp).
 #include <cstddef>
 #include <cstring>
 #include <string>
@@ -84,8 +84,8 @@ private:
         n.column = static_cast<std::uint32_t>(offset - line_.start);
     }
 
-    // Moves to the next line that holds content: blank lines and comment lines at column 0 are
-    // passed over; an indented comment line makes the reader give up.
+    // Moves to the next line that holds content: blank lines and comment lines (at any
+    // indentation) are passed over.
     void advance() {
         while (pos_ < text_.size()) {
             const std::size_t nl = text_.find('\n', pos_);
@@ -95,11 +95,7 @@ private:
             pos_ = nl == std::string_view::npos ? text_.size() : nl + 1;
             const std::size_t indent = line.find_first_not_of(' ');
             if (indent == std::string_view::npos) continue;
-            if (line[indent] == '#') {
-                if (indent == 0) continue;
-                failed_ = true;
-                break;
-            }
+            if (line[indent] == '#') continue;
             line_ = Line{line, indent, number, static_cast<std::size_t>(line.data() - text_.data())};
             have_ = true;
             return;
@@ -146,7 +142,11 @@ private:
                 if (!have_ || failed_) return false;
                 if (line_.indent > indent) {
                     const std::size_t inner = line_.indent;
-                    if (!(at_entry(inner) ? sequence(inner, depth + 1, value) : mapping(inner, depth + 1, value))) {
+                    if (at_entry(inner)) {
+                        if (!sequence(inner, depth + 1, value)) return false;
+                    } else if (key_line(line_.text.substr(inner))) {
+                        if (!mapping(inner, depth + 1, value)) return false;
+                    } else if (!plain_below(indent, value)) {
                         return false;
                     }
                 } else if (at_entry(indent)) {
@@ -163,13 +163,84 @@ private:
             } else {
                 if (after[v] == '#') return false;  // an empty value with a comment
                 if (!scalar(after.substr(v), value)) return false;
-                advance();
+                if (!continue_plain(indent, after.substr(v), value)) return false;
             }
             if (!count()) return false;
             out.items.push_back(std::move(key));
             out.items.push_back(std::move(value));
             if (have_ && line_.indent > indent) return false;  // a continuation, or a stray indent
         }
+        return !failed_;
+    }
+
+    // Whether `rest` (a line from its first non-space byte) starts with a key: key characters,
+    // then `:` at the line's end or before a space.
+    static bool key_line(std::string_view rest) noexcept {
+        if (rest.empty() || !is_key_start(rest[0])) return false;
+        std::size_t k = 0;
+        while (k < rest.size() && k < max_key_bytes && is_key_char(rest[k])) ++k;
+        return k < rest.size() && rest[k] == ':' && (k + 1 == rest.size() || rest[k + 1] == ' ');
+    }
+
+    // A plain scalar that starts on the current line, below its key (indented more than the
+    // key's column `parent`), and may go on over the lines after it.
+    bool plain_below(std::size_t parent, YNode& out) {
+        const std::string_view first = line_.text.substr(line_.indent);
+        if (first[0] == '\'' || first[0] == '"') return false;  // quoted: a line of its own only
+        return scalar(first, out) && continue_plain(parent, first, out);
+    }
+
+    // After the first line `first` of a scalar already read into `out` (the value of a key at
+    // column `parent`): the lines of a plain scalar that go on below it, folded as YAML folds
+    // them (a line break between two lines is a space, each empty line between them a line
+    // feed, the indentation and trailing spaces dropped); then on to the next line with content.
+    // Only lines of plain text go on: a line that starts with an indicator other than a quote,
+    // or holds `: ` or ` #` (or ends with `:`), makes the reader give up, as does a comment on
+    // the first line followed by more text.
+    bool continue_plain(std::size_t parent, std::string_view first, YNode& out) {
+        std::size_t empty = 0;  // empty lines since the last line of text
+        std::size_t resume = pos_;
+        std::size_t resume_number = next_number_;
+        bool went_on = false;
+        while (pos_ < text_.size()) {
+            const std::size_t nl = text_.find('\n', pos_);
+            const std::size_t end = nl == std::string_view::npos ? text_.size() : nl;
+            const std::string_view line = text_.substr(pos_, end - pos_);
+            const std::size_t ind = line.find_first_not_of(' ');
+            if (ind == std::string_view::npos) {
+                ++empty;
+                pos_ = end == text_.size() ? end : end + 1;
+                ++next_number_;
+                continue;
+            }
+            if (ind <= parent) break;  // the scalar ends before this line
+            if (!out.has(YNode::plain) || first.find(" #") != std::string_view::npos) return false;
+            std::string_view body = line.substr(ind);
+            constexpr std::string_view indicators = "-?:,[]{}#&*!|>%@`";
+            if (indicators.find(body[0]) != std::string_view::npos) return false;
+            for (std::size_t i = 0; i < body.size(); ++i) {
+                if (body[i] == ':' && (i + 1 == body.size() || body[i + 1] == ' ')) return false;
+                if (body[i] == '#' && i > 0 && body[i - 1] == ' ') return false;
+            }
+            while (body.back() == ' ') body.remove_suffix(1);
+            if (empty == 0) {
+                out.text += ' ';
+            } else {
+                out.text.append(empty, '\n');
+            }
+            out.text.append(body);
+            empty = 0;
+            went_on = true;
+            pos_ = end == text_.size() ? end : end + 1;
+            ++next_number_;
+            resume = pos_;
+            resume_number = next_number_;
+        }
+        // Empty lines after the last line of text are not the scalar's.
+        pos_ = resume;
+        next_number_ = resume_number;
+        if (went_on) out.kind = YNode::Kind::scalar;  // more than a null word now
+        advance();
         return !failed_;
     }
 

@@ -1138,7 +1138,7 @@ TEST_CASE("fast path: every SKILL.md of the shared corpus parses as through yaml
     INFO(fast << " of " << files << " frontmatters read by the fast path");
     CHECK(files > 0);
     // Nearly all of the corpus has the common shape (1,520 of 1,544 files when this was written;
-    // the rest have anchors, flow mappings, multi-line plain scalars and the like): the fast path
+    // the rest have anchors, flow mappings, lists of mappings and the like): the fast path
     // must actually be taken.
     CHECK(fast * 10 > files * 9);
 }
@@ -1213,6 +1213,16 @@ TEST_CASE("fast path: constructs it reads give the yaml-cpp tree", "[parser][fas
         "name: demo\ndescription: >\n    deep: no key # no comment\n    - no item\nlicense: MIT\n",
         "name: demo\ndescription: |\n  # not a comment\n  'not quoted' [x] {y} &z *w !v\n# a comment\nlicense: MIT\n",
         "name: demo\nmetadata:\n  notes: >-\n    nested\n    folded\n  k: v\ndescription: x\n",
+        // Plain scalars over several lines (the shapes of real libraries), and comment lines at
+        // any indentation.
+        "name: demo\ndescription: first line\n  second line\n",
+        "name: demo\ndescription: Scan skills. Use when asked to \"scan a skill\",\n  \"audit a skill\", or assess\n  "
+        "whether it is safe.\nallowed-tools: Read, Grep\n",
+        "name: demo\ndescription:\n  React best practices. Use\n  when building components.\nlicense: MIT\n",
+        "name: demo\ndescription: one\n\n  two\n  \n\n   three   \n\nlicense: MIT\n",
+        "name: demo\ndescription: null\n  or not\nversion: 12\n     34\n",
+        "name: demo\ndescription: x\nmetadata:\n  notes: a\n    b\n      c\n  k: v\n",
+        "name: demo\ndescription: x\nmetadata:\n  version: 1.5.6\n  # a note\n    # deeper\n  author: someone\n",
         "name: demo\ndescription: >\n  caf\xC3\xA9 \xE2\x80\x94\n  null\n",
         "name: demo\ndescription: |\n  null\n",
     };
@@ -1232,6 +1242,8 @@ TEST_CASE("fast path: a frontmatter text without a final line break reads as thr
         "on: |\n  a\n\n  b",
         "on: [a, b]",
         "on: x",
+        "on: last\n  line",
+        "on: last\n  line\n\n  ",
     };
     for (const std::string& fm : texts) {
         INFO(fm);
@@ -1251,7 +1263,16 @@ TEST_CASE("fast path: constructs it declines parse as through yaml-cpp", "[parse
     const std::vector<std::string> declined = {
         "",
         "# only a comment\n",
-        "name: demo\ndescription: first line\n  second line\n",
+        // Plain scalars over several lines past plain text.
+        "name: demo\ndescription: first # comment\n  second line\n",
+        "name: demo\ndescription: first\n  key: value\n",
+        "name: demo\ndescription: first\n  ends with:\n",
+        "name: demo\ndescription: first\n  - item\n",
+        "name: demo\ndescription: first\n  [a]\n",
+        "name: demo\ndescription: first\n  has # comment\n",
+        "name: demo\ndescription: 'first'\n  second\n",
+        "name: demo\ndescription:\n  'quoted'\n",
+        "name: demo\ndescription: 'quoted'\n  # a comment below\nlicense: MIT\n",
         // Flow sequences past plain words.
         "name: demo\ndescription: x\ntags: [a, b,]\n",
         "name: demo\ndescription: x\ntags: [a,, b]\n",
