@@ -1359,32 +1359,31 @@ TEST_CASE("mcp: the fast frontmatter path agrees with yaml-cpp", "[mcp]") {
     // sequences of words, block scalars, block lists and mappings; wherever it answers, it
     // agrees with yaml-cpp.
     const std::vector<std::string> shapes = {
-        "tags: [a, b]\n", "d: |\n  block\n", "d: >\n  folded\n",     "a: b # comment\n", "# c\na: b\n",
-        "a:\n  - x\n",    "a:\n    b: c\n",  "a:\n  b:\n    c: d\n", "a: \"x\\ny\"\n",   "a: x,y\n",
+        "tags: [a, b]\n",
+        "d: |\n  block\n",
+        "d: >\n  folded\n",
+        "a: b # comment\n",
+        "# c\na: b\n",
+        "a:\n  - x\n",
+        "a:\n    b: c\n",
+        "a:\n  b:\n    c: d\n",
+        "a: \"x\\ny\"\n",
+        "a: x,y\n",
+        "name: a\ndescription: long\n  continued\n",
+        "a:\n  below\n  and on\n",
+        "a: b\n  # c\n",
     };
     for (const auto& y : shapes) check_paths_agree(y);
-    // Left to yaml-cpp: what the fast path does not read (a repeated key, a continued plain
-    // scalar, anchors, aliases, tags, flow mappings, an empty value, tabs, CR, other controls, a
-    // BOM, an explicit key, indented keys, text yaml-cpp refuses).
+    // Left to yaml-cpp: what the fast path does not read (a repeated key, anchors, aliases,
+    // tags, flow mappings, an empty value, tabs, CR, other controls, a BOM, an explicit key,
+    // indented keys, text yaml-cpp refuses).
     const std::vector<std::string> refused = {
-        "name: a\ndescription: long\n  continued\n",
-        "name: a\nname: b\n",
-        "x: &a 1\ny: *a\n",
-        "a: !!str 1\n",
-        "a: b: c\n",
-        "a: 'x' y\n",
-        "a: x\ty\n",
-        "a: .inf\n",
-        "? a\n: b\n",
-        " a: b\n",
-        "a: {b: c}\n",
-        "a: @x\n",
-        "a: %x\n",
-        "a: `x`\n",
-        "a: x\xC2\x85y\n",
-        "a: \xEF\xBB\xBFx\n",
-        "a: x\r\n",
-        "empty:\n",
+        "name: a\nname: b\n", "x: &a 1\ny: *a\n", "a: !!str 1\n",
+        "a: b: c\n",          "a: 'x' y\n",       "a: x\ty\n",
+        "a: .inf\n",          "? a\n: b\n",       " a: b\n",
+        "a: {b: c}\n",        "a: @x\n",          "a: %x\n",
+        "a: `x`\n",           "a: x\xC2\x85y\n",  "a: \xEF\xBB\xBFx\n",
+        "a: x\r\n",           "empty:\n",
     };
     for (const auto& y : refused) {
         CAPTURE(y);
