@@ -8,9 +8,6 @@
 
 namespace agentskills::detail {
 
-/// Number of '\n' bytes in `s`.
-[[nodiscard]] std::size_t count_newlines(std::string_view s) noexcept;
-
 /// What one pass over a whole file finds (scan_text).
 struct TextScan {
     std::size_t newlines = 0;         ///< '\n' bytes (counted only when asked for)
@@ -18,9 +15,9 @@ struct TextScan {
     bool nul_or_cr = false;           ///< a NUL or a CR byte is somewhere
 };
 
-/// The checks of a SKILL.md's bytes in one pass: its newlines when `count_newlines`, its first
-/// byte that is not ASCII, and whether it has a NUL or a CR.
-[[nodiscard]] TextScan scan_text(std::string_view s, bool count_newlines) noexcept;
+/// The checks of a SKILL.md's bytes in one pass: its newlines when `count_lines`, its first byte
+/// that is not ASCII, and whether it has a NUL or a CR.
+[[nodiscard]] TextScan scan_text(std::string_view s, bool count_lines) noexcept;
 
 /// Number of code points of UTF-8 `s`: the bytes that are not continuation bytes (10xxxxxx).
 /// What code_point_count (names.hpp) returns.

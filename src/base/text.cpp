@@ -495,41 +495,8 @@ TextScan scan_text_impl(std::string_view s) noexcept {
 
 }  // namespace
 
-TextScan scan_text(std::string_view s, bool count_newlines) noexcept {
-    return count_newlines ? scan_text_impl<true>(s) : scan_text_impl<false>(s);
-}
-
-std::size_t count_newlines(std::string_view s) noexcept {
-    const char* p = s.data();
-    const std::size_t n = s.size();
-    std::size_t count = 0;
-    std::size_t pos = 0;
-#if defined(AGENTSKILLS_TEXT_SSE2)
-    const __m128i lf = _mm_set1_epi8('\n');
-    while (n - pos >= 16) {
-        // Each lane counts its newlines (a match is -1, subtracted) for at most 255 steps, so
-        // that no lane overflows; then the lanes are added up.
-        __m128i lanes = _mm_setzero_si128();
-        const std::size_t steps = std::min<std::size_t>((n - pos) / 16, 255);
-        for (std::size_t k = 0; k < steps; ++k, pos += 16) {
-            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + pos));
-            lanes = _mm_sub_epi8(lanes, _mm_cmpeq_epi8(v, lf));
-        }
-        const __m128i sums = _mm_sad_epu8(lanes, _mm_setzero_si128());
-        count +=
-            static_cast<std::size_t>(_mm_cvtsi128_si32(sums)) + static_cast<std::size_t>(_mm_extract_epi16(sums, 4));
-    }
-#endif
-    while (n - pos >= 8) {
-        const std::uint64_t x = load_word(p + pos) ^ (byte_ones * '\n');  // a newline is a zero byte
-        const std::uint64_t nonzero = ((x & byte_lows) + byte_lows) | x;  // high bit: the byte is not 0
-        // One bit per newline, moved to the bottom of its byte; the product adds the bytes up
-        // in the top byte.
-        count += static_cast<std::size_t>((((~nonzero & byte_highs) >> 7) * byte_ones) >> 56);
-        pos += 8;
-    }
-    for (; pos < n; ++pos) count += p[pos] == '\n' ? 1 : 0;
-    return count;
+TextScan scan_text(std::string_view s, bool count_lines) noexcept {
+    return count_lines ? scan_text_impl<true>(s) : scan_text_impl<false>(s);
 }
 
 namespace {

@@ -166,7 +166,7 @@ TEST_CASE("append_json_string: long runs, clean and escaped, as nlohmann dumps t
     check_like_dump(std::string(1000, '\x7f'));
 }
 
-TEST_CASE("byte scans: count_newlines and next_yaml_indicator agree with a byte-by-byte look", "[text]") {
+TEST_CASE("byte scans: newline counts and next_yaml_indicator agree with a byte-by-byte look", "[text]") {
     // Every byte value at every position of blocks of several lengths, and long runs (the
     // 16-byte lanes add up for 255 steps at a time).
     const std::string_view indicators("\n[{]},&*!-?:");
@@ -187,7 +187,8 @@ TEST_CASE("byte scans: count_newlines and next_yaml_indicator agree with a byte-
                 std::string s(len, 'a');
                 s[at] = static_cast<char>(c);
                 INFO("len " << len << " byte " << c << " at " << at);
-                CHECK(detail::count_newlines(s) == static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')));
+                CHECK(detail::scan_text(s, true).newlines ==
+                      static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')));
                 CHECK(detail::next_yaml_indicator(s, 0) == naive_next(s, 0));
                 CHECK(detail::next_yaml_indicator(s, at) == naive_next(s, at));
             }
@@ -195,10 +196,11 @@ TEST_CASE("byte scans: count_newlines and next_yaml_indicator agree with a byte-
     }
     for (std::size_t len : {4095U, 4096U, 4097U, 70000U}) {
         std::string lines(len, '\n');
-        CHECK(detail::count_newlines(lines) == len);
+        CHECK(detail::scan_text(lines, true).newlines == len);
         std::string mixed;
         for (std::size_t i = 0; i < len; ++i) mixed += random_byte();
-        CHECK(detail::count_newlines(mixed) == static_cast<std::size_t>(std::count(mixed.begin(), mixed.end(), '\n')));
+        CHECK(detail::scan_text(mixed, true).newlines ==
+              static_cast<std::size_t>(std::count(mixed.begin(), mixed.end(), '\n')));
         for (std::size_t pos = 0; pos < 300; ++pos)
             CHECK(detail::next_yaml_indicator(mixed, pos) == naive_next(mixed, pos));
         CHECK(detail::next_yaml_indicator(std::string(len, 'x'), 0) == len);
