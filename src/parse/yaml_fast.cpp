@@ -1,7 +1,8 @@
 // SKILL.md parsing: the frontmatter fast path. Most frontmatters are a few lines of `key: value`
 // with plain or quoted scalars (a plain one may go on over more lines), a one-line `[a, b]` list,
-// a `|` or `>` block scalar, a block list or a small nested mapping, and comment lines; reading
-// those by lines is many times cheaper than yaml-cpp's scanner and event parser. The reader below
+// a `|` or `>` block scalar, a block list (of scalars, or of small mappings) or a small nested
+// mapping, and comment lines; reading those by lines is many times cheaper than yaml-cpp's
+// scanner and event parser (about a million instructions for a kilobyte of it). The reader below
 // accepts only what it can read exactly as yaml-cpp does, marks and flags included (the
 // differential fuzz target fuzz/fuzz_frontmatter_diff.cpp and tests/parse/test_parser.cpp hold it
 // to that), and gives up on everything else, which yaml-cpp then parses (yaml.cpp).
@@ -88,11 +89,10 @@ private:
     // indentation) are passed over.
     void advance() {
         while (pos_ < text_.size()) {
-            const std::size_t nl = text_.find('\n', pos_);
-            const std::size_t end = nl == std::string_view::npos ? text_.size() : nl;
-            const std::string_view line = text_.substr(pos_, end - pos_);
-            const std::size_t number = next_number_++;
-            pos_ = nl == std::string_view::npos ? text_.size() : nl + 1;
+            const RawLine raw = peek_line();
+            const std::size_t number = next_number_;
+            take(raw);
+            const std::string_view line = raw.text;
             const std::size_t indent = line.find_first_not_of(' ');
             if (indent == std::string_view::npos) continue;
             if (line[indent] == '#') continue;
@@ -101,6 +101,24 @@ private:
             return;
         }
         have_ = false;
+    }
+
+    // The line that starts at pos_ (while pos_ is inside the text), without its line feed; the
+    // lines of a block or plain scalar are looked at this way before they are taken.
+    struct RawLine {
+        std::string_view text;
+        std::size_t next = 0;  // where the line after it starts
+        bool broken = false;   // it ends with a line feed (else it ends the text)
+    };
+    [[nodiscard]] RawLine peek_line() const noexcept {
+        const std::size_t nl = text_.find('\n', pos_);
+        if (nl == std::string_view::npos) return {text_.substr(pos_), text_.size(), false};
+        return {text_.substr(pos_, nl - pos_), nl + 1, true};
+    }
+    // Steps past the line peek_line gave.
+    void take(const RawLine& raw) noexcept {
+        pos_ = raw.next;
+        ++next_number_;
     }
 
     [[nodiscard]] bool at_entry(std::size_t indent) const noexcept {
@@ -203,14 +221,12 @@ private:
         std::size_t resume_number = next_number_;
         bool went_on = false;
         while (pos_ < text_.size()) {
-            const std::size_t nl = text_.find('\n', pos_);
-            const std::size_t end = nl == std::string_view::npos ? text_.size() : nl;
-            const std::string_view line = text_.substr(pos_, end - pos_);
+            const RawLine raw = peek_line();
+            const std::string_view line = raw.text;
             const std::size_t ind = line.find_first_not_of(' ');
             if (ind == std::string_view::npos) {
                 ++empty;
-                pos_ = end == text_.size() ? end : end + 1;
-                ++next_number_;
+                take(raw);
                 continue;
             }
             if (ind <= parent) break;  // the scalar ends before this line
@@ -231,8 +247,7 @@ private:
             out.text.append(body);
             empty = 0;
             went_on = true;
-            pos_ = end == text_.size() ? end : end + 1;
-            ++next_number_;
+            take(raw);
             resume = pos_;
             resume_number = next_number_;
         }
@@ -244,7 +259,9 @@ private:
         return !failed_;
     }
 
-    // A block list whose `-` are at column `indent`, each item a scalar on its line.
+    // A block list whose `-` are at column `indent`. Each item is a scalar on its line, or a
+    // mapping whose first key is on the item's line (`- name: x`) and whose other keys are on
+    // the lines below at the first key's column (a list of authors, of contributors).
     bool sequence(std::size_t indent, std::size_t depth, YNode& out) {
         if (depth > max_depth) return false;
         out.kind = YNode::Kind::sequence;
@@ -254,9 +271,15 @@ private:
             const std::size_t v = rest.find_first_not_of(' ');
             if (v == std::string_view::npos || rest[v] == '#') return false;  // empty or nested
             YNode item;
-            if (!scalar(rest.substr(v), item) || !count()) return false;
+            if (key_line(rest.substr(v))) {
+                // The item's line read as if it began at the key: the mapping's keys are at its column.
+                line_.indent = indent + 1 + v;
+                if (!mapping(line_.indent, depth + 1, item) || !count()) return false;
+            } else {
+                if (!scalar(rest.substr(v), item) || !count()) return false;
+                advance();
+            }
             out.items.push_back(std::move(item));
-            advance();
             if (have_ && line_.indent > indent) return false;
         }
         return !failed_;
@@ -326,15 +349,12 @@ private:
         bool last_broken = false;  // the last line of text ends with a line break
         std::string text;
         while (pos_ < text_.size()) {
-            const std::size_t nl = text_.find('\n', pos_);
-            const std::size_t end = nl == std::string_view::npos ? text_.size() : nl;
-            const std::string_view line = text_.substr(pos_, end - pos_);
-            const std::size_t next = nl == std::string_view::npos ? text_.size() : nl + 1;
+            const RawLine raw = peek_line();
+            const std::string_view line = raw.text;
             if (line.empty()) {
                 if (indent == 0) return false;  // an empty line before the first one
                 ++empty;
-                pos_ = next;
-                ++next_number_;
+                take(raw);
                 continue;
             }
             const std::size_t ind = line.find_first_not_of(' ');
@@ -353,11 +373,10 @@ private:
             }
             text.append(line.substr(indent));
             empty = 0;
-            pos_ = next;
-            ++next_number_;
+            take(raw);
             last_end = pos_;
             last_number = next_number_;
-            last_broken = nl != std::string_view::npos;
+            last_broken = raw.broken;
         }
         if (indent == 0) return false;
         if (!strip && last_broken) text += '\n';  // clip keeps the last line break, if there is one

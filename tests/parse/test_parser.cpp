@@ -1225,6 +1225,16 @@ TEST_CASE("fast path: constructs it reads give the yaml-cpp tree", "[parser][fas
         "name: demo\ndescription: x\nmetadata:\n  version: 1.5.6\n  # a note\n    # deeper\n  author: someone\n",
         "name: demo\ndescription: >\n  caf\xC3\xA9 \xE2\x80\x94\n  null\n",
         "name: demo\ndescription: |\n  null\n",
+        // Lists whose items are small mappings (authors, contributors), beside scalar items.
+        "name: demo\ndescription: x\nauthors:\n  - name: A One\n    github: a1\n  - name: B\n    github: b\nlicense: MIT\n",
+        "name: demo\ndescription: x\ncontributors:\n- name: x\n  org: Y, Inc. / @y\n- name: z\nlicense: MIT\n",
+        "name: demo\ndescription: x\ntags:\n  - a\n  - b: c\n",
+        "name: demo\ndescription: x\nitems:\n  -   name: wide\n      k: 'v'\n  - name: \"q\"\n    k: null\n",
+        "name: demo\ndescription: x\nmetadata:\n  people:\n    - name: x\n      roles:\n        - a\n        - b\n"
+        "      info:\n        k: v\n    - name: y\n  k: v\n",
+        "name: demo\ndescription: x\nlist:\n  - note:\n      long text\n      over lines\n    k: v\n",
+        "name: demo\ndescription: x\nlist:\n  - k:\n    - a\n    - b\n    j: v\n",
+        "name: demo\ndescription: x\nlist:\n  - k: v # c\n    # a comment\n\n    j: |\n      block\n",
     };
     for (const std::string& fm : read) {
         INFO(fm);
@@ -1327,7 +1337,12 @@ TEST_CASE("fast path: constructs it declines parse as through yaml-cpp", "[parse
         "null: demo\ndescription: x\n",
         "name: demo\ndescription: x\nmetadata:\n  a: b\n   c: d\n",
         "name: demo\ndescription: x\nmetadata:\n    a: b\n  c: d\n",
-        "name: demo\ndescription: x\ntags:\n  - a\n  - b: c\n",
+        "name: demo\ndescription: x\ntags:\n  - a: b\n     c: d\n",
+        "name: demo\ndescription: x\ntags:\n  - a: b\n   c: d\n",
+        "name: demo\ndescription: x\ntags:\n  - a: b\n    - c\n",
+        "name: demo\ndescription: x\ntags:\n  - a: b\n  - 'k': v\n",
+        "name: demo\ndescription: x\ntags:\n  - k: v: w\n",
+        "name: demo\ndescription: x\ntags:\n  - a: &x b\n",
         "name: demo\ndescription: x\ntags:\n  -\n  - b\n",
         "name: demo\ndescription: x\ntags:\n  - - a\n",
         "name: demo\ndescription: x \xC2\x85 y\n",

@@ -215,7 +215,10 @@ public:
     KeptSkills(std::vector<Candidate>& candidates, const std::vector<std::size_t>& kept, bool take) {
         skills_.reserve(kept.size());
         for (std::size_t i : kept) skills_.emplace_back(candidates[i], take);
-        std::sort(skills_.begin(), skills_.end(), [](const Kept& a, const Kept& b) { return a.key() < b.key(); });
+        // Kept in the order of the roots' listings (by directory name), which is usually the
+        // names' order already: one pass to see that, instead of a sort of moved entries.
+        const auto by_key = [](const Kept& a, const Kept& b) { return a.key() < b.key(); };
+        if (!std::is_sorted(skills_.begin(), skills_.end(), by_key)) std::sort(skills_.begin(), skills_.end(), by_key);
     }
     /// The skill whose NFKC name is `key`, or nullptr.
     [[nodiscard]] const Kept* find(std::string_view key) const noexcept {
