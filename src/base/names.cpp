@@ -163,15 +163,21 @@ std::vector<NameProblem> check_skill_name(std::string_view name) {
         problems.push_back(NameProblem::too_long);
         return problems;
     }
-    const std::string normalized = nfkc(name);
+    // NFKC leaves ASCII unchanged and each of its bytes is one code point: an ASCII name (nearly
+    // every name) is checked where it is, a byte at a time, without a copy or a decoder call.
+    const bool ascii = is_ascii(name);
+    const std::string composed = ascii ? std::string() : nfkc(name);
+    const std::string_view normalized = ascii ? name : std::string_view(composed);
     if (normalized.empty() || is_blank_text(normalized)) {
         problems.push_back(NameProblem::empty);
         return problems;
     }
-    if (code_point_count(normalized) > SKILL_MAX_NAME_LENGTH) problems.push_back(NameProblem::too_long);
+    if ((ascii ? normalized.size() : code_point_count(normalized)) > SKILL_MAX_NAME_LENGTH) {
+        problems.push_back(NameProblem::too_long);
+    }
     bool lowercase = true;
     bool valid_chars = true;
-    const bool utf8_ok = for_each_valid_code_point(normalized, [&](utf8proc_int32_t cp) {
+    const auto look_at = [&](utf8proc_int32_t cp) {
         if (cp < 0x80) {  // ASCII: the same answers as utf8proc's tables, without the lookups
             if (cp >= 'A' && cp <= 'Z') lowercase = false;
             const bool alnum = (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= '0' && cp <= '9');
@@ -193,11 +199,15 @@ std::vector<NameProblem> check_skill_name(std::string_view name) {
             default:
                 valid_chars = false;
         }
-    });
-    if (!utf8_ok) valid_chars = false;
+    };
+    if (ascii) {
+        for (const char c : normalized) look_at(static_cast<unsigned char>(c));
+    } else if (!for_each_valid_code_point(normalized, look_at)) {
+        valid_chars = false;
+    }
     if (!lowercase) problems.push_back(NameProblem::not_lowercase);
     if (normalized.front() == '-' || normalized.back() == '-') problems.push_back(NameProblem::edge_hyphen);
-    if (normalized.find("--") != std::string::npos) problems.push_back(NameProblem::consecutive_hyphens);
+    if (normalized.find("--") != std::string_view::npos) problems.push_back(NameProblem::consecutive_hyphens);
     if (!valid_chars) problems.push_back(NameProblem::invalid_character);
     return problems;
 }

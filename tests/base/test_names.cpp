@@ -54,6 +54,27 @@ TEST_CASE("invalid names and the rule each breaks", "[names]") {
           std::vector{NameProblem::not_lowercase, NameProblem::edge_hyphen, NameProblem::invalid_character});
 }
 
+TEST_CASE("every ASCII byte inside a name, and the same byte beside a non-ASCII letter", "[names]") {
+    // ASCII names are checked a byte at a time, others code point by code point after NFKC: the
+    // same rule either way (U+00E9 is a lowercase letter, so it changes no verdict).
+    for (int b = 0; b < 0x80; ++b) {
+        const char c = static_cast<char>(b);
+        const bool upper = c >= 'A' && c <= 'Z';
+        const bool allowed = (c >= 'a' && c <= 'z') || upper || (c >= '0' && c <= '9') || c == '-';
+        std::vector<NameProblem> expected;
+        if (upper) expected.push_back(NameProblem::not_lowercase);
+        if (!allowed) expected.push_back(NameProblem::invalid_character);
+        const std::string ascii = std::string("a") + c + "b";
+        INFO("byte " << b);
+        CHECK(check_skill_name(ascii) == expected);
+        CHECK(check_skill_name(ascii + "\xC3\xA9") == expected);
+    }
+    CHECK(check_skill_name(std::string(" \t ")) == std::vector{NameProblem::empty});
+    CHECK(check_skill_name(std::string(64, 'a') + "\xC3\xA9") == std::vector{NameProblem::too_long});
+    CHECK(check_skill_name("-a--B-") == std::vector{NameProblem::not_lowercase, NameProblem::edge_hyphen,
+                                                    NameProblem::consecutive_hyphens});
+}
+
 TEST_CASE("NFKC normalization", "[names]") {
     CHECK(nfkc("abc") == "abc");
     CHECK(nfkc("\xEF\xBD\x81\xEF\xBD\x82\xEF\xBD\x83" /* ａｂｃ */) == "abc");
