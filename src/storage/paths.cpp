@@ -184,9 +184,13 @@ std::string confined_path(std::string_view path) {
 std::string join_path(std::string_view dir, std::string_view name) {
     if (name.empty()) return std::string(dir);
     if (dir.empty() || dir == ".") return std::string(name);
-    std::string out(dir);
-    if (out.back() != '/') out += '/';
-    out += name;
+    // One allocation of the exact size (a copy of `dir` grown twice would double its capacity).
+    const bool slash = dir.back() != '/';
+    std::string out;
+    out.reserve(dir.size() + (slash ? 1 : 0) + name.size());
+    out.append(dir);
+    if (slash) out += '/';
+    out.append(name);
     return out;
 }
 
