@@ -33,28 +33,30 @@ constexpr std::string_view replacement_character = "\xEF\xBF\xBD";
 
 // Calls f(code_point, bytes) for each code point of `text`; an ill-formed byte is passed as
 // code point -1 with its one byte.
+// One step of it: f for the code point at `pos` (< text.size()); returns where the next starts.
+template <typename F>
+std::size_t code_point_at(std::string_view text, std::size_t pos, F&& f) {
+    const auto c = static_cast<unsigned char>(text[pos]);
+    if (c < 0x80) {
+        f(static_cast<std::int32_t>(c), text.substr(pos, 1));
+        return pos + 1;
+    }
+    utf8proc_int32_t cp = 0;
+    const auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(text.data() + pos),
+                                    static_cast<utf8proc_ssize_t>(text.size() - pos), &cp);
+    if (n <= 0) {
+        f(-1, text.substr(pos, 1));
+        return pos + 1;
+    }
+    const auto len = static_cast<std::size_t>(n);
+    f(static_cast<std::int32_t>(cp), text.substr(pos, len));
+    return pos + len;
+}
+
 template <typename F>
 void for_each_code_point(std::string_view text, F&& f) {
     std::size_t pos = 0;
-    while (pos < text.size()) {
-        const auto c = static_cast<unsigned char>(text[pos]);
-        if (c < 0x80) {
-            f(static_cast<std::int32_t>(c), text.substr(pos, 1));
-            ++pos;
-            continue;
-        }
-        utf8proc_int32_t cp = 0;
-        const auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(text.data() + pos),
-                                        static_cast<utf8proc_ssize_t>(text.size() - pos), &cp);
-        if (n <= 0) {
-            f(-1, text.substr(pos, 1));
-            ++pos;
-        } else {
-            const auto len = static_cast<std::size_t>(n);
-            f(static_cast<std::int32_t>(cp), text.substr(pos, len));
-            pos += len;
-        }
-    }
+    while (pos < text.size()) pos = code_point_at(text, pos, f);
 }
 
 constexpr std::uint64_t byte_ones = 0x0101010101010101ULL;
@@ -535,30 +537,6 @@ std::size_t next_yaml_indicator(std::string_view s, std::size_t pos) noexcept {
 
 }  // namespace detail
 
-std::string terminal_text(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    for_each_code_point(text, [&](std::int32_t cp, std::string_view bytes) {
-        if (cp < 0) {
-            out += replacement_character;
-        } else if (cp == '\\') {
-            out += "\\\\";
-        } else if (cp == '\t') {
-            out += "\\t";
-        } else if (cp == '\n') {
-            out += "\\n";
-        } else if (cp == '\r') {
-            out += "\\r";
-        } else if (cp < 0x80 && is_control_code_point(static_cast<char32_t>(cp))) {
-            out += fmt::format("\\x{:02x}", cp);
-        } else if (is_control_code_point(static_cast<char32_t>(cp))) {
-            out += fmt::format("\\u{:04x}", cp);
-        } else {
-            out += bytes;
-        }
-    });
-    return out;
-}
 
 namespace {
 
@@ -603,6 +581,41 @@ std::size_t next_json_special(const char* p, std::size_t n, std::size_t pos) noe
 }
 
 }  // namespace
+
+std::string terminal_text(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    const auto one = [&](std::int32_t cp, std::string_view bytes) {
+        if (cp < 0) {
+            out += replacement_character;
+        } else if (cp == '\\') {
+            out += "\\\\";
+        } else if (cp == '\t') {
+            out += "\\t";
+        } else if (cp == '\n') {
+            out += "\\n";
+        } else if (cp == '\r') {
+            out += "\\r";
+        } else if (cp < 0x80 && is_control_code_point(static_cast<char32_t>(cp))) {
+            out += fmt::format("\\x{:02x}", cp);
+        } else if (is_control_code_point(static_cast<char32_t>(cp))) {
+            out += fmt::format("\\u{:04x}", cp);
+        } else {
+            out += bytes;
+        }
+    };
+    // Printable ASCII other than `\` is written as it is: such runs (a whole diagnostic, nearly
+    // always) go in one piece, found 16 or 8 bytes a step (the scan also stops at `"`, which the
+    // step below then writes unchanged).
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        const std::size_t special = next_json_special<true>(text.data(), text.size(), pos);
+        out.append(text.substr(pos, special - pos));
+        if (special == text.size()) break;
+        pos = code_point_at(text, special, one);
+    }
+    return out;
+}
 
 namespace detail {
 

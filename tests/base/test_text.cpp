@@ -54,6 +54,50 @@ TEST_CASE("terminal_text escapes what could forge a record or drive a terminal",
     CHECK(terminal_text("\xE6\x8A\x80\xE8\x83\xBD") == "\xE6\x8A\x80\xE8\x83\xBD");
 }
 
+TEST_CASE("terminal_text: each byte and sequence at every offset of a plain run", "[text]") {
+    // Printable ASCII goes through in runs found 16 or 8 bytes a step; everything else one code
+    // point at a time. Each piece below, put after 0-40 plain bytes and before 0-20, must come
+    // out as the piece's own escape between the unchanged plain bytes.
+    std::vector<std::pair<std::string, std::string>> pieces;
+    for (int b = 0; b < 0x80; ++b) {
+        const char c = static_cast<char>(b);
+        std::string expected;
+        if (c == '\\') {
+            expected = "\\\\";
+        } else if (c == '\t') {
+            expected = "\\t";
+        } else if (c == '\n') {
+            expected = "\\n";
+        } else if (c == '\r') {
+            expected = "\\r";
+        } else if (b < 0x20 || b == 0x7F) {
+            static constexpr char hex[] = "0123456789abcdef";
+            expected = std::string("\\x") + hex[b >> 4] + hex[b & 15];
+        } else {
+            expected = std::string(1, c);
+        }
+        pieces.emplace_back(std::string(1, c), expected);
+    }
+    pieces.emplace_back("\xC2\x9B", "\\u009b");                  // a C1 control
+    pieces.emplace_back("\xFE", "\xEF\xBF\xBD");                    // never in UTF-8
+    pieces.emplace_back("\xE6\x8A", "\xEF\xBF\xBD\xEF\xBF\xBD");     // cut short: each byte replaced
+    pieces.emplace_back("\xC3\xA9", "\xC3\xA9");                    // e acute
+    pieces.emplace_back("\xE6\x8A\x80", "\xE6\x8A\x80");            // a CJK character
+    pieces.emplace_back("\xF0\x9F\x98\x80", "\xF0\x9F\x98\x80");    // an emoji
+    for (const auto& [piece, escaped] : pieces) {
+        for (std::size_t before = 0; before <= 40; ++before) {
+            for (const std::size_t after : {0, 1, 7, 8, 9, 15, 16, 17, 20}) {
+                const std::string head(before, 'a');
+                const std::string tail(after, 'z');
+                INFO("piece " << nlohmann::json(piece).dump(-1, ' ', true, nlohmann::json::error_handler_t::replace)
+                              << " after " << before << " plain bytes, before " << after);
+                CHECK(terminal_text(head + piece + tail) == head + escaped + tail);
+                CHECK(terminal_text(head + piece + piece + tail) == head + escaped + escaped + tail);
+            }
+        }
+    }
+}
+
 TEST_CASE("json_string: the escapes, in both modes", "[text][json]") {
     using namespace std::string_literals;
     CHECK(json_string("") == "\"\"");
