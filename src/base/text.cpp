@@ -31,9 +31,8 @@ namespace {
 
 constexpr std::string_view replacement_character = "\xEF\xBF\xBD";
 
-// Calls f(code_point, bytes) for each code point of `text`; an ill-formed byte is passed as
-// code point -1 with its one byte.
-// One step of it: f for the code point at `pos` (< text.size()); returns where the next starts.
+// Calls f(code_point, bytes) for the code point of `text` at `pos` (< text.size()); an
+// ill-formed byte is passed as code point -1 with its one byte. Returns where the next starts.
 template <typename F>
 std::size_t code_point_at(std::string_view text, std::size_t pos, F&& f) {
     const auto c = static_cast<unsigned char>(text[pos]);
@@ -53,6 +52,7 @@ std::size_t code_point_at(std::string_view text, std::size_t pos, F&& f) {
     return pos + len;
 }
 
+// code_point_at for each code point of `text`.
 template <typename F>
 void for_each_code_point(std::string_view text, F&& f) {
     std::size_t pos = 0;
@@ -536,7 +536,6 @@ std::size_t next_yaml_indicator(std::string_view s, std::size_t pos) noexcept {
 }
 
 }  // namespace detail
-
 
 namespace {
 

@@ -71,8 +71,8 @@ TEST_CASE("every ASCII byte inside a name, and the same byte beside a non-ASCII 
     }
     CHECK(check_skill_name(std::string(" \t ")) == std::vector{NameProblem::empty});
     CHECK(check_skill_name(std::string(64, 'a') + "\xC3\xA9") == std::vector{NameProblem::too_long});
-    CHECK(check_skill_name("-a--B-") == std::vector{NameProblem::not_lowercase, NameProblem::edge_hyphen,
-                                                    NameProblem::consecutive_hyphens});
+    CHECK(check_skill_name("-a--B-") ==
+          std::vector{NameProblem::not_lowercase, NameProblem::edge_hyphen, NameProblem::consecutive_hyphens});
 }
 
 TEST_CASE("NFKC normalization", "[names]") {

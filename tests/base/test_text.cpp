@@ -78,12 +78,12 @@ TEST_CASE("terminal_text: each byte and sequence at every offset of a plain run"
         }
         pieces.emplace_back(std::string(1, c), expected);
     }
-    pieces.emplace_back("\xC2\x9B", "\\u009b");                  // a C1 control
-    pieces.emplace_back("\xFE", "\xEF\xBF\xBD");                    // never in UTF-8
-    pieces.emplace_back("\xE6\x8A", "\xEF\xBF\xBD\xEF\xBF\xBD");     // cut short: each byte replaced
-    pieces.emplace_back("\xC3\xA9", "\xC3\xA9");                    // e acute
-    pieces.emplace_back("\xE6\x8A\x80", "\xE6\x8A\x80");            // a CJK character
-    pieces.emplace_back("\xF0\x9F\x98\x80", "\xF0\x9F\x98\x80");    // an emoji
+    pieces.emplace_back("\xC2\x9B", "\\u009b");                   // a C1 control
+    pieces.emplace_back("\xFE", "\xEF\xBF\xBD");                  // never in UTF-8
+    pieces.emplace_back("\xE6\x8A", "\xEF\xBF\xBD\xEF\xBF\xBD");  // cut short: each byte replaced
+    pieces.emplace_back("\xC3\xA9", "\xC3\xA9");                  // e acute
+    pieces.emplace_back("\xE6\x8A\x80", "\xE6\x8A\x80");          // a CJK character
+    pieces.emplace_back("\xF0\x9F\x98\x80", "\xF0\x9F\x98\x80");  // an emoji
     for (const auto& [piece, escaped] : pieces) {
         for (std::size_t before = 0; before <= 40; ++before) {
             for (const std::size_t after : {0, 1, 7, 8, 9, 15, 16, 17, 20}) {

@@ -1226,7 +1226,8 @@ TEST_CASE("fast path: constructs it reads give the yaml-cpp tree", "[parser][fas
         "name: demo\ndescription: >\n  caf\xC3\xA9 \xE2\x80\x94\n  null\n",
         "name: demo\ndescription: |\n  null\n",
         // Lists whose items are small mappings (authors, contributors), beside scalar items.
-        "name: demo\ndescription: x\nauthors:\n  - name: A One\n    github: a1\n  - name: B\n    github: b\nlicense: MIT\n",
+        "name: demo\ndescription: x\nauthors:\n  - name: A One\n    github: a1\n  - name: B\n    github: b\nlicense: "
+        "MIT\n",
         "name: demo\ndescription: x\ncontributors:\n- name: x\n  org: Y, Inc. / @y\n- name: z\nlicense: MIT\n",
         "name: demo\ndescription: x\ntags:\n  - a\n  - b: c\n",
         "name: demo\ndescription: x\nitems:\n  -   name: wide\n      k: 'v'\n  - name: \"q\"\n    k: null\n",
