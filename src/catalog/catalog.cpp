@@ -37,9 +37,10 @@ std::optional<std::size_t> SkillNameIndex::find(std::string_view name) const {
 }
 
 SkillCatalog::SkillCatalog(SkillLoaderPtr loader, Discovery discovery)
-    : loader_(std::move(loader)), discovery_(std::move(discovery)), index_(discovery_.skills) {}
+    : loader_(std::move(loader)), discovery_(std::move(discovery)) {}
 
 const SkillManifest* SkillCatalog::find(std::string_view name_or_alias) const {
+    std::call_once(index_built_, [this] { index_ = SkillNameIndex(discovery_.skills); });
     const std::optional<std::size_t> at = index_.find(name_or_alias);
     return at ? &discovery_.skills[*at] : nullptr;
 }

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -71,7 +72,10 @@ public:
 private:
     SkillLoaderPtr loader_;
     Discovery discovery_;
-    SkillNameIndex index_;
+    // Built at the first lookup (once, whichever thread asks first): a catalog that is only
+    // rendered, as `to-prompt` renders it, never pays for an NFKC key and a map entry per skill.
+    mutable std::once_flag index_built_;
+    mutable SkillNameIndex index_;
 };
 
 using SkillCatalogPtr = std::shared_ptr<const SkillCatalog>;
