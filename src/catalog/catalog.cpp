@@ -40,8 +40,10 @@ SkillCatalog::SkillCatalog(SkillLoaderPtr loader, Discovery discovery)
     : loader_(std::move(loader)), discovery_(std::move(discovery)) {}
 
 const SkillManifest* SkillCatalog::find(std::string_view name_or_alias) const {
-    std::call_once(index_built_, [this] { index_ = SkillNameIndex(discovery_.skills); });
-    const std::optional<std::size_t> at = index_.find(name_or_alias);
+    if (!index_) return nullptr;  // a catalog moved from
+    LazyIndex& lazy = *index_;
+    std::call_once(lazy.built, [&] { lazy.index = SkillNameIndex(discovery_.skills); });
+    const std::optional<std::size_t> at = lazy.index.find(name_or_alias);
     return at ? &discovery_.skills[*at] : nullptr;
 }
 

@@ -116,6 +116,20 @@ TEST_CASE("a catalog over the file-system loader and the fixture library", "[cat
     CHECK(pdf.instructions.rfind("Run scripts/fill.py", 0) == 0);
 }
 
+TEST_CASE("a copy of a catalog finds its own manifests; a catalog moved from finds none", "[catalog]") {
+    // The name index is built at the first lookup and shared by copies (the same skills in the
+    // same places); each catalog answers with its own manifests.
+    auto loader = std::make_shared<CountingLoader>();
+    SkillCatalogPtr catalog = discover_skill_catalog(loader);
+    SkillCatalog copy = *catalog;  // before any lookup
+    CHECK(copy.find("beta") == &copy.skills()[1]);
+    CHECK(catalog->find("/beta") == &catalog->skills()[1]);
+    CHECK(catalog->find("gamma") == nullptr);
+    SkillCatalog moved = std::move(copy);
+    CHECK(moved.find("alpha") == &moved.skills()[0]);
+    CHECK(copy.find("alpha") == nullptr);  // NOLINT(bugprone-use-after-move): what it does then
+}
+
 TEST_CASE("discover_skill_catalog refuses a null loader", "[catalog]") {
     CHECK_THROWS_AS(discover_skill_catalog(nullptr), ConfigurationError);
 }

@@ -74,8 +74,12 @@ private:
     Discovery discovery_;
     // Built at the first lookup (once, whichever thread asks first): a catalog that is only
     // rendered, as `to-prompt` renders it, never pays for an NFKC key and a map entry per skill.
-    mutable std::once_flag index_built_;
-    mutable SkillNameIndex index_;
+    // A copy of the catalog has the same skills in the same places, so it shares the index.
+    struct LazyIndex {
+        std::once_flag built;
+        SkillNameIndex index;
+    };
+    std::shared_ptr<LazyIndex> index_ = std::make_shared<LazyIndex>();
 };
 
 using SkillCatalogPtr = std::shared_ptr<const SkillCatalog>;
