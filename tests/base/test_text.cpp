@@ -2,6 +2,7 @@
 // One file per public header; the hostile cases are sections of it.
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <string_view>
@@ -86,7 +87,7 @@ TEST_CASE("terminal_text: each byte and sequence at every offset of a plain run"
     pieces.emplace_back("\xF0\x9F\x98\x80", "\xF0\x9F\x98\x80");  // an emoji
     for (const auto& [piece, escaped] : pieces) {
         for (std::size_t before = 0; before <= 40; ++before) {
-            for (const std::size_t after : {0, 1, 7, 8, 9, 15, 16, 17, 20}) {
+            for (const std::size_t after : std::initializer_list<std::size_t>{0, 1, 7, 8, 9, 15, 16, 17, 20}) {
                 const std::string head(before, 'a');
                 const std::string tail(after, 'z');
                 INFO("piece " << nlohmann::json(piece).dump(-1, ' ', true, nlohmann::json::error_handler_t::replace)
