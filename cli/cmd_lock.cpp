@@ -24,7 +24,7 @@ struct LockArgs {
 
 int run(const LockArgs& args) {
     FilesystemLoaderOptions options = filesystem_options(args.sources, {}, args.sources.roots);
-    const Extras& e = extras("the lock command");
+    const Extras& e = extras("the lock command", Component::lock);
     if (e.print_lock == nullptr) throw ConfigurationError("this agentskills was built without agentskills::lock");
     return e.print_lock(args.sources.roots, std::move(options), args.output);
 }

@@ -26,7 +26,7 @@ struct McpArgs {
 
 int run_mcp(const McpArgs& args) {
     FilesystemLoaderOptions options = filesystem_options(args.sources, {}, args.sources.roots);
-    const Extras& e = extras("the mcp command");
+    const Extras& e = extras("the mcp command", Component::mcp);
     if (e.serve_mcp == nullptr) throw ConfigurationError("this agentskills was built without the MCP server");
     return e.serve_mcp(args.serve, std::move(options));
 }

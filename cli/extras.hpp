@@ -1,17 +1,22 @@
-// agentskills CLI — the optional components, in a program of their own.
+// agentskills CLI — the optional components, in programs of their own.
 //
 // The program `agentskills` links only the core library. What needs Boost.Beast and OpenSSL (the
-// `mcp` command, --mcp-command / --mcp-url sources), libgit2 (`git:` roots), libzip (`.skill` /
-// `.zip` library children) or libcrypto (`lock`, --lock) is in `agentskills-extras`: the same
-// command line program built with those components linked. When a command line needs one of
-// them, `agentskills` runs `agentskills-extras` in its place (execv, with the same arguments, the
-// way git runs its helpers), so a command that needs none of them (list, to-prompt, validate of
-// local files, ...) never loads those libraries: they cost about 6 MB of memory in every run
-// (docs/performance.md), and there is never a second copy of the core in one process.
+// `mcp` command, --mcp-command / --mcp-url sources), libzip (`.skill` / `.zip` library children),
+// libcrypto (`lock`, --lock) or SQLite (`mcp --state FILE`) is in `agentskills-extras`; what needs
+// libgit2 (`git:` roots) or libpq (`mcp --state postgresql://...`) is in `agentskills-extras-full`,
+// which links every component. When a command line needs a component, `agentskills` runs the
+// helper that has it in its place (execv, with the same arguments, the way git runs its helpers),
+// and `agentskills-extras` runs `agentskills-extras-full` the same way when it meets a `git:` root
+// or a PostgreSQL state. So a command that needs none of them (list, to-prompt, validate of local
+// files, ...) never loads those libraries (they cost about 6 MB of memory in every run,
+// docs/performance.md), the `mcp` and `lock` commands never load libgit2 and libpq (with what
+// they load in turn, 28 more libraries: about 14 ms of every start on these machines), and there
+// is never a second copy of the core in one process.
 //
-// The helper is looked for beside the program (a build tree), then in the installed layout
-// (`<bindir>/../<libexecdir>/agentskills/`, AGENTSKILLS_EXTRAS_RELATIVE_DIR). No environment
-// variable or search path is used (docs/security.md).
+// A helper is looked for beside the program (a build tree), then in the installed layout
+// (`<bindir>/../<libexecdir>/agentskills/`, AGENTSKILLS_EXTRAS_RELATIVE_DIR); where
+// `agentskills-extras` cannot be run, `agentskills-extras-full`, which has its components too, is.
+// No environment variable or search path is used (docs/security.md).
 #pragma once
 
 #include <stdlib.h>
@@ -70,11 +75,34 @@ struct Extras {
                       const std::string& output) = nullptr;
 };
 
-/// The components. In `agentskills-extras` they are linked in and this returns them. In
-/// `agentskills` this runs `agentskills-extras` with the program's arguments in place of this
-/// process and does not return; when the helper cannot be run it throws ConfigurationError
-/// naming `needed_for` (what the command line asked for) and the paths tried.
-const Extras& extras(std::string_view needed_for);
+/// The optional components, as the command line needs them.
+enum class Component { archive, git, lock, mcp, postgres, sqlite };
+
+/// Whether `agentskills-extras-full` is the only helper with `c` (libgit2, libpq).
+[[nodiscard]] constexpr bool in_full_helper_only(Component c) noexcept {
+    return c == Component::git || c == Component::postgres;
+}
+
+/// The components. In a helper that links `needed` they are linked in and this returns them.
+/// Elsewhere (`agentskills`; `agentskills-extras` for a component only
+/// `agentskills-extras-full` has) this runs the helper that has it, with the program's
+/// arguments, in place of this process and does not return; when no such helper can be run it
+/// throws ConfigurationError naming `needed_for` (what the command line asked for) and the paths
+/// tried.
+const Extras& extras(std::string_view needed_for, Component needed);
+
+/// Runs the first of `programs` (file names) found beside this program or in the installed
+/// layout, with this program's arguments, in place of this process (helpers.cpp); throws
+/// ConfigurationError naming `needed_for`, the first of `programs` and the paths tried when none
+/// can be run.
+[[noreturn]] void run_helper(std::string_view needed_for, const std::vector<std::string_view>& programs);
+
+/// The arguments keep_program_arguments kept (argv, with its null pointer at the end).
+std::vector<char*>& program_arguments();
+
+/// Sets the allocator's huge-page tunable for the helper about to start, unless the user set
+/// GLIBC_TUNABLES (helpers.cpp).
+void ask_for_huge_pages();
 
 /// Keeps the program's arguments for the helper (main calls it first).
 void keep_program_arguments(int argc, char** argv);
@@ -90,8 +118,9 @@ void keep_program_arguments(int argc, char** argv);
 void restart_for_large_library(const std::vector<std::string>& roots);
 inline constexpr std::size_t huge_pages_min_entries = 4096;
 
-/// The helper's file name.
-inline constexpr const char* extras_program_name = "agentskills-extras";
+/// The helpers' file names: the one without libgit2 and libpq, and the one with every component.
+inline constexpr std::string_view extras_program_name = "agentskills-extras";
+inline constexpr std::string_view full_extras_program_name = "agentskills-extras-full";
 
 /// Set (to "1") beside GLIBC_TUNABLES when the launcher chose the allocator's tunables for the
 /// helper (extras_exec.cpp); the helper's main() then removes both (forget_launcher_tunables).

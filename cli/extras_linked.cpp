@@ -1,5 +1,5 @@
-// agentskills CLI — the optional components as linked into `agentskills-extras` (extras.hpp):
-// what needs Boost.Beast, OpenSSL, libgit2 or libzip.
+// agentskills CLI — the optional components as linked into `agentskills-extras` (all but libgit2
+// and libpq) and `agentskills-extras-full` (every component) (extras.hpp).
 #include <sys/resource.h>
 
 #include <atomic>
@@ -28,7 +28,7 @@
 #if defined(AGENTSKILLS_HAVE_ARCHIVE)
 #include "agentskills/archive/archive_reader.hpp"
 #endif
-#if defined(AGENTSKILLS_HAVE_GIT)
+#if defined(AGENTSKILLS_LINKED_GIT)
 #include "agentskills/git/git_reader.hpp"
 #endif
 #if defined(AGENTSKILLS_HAVE_LOCK)
@@ -38,7 +38,7 @@
 #include "agentskills/mcp/client.hpp"
 #include "agentskills/mcp/server.hpp"
 #endif
-#if defined(AGENTSKILLS_HAVE_POSTGRES)
+#if defined(AGENTSKILLS_LINKED_POSTGRES)
 #include "agentskills/postgres/postgres_store.hpp"
 #endif
 #if defined(AGENTSKILLS_HAVE_SQLITE)
@@ -76,8 +76,12 @@ std::atomic<bool> stop_requested{false};
 SessionStorePtr session_store(const std::string& state) {
     const bool postgres = state.rfind("postgresql://", 0) == 0 || state.rfind("postgres://", 0) == 0;
     if (postgres) {
-#if defined(AGENTSKILLS_HAVE_POSTGRES)
+#if defined(AGENTSKILLS_LINKED_POSTGRES)
         return std::make_shared<PostgresSessionStore>(state);
+#elif defined(AGENTSKILLS_HAVE_POSTGRES)
+        // agentskills-extras-full has it: it runs in place of this process (nothing was printed yet).
+        (void)extras("--state postgresql://...", Component::postgres);
+        throw ConfigurationError("--state postgresql://...: agentskills-extras-full did not start");
 #else
         throw ConfigurationError(
             "--state postgresql://... needs a build with agentskills::postgres (CMake option AGENTSKILLS_POSTGRES)");
@@ -267,7 +271,7 @@ int print_lock(const std::vector<std::string>& roots, FilesystemLoaderOptions op
         MessageBatch notes;  // one write for them all
         for (const auto& s : d.skipped) notes.note(fmt::format("skipped ({}): {}", to_string(s.reason), s.message));
     }
-    SkillLock lock = make_skill_lock(d.skills, *loader.reader());
+    SkillLock lock = make_skill_lock(d.skills, loader);  // each skill through its own reader (git:, archives)
     for (auto& s : lock.skills) s.source = source_of(s.source, roots);
     const std::string text = to_lock_text(lock);
     if (output.empty()) {
@@ -288,7 +292,7 @@ LockVerifier lock_verifier(const std::string& lock_file) { return make_lock_veri
 #if defined(AGENTSKILLS_HAVE_ARCHIVE)
 ChildOpener archive_source() { return archive_child_source(); }
 #endif
-#if defined(AGENTSKILLS_HAVE_GIT)
+#if defined(AGENTSKILLS_LINKED_GIT)
 RootResolver git_source() { return git_root_source(); }
 #endif
 
@@ -297,7 +301,7 @@ Extras make_extras() {
 #if defined(AGENTSKILLS_HAVE_ARCHIVE)
     e.archive_child_source = archive_source;
 #endif
-#if defined(AGENTSKILLS_HAVE_GIT)
+#if defined(AGENTSKILLS_LINKED_GIT)
     e.git_root_source = git_source;
 #endif
 #if defined(AGENTSKILLS_HAVE_LOCK)
@@ -313,12 +317,22 @@ Extras make_extras() {
 
 }  // namespace
 
-void keep_program_arguments(int /*argc*/, char** /*argv*/) {}
-
 // The helper is started by the launcher with its heap on huge pages already.
 void restart_for_large_library(const std::vector<std::string>& /*roots*/) {}
 
-const Extras& extras(std::string_view /*needed_for*/) {
+// Whether this helper links `c`: agentskills-extras-full links every component built,
+// agentskills-extras all but libgit2's and libpq's.
+constexpr bool linked_here(Component c) {
+#if defined(AGENTSKILLS_LINKED_GIT) || defined(AGENTSKILLS_LINKED_POSTGRES)
+    (void)c;
+    return true;
+#else
+    return !in_full_helper_only(c);
+#endif
+}
+
+const Extras& extras(std::string_view needed_for, Component needed) {
+    if (!linked_here(needed)) run_helper(needed_for, {full_extras_program_name});
     static const Extras linked = make_extras();
     return linked;
 }

@@ -186,7 +186,7 @@ SkillSources builtin_sources() {
     archives.accepts = [](std::string_view file_name) { return is_archive_skill_name(file_name); };
     archives.open = [](const SkillReader& reader, const std::string& path) {
         static const ChildOpener real = [] {
-            const Extras& e = extras(".skill and .zip library children");
+            const Extras& e = extras(".skill and .zip library children", Component::archive);
             if (e.archive_child_source == nullptr)
                 throw ConfigurationError("this agentskills was built without agentskills::archive");
             return e.archive_child_source();
@@ -198,7 +198,7 @@ SkillSources builtin_sources() {
 #if defined(AGENTSKILLS_HAVE_GIT)
     sources.root_resolvers.push_back([](const std::string& root) -> std::optional<RootSource> {
         if (root.rfind("git:", 0) != 0) return std::nullopt;  // as parse_git_root decides
-        const Extras& e = extras("a git: root");
+        const Extras& e = extras("a git: root", Component::git);
         if (e.git_root_source == nullptr)
             throw ConfigurationError("this agentskills was built without agentskills::git");
         return e.git_root_source()(root);
@@ -233,7 +233,7 @@ FilesystemLoaderOptions filesystem_options(const SourceArgs& args, const SourceD
     options.nested_depth = nested_depth(args);
     if (!args.lock.empty()) {
 #ifdef AGENTSKILLS_HAVE_LOCK
-        const Extras& e = extras("--lock");
+        const Extras& e = extras("--lock", Component::lock);
         if (e.lock_verifier == nullptr)
             throw ConfigurationError("this agentskills was built without agentskills::lock");
         options.lock = e.lock_verifier(args.lock);
@@ -250,7 +250,7 @@ FilesystemLoaderOptions filesystem_options(const SourceArgs& args, const SourceD
 #ifdef AGENTSKILLS_HAVE_MCP_CLIENT
 
 SkillLoaderPtr make_mcp_source_loader(const SourceSpec& spec, std::string_view label, const SourceArgs& args) {
-    const Extras& e = extras(spec.kind == SourceSpec::Kind::mcp_url ? "--mcp-url" : "--mcp-command");
+    const Extras& e = extras(spec.kind == SourceSpec::Kind::mcp_url ? "--mcp-url" : "--mcp-command", Component::mcp);
     if (e.mcp_loader == nullptr) throw ConfigurationError("this agentskills was built without the MCP client");
     return e.mcp_loader(spec, label, args);
 }

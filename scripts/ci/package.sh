@@ -51,7 +51,7 @@ for f in ./usr/bin/agentskills ./usr/include/agentskills/agentskills.hpp ./usr/i
          "./usr/lib/$multiarch/cmake/agentskills/agentskillsConfig.cmake" \
          "./usr/lib/$multiarch/cmake/agentskills/agentskillsConfigVersion.cmake" \
          ./usr/share/man/man1/agentskills.1 ./usr/share/doc/agentskills/copyright \
-         ./usr/libexec/agentskills/agentskills-extras; do
+         ./usr/libexec/agentskills/agentskills-extras ./usr/libexec/agentskills/agentskills-extras-full; do
   grep -qxF "$f" <<<"$contents" || fail "the package lacks $f"
 done
 for c in "${components[@]}"; do
@@ -128,6 +128,16 @@ echo "$out"
 /usr/bin/agentskills list --root "$repo/tests/data/library" >/dev/null || fail "agentskills list"
 # A command that needs an optional component runs agentskills-extras from the installed layout.
 /usr/bin/agentskills lock --root "$repo/tests/data/library" | grep -q '"skills"' || fail "agentskills lock (agentskills-extras)"
+# A git: root needs libgit2: `lock` runs agentskills-extras, which runs agentskills-extras-full.
+gitlib=$(mktemp -d)
+cp -r "$repo/tests/data/library/." "$gitlib/"
+git -C "$gitlib" init -q -b main && git -C "$gitlib" add -A &&
+  git -C "$gitlib" -c user.name=ci -c user.email=ci@localhost commit -q -m library || fail "git init of the library"
+[ "$(/usr/bin/agentskills lock --root "git:$gitlib@main" | grep -c '"name"')" = \
+  "$(/usr/bin/agentskills lock --root "$repo/tests/data/library" | grep -c '"name"')" ] ||
+  fail "agentskills lock of a git: root (agentskills-extras-full)"
+/usr/bin/agentskills list --root "git:$gitlib@main" >/dev/null || fail "agentskills list of a git: root"
+rm -rf "$gitlib"
 
 step "apt-get remove agentskills"
 DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq agentskills >/dev/null

@@ -215,6 +215,17 @@ SkillLock make_skill_lock(const std::vector<SkillManifest>& skills, const SkillR
     return lock;
 }
 
+SkillLock make_skill_lock(const std::vector<SkillManifest>& skills, const SkillLoader& loader) {
+    const LocalSkillReader local;
+    SkillLock lock;
+    lock.skills.reserve(skills.size());
+    for (const auto& m : skills) {
+        const SkillReaderPtr reader = loader.reader_for(m.name);
+        lock.skills.push_back(LockedSkill{m.name, m.library, digest_skill_files(reader ? *reader : local, m.root)});
+    }
+    return lock;
+}
+
 std::string to_lock_text(const SkillLock& lock) {
     json skills = json::array();
     for (const auto& s : lock.skills) {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -42,6 +43,20 @@ bool built_with_extras() {
     return std::filesystem::exists(std::filesystem::path(AGENTSKILLS_CLI_PATH).parent_path() / "agentskills-extras");
 }
 
+// The program and the named helpers (hard links, else copies) in a directory of their own.
+std::string program_with(const TempDir& dir, const std::vector<std::string>& helpers) {
+    const std::filesystem::path from = std::filesystem::path(AGENTSKILLS_CLI_PATH).parent_path();
+    std::filesystem::create_directories(dir.path("bin"));
+    std::vector<std::string> files = helpers;
+    files.push_back(std::filesystem::path(AGENTSKILLS_CLI_PATH).filename().string());
+    for (const std::string& f : files) {
+        std::error_code ec;
+        std::filesystem::create_hard_link(from / f, dir.path("bin/" + f), ec);
+        if (ec) std::filesystem::copy_file(from / f, dir.path("bin/" + f));
+    }
+    return dir.path("bin/agentskills");
+}
+
 // A copy of the program in a directory of its own, where no helper is.
 std::string lone_program(const TempDir& dir) {
     const std::string copy = dir.path("bin/agentskills");
@@ -62,8 +77,8 @@ TEST_CASE("extras: the program links only the core's libraries; agentskills-extr
         CHECK(program.find(lib) == std::string::npos);
     }
     if (!built_with_extras()) return;  // a build without any optional component has no helper
-    const std::string module =
-        needed_libraries((std::filesystem::path(AGENTSKILLS_CLI_PATH).parent_path() / "agentskills-extras").string());
+    const std::filesystem::path bin = std::filesystem::path(AGENTSKILLS_CLI_PATH).parent_path();
+    const std::string module = needed_libraries((bin / "agentskills-extras").string());
 #ifdef AGENTSKILLS_HAVE_MCP
     // One HTTP engine, Boost.Beast (headers only), for the MCP server and client; libcrypto for
     // the digests. No cpp-httplib and no libssl.
@@ -71,11 +86,27 @@ TEST_CASE("extras: the program links only the core's libraries; agentskills-extr
     CHECK(module.find("libcpp-httplib") == std::string::npos);
     CHECK(module.find("libssl") == std::string::npos);
 #endif
-#ifdef AGENTSKILLS_HAVE_GIT
-    CHECK(module.find("libgit2") != std::string::npos);
-#endif
 #ifdef AGENTSKILLS_HAVE_ARCHIVE
     CHECK(module.find("libzip") != std::string::npos);
+#endif
+    // libgit2 and libpq (and the libraries they load in turn) are agentskills-extras-full's only.
+    CHECK(module.find("libgit2") == std::string::npos);
+    CHECK(module.find("libpq") == std::string::npos);
+#if defined(AGENTSKILLS_HAVE_GIT) || defined(AGENTSKILLS_HAVE_POSTGRES)
+    const std::string full = needed_libraries((bin / "agentskills-extras-full").string());
+#ifdef AGENTSKILLS_HAVE_GIT
+    CHECK(full.find("libgit2") != std::string::npos);
+#endif
+#ifdef AGENTSKILLS_HAVE_POSTGRES
+    CHECK(full.find("libpq") != std::string::npos);
+#endif
+#ifdef AGENTSKILLS_HAVE_ARCHIVE
+    CHECK(full.find("libzip") != std::string::npos);
+#endif
+#ifdef AGENTSKILLS_HAVE_MCP
+    CHECK(full.find("libcrypto") != std::string::npos);
+    CHECK(full.find("libssl") == std::string::npos);
+#endif
 #endif
 }
 
@@ -111,7 +142,8 @@ TEST_CASE("extras: without agentskills-extras, local commands work and the other
 #ifdef AGENTSKILLS_HAVE_GIT
     const auto git = run_program(program, {"list", "--root", "git:" + dir.path("repo") + "@main"});
     CHECK(git.status == 2);
-    CHECK(git.err.find("a git: root " + missing) != std::string::npos);
+    CHECK(git.err.find("a git: root needs the program agentskills-extras-full, which could not be run: " +
+                       dir.path("bin") + "/agentskills-extras-full (not found); ") != std::string::npos);
 #endif
 #ifdef AGENTSKILLS_HAVE_MCP
     const auto mcp = run_program(program, {"mcp", "--root", lib});
@@ -207,6 +239,60 @@ TEST_CASE("extras: the helper runs with the allocator's huge-page tunable, what 
     CHECK(read("helper.txt").find("\nGLIBC_TUNABLES=glibc.malloc.check=0\n") != std::string::npos);
     CHECK(read("helper.txt").find("AGENTSKILLS_LAUNCHER_TUNABLES") == std::string::npos);
     CHECK(read("child.txt").find("\nGLIBC_TUNABLES=glibc.malloc.check=0\n") != std::string::npos);
+}
+#endif
+
+#if defined(AGENTSKILLS_HAVE_LOCK) && (defined(AGENTSKILLS_HAVE_GIT) || defined(AGENTSKILLS_HAVE_POSTGRES))
+TEST_CASE("extras: agentskills-extras-full has what agentskills-extras lacks, and stands in for it", "[cli][extras]") {
+    TempDir dir;
+    dir.write("lib/alpha/SKILL.md", skill_md("alpha", "First skill."));
+    const std::string lib = dir.path("lib");
+    const auto expected = run_cli({"lock", "--root", lib});
+    REQUIRE(expected.status == 0);
+    REQUIRE(expected.out.find("\"name\": \"alpha\"") != std::string::npos);
+
+    // Only agentskills-extras-full beside the program: it serves what agentskills-extras would.
+    TempDir full_only;
+    const std::string with_full = program_with(full_only, {"agentskills-extras-full"});
+    const auto through_full = run_program(with_full, {"lock", "--root", lib});
+    CHECK(through_full.status == 0);
+    CHECK(through_full.out == expected.out);
+    CHECK(through_full.err == expected.err);
+
+#ifdef AGENTSKILLS_HAVE_GIT
+    // Only agentskills-extras beside the program: `lock` runs it, and it needs
+    // agentskills-extras-full for a git: root, names it and the paths it tried, and stops.
+    TempDir common_only;
+    const std::string with_common = program_with(common_only, {"agentskills-extras"});
+    const auto git = run_program(with_common, {"lock", "--root", "git:" + dir.path("repo") + "@main"});
+    CHECK(git.status == 2);
+    CHECK(git.out.empty());
+    CHECK(git.err.rfind("agentskills lock: error: a git: root needs the program agentskills-extras-full, which could "
+                        "not be run: " +
+                            common_only.path("bin") + "/agentskills-extras-full (not found); ",
+                        0) == 0);
+    // Local roots need no more than agentskills-extras.
+    const auto local = run_program(with_common, {"lock", "--root", lib});
+    CHECK(local.status == 0);
+    CHECK(local.out == expected.out);
+#endif
+
+#if defined(AGENTSKILLS_HAVE_POSTGRES) && defined(AGENTSKILLS_HAVE_MCP)
+    // --state postgresql://...: agentskills-extras runs agentskills-extras-full before it reads
+    // anything, and libpq's refusal (nothing listens on port 1) is what the user reads.
+    const std::string helper =
+        (std::filesystem::path(AGENTSKILLS_CLI_PATH).parent_path() / "agentskills-extras").string();
+    for (const std::string& program : {std::string(AGENTSKILLS_CLI_PATH), helper}) {
+        INFO(program);
+        const auto r = run_program(program, {"mcp", "--root", lib, "--http", "127.0.0.1:0", "--state",
+                                             "postgresql://127.0.0.1:1/none?connect_timeout=5"});
+        CHECK(r.status == 1);
+        CHECK(r.out.empty());
+        CHECK(r.err.rfind("agentskills mcp: error: postgres activation store "
+                          "'postgresql://127.0.0.1:1/none?connect_timeout=5': cannot connect: ",
+                          0) == 0);
+    }
+#endif
 }
 #endif
 

@@ -8,12 +8,16 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/core.h>
 #include <catch2/catch.hpp>
 
 #include "agentskills/activation/prompt.hpp"
 #include "agentskills/base/errors.hpp"
 #include "agentskills/catalog/loader.hpp"
 #include "agentskills/git/git_reader.hpp"
+#ifdef AGENTSKILLS_HAVE_LOCK
+#include "agentskills/lock/lock.hpp"
+#endif
 
 #include "cli_runner.hpp"
 #include "fs_fixtures.hpp"
@@ -537,5 +541,49 @@ TEST_CASE("agentskills validate --root git:<repo>@<ref> checks the skills list f
     CHECK(missing.status == 1);
     CHECK(missing.err.rfind("agentskills validate: error: ", 0) == 0);
 }
+
+#ifdef AGENTSKILLS_HAVE_LOCK
+TEST_CASE("agentskills lock --root git:<repo>@<tag> digests the files of the commit", "[git][cli][lock]") {
+    if (std::string(AGENTSKILLS_CLI_PATH).empty()) return;  // the program is not built
+    Repo repo;
+    // The work tree has no skills/alpha any more: only the commit's files can be digested.
+    const std::string root = "git:" + repo.dir + "@v1:skills";
+    const std::string expected =
+        fmt::format(R"({{
+  "skills": [
+    {{
+      "files": {{
+        "SKILL.md": "{}",
+        "scripts/run.sh": "{}"
+      }},
+      "name": "alpha",
+      "source": "git:{}@{}!/skills"
+    }}
+  ],
+  "version": 1
+}}
+)",
+                    sha256_digest(alpha_v1), sha256_digest("echo one\n"), repo.dir, repo.first);
+    // The program runs agentskills-extras for `lock`, which runs agentskills-extras-full for the
+    // git: root; each helper started directly gives the same.
+    const std::filesystem::path bin = std::filesystem::path(AGENTSKILLS_CLI_PATH).parent_path();
+    for (const std::string& program : {std::string(AGENTSKILLS_CLI_PATH), (bin / "agentskills-extras").string(),
+                                       (bin / "agentskills-extras-full").string()}) {
+        INFO(program);
+        const auto r = agentskills::test::run_program(program, {"lock", "--root", root}, repo.tmp.path());
+        CHECK(r.status == 0);
+        CHECK(r.err.empty());
+        CHECK(r.out == expected);
+    }
+    // The lock it wrote verifies the same root.
+    const auto written =
+        agentskills::test::run_cli({"lock", "--root", root, "--output", repo.tmp.path("lock.json")}, repo.tmp.path());
+    REQUIRE(written.status == 0);
+    const auto verified = agentskills::test::run_cli(
+        {"list", "--root", root, "--lock", repo.tmp.path("lock.json"), "--lock-strict"}, repo.tmp.path());
+    CHECK(verified.status == 0);
+    CHECK(verified.out == "alpha\tgit:" + repo.dir + "@" + repo.first + "!/skills/alpha/SKILL.md\n");
+}
+#endif
 
 }  // namespace git_reader_tests

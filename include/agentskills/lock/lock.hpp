@@ -10,6 +10,7 @@
 
 #include "../base/skill.hpp"
 #include "../catalog/governance.hpp"
+#include "../catalog/loader.hpp"
 #include "../storage/reader.hpp"
 
 namespace agentskills {
@@ -55,8 +56,13 @@ struct SkillLock {
 /// reader throws.
 [[nodiscard]] std::vector<LockedFile> digest_skill_files(const SkillReader& reader, std::string_view skill_dir);
 
-/// A lock of the given skills (source = each manifest's `library`).
+/// A lock of the given skills (source = each manifest's `library`), every file read through `reader`.
 [[nodiscard]] SkillLock make_skill_lock(const std::vector<SkillManifest>& skills, const SkillReader& reader);
+
+/// A lock of the skills `loader` discovered, each skill's files read through the reader the
+/// loader names for it (SkillLoader::reader_for: a `git:` root's, an archive's), else from the
+/// local file system.
+[[nodiscard]] SkillLock make_skill_lock(const std::vector<SkillManifest>& skills, const SkillLoader& loader);
 
 /// The lock file text: JSON indented by two spaces, keys sorted, one final newline:
 ///
