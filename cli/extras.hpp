@@ -10,7 +10,7 @@
 // or a PostgreSQL state. So a command that needs none of them (list, to-prompt, validate of local
 // files, ...) never loads those libraries (they cost about 6 MB of memory in every run,
 // docs/performance.md), the `mcp` and `lock` commands never load libgit2 and libpq (with what
-// they load in turn, 28 more libraries: about 14 ms of every start on these machines), and there
+// they load in turn, 28 more libraries: 10-14 ms of every start on these machines), and there
 // is never a second copy of the core in one process.
 //
 // A helper is looked for beside the program (a build tree), then in the installed layout
