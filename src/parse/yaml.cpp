@@ -3,6 +3,7 @@
 // one YAML::EventHandler.
 #include <algorithm>
 #include <istream>
+#include <limits>
 #include <streambuf>
 #include <utility>
 
@@ -337,11 +338,13 @@ private:
     int documents_ = 0;
 };
 
-// Whether the JSON copy of `root` fits `limit`: an upper bound of its size printed with an
-// indent of 2 (`dump(2)`, as the CLI prints it): each value on a line indented by two bytes per
-// level, a collection closed on a line of its own, a key charged as a value. The walk is
-// iterative and stops as soon as the budget is spent.
-bool json_fits(const YNode& root, std::size_t limit) {
+}  // namespace
+
+// An upper bound of the JSON copy of `root` printed with an indent of 2 (`dump(2)`, as the CLI
+// prints it): each value on a line indented by two bytes per level, a collection closed on a
+// line of its own, a key charged as a value. The walk is iterative and stops as soon as the
+// total passes `limit`.
+std::size_t json_charge(const YNode& root, std::size_t limit) {
     std::size_t total = 0;
     std::vector<std::pair<const YNode*, std::size_t>> todo{{&root, 1}};
     while (!todo.empty()) {
@@ -350,10 +353,12 @@ bool json_fits(const YNode& root, std::size_t limit) {
         const std::size_t line = 2 * depth + 2;  // indentation, a comma or colon, the line feed
         total += n->is_scalar() ? line + json_string_bound(n->text) : 2 * line;
         for (const auto& child : n->items) todo.emplace_back(&child, depth + 1);
-        if (total > limit) return false;
+        if (total > limit) return total;
     }
-    return true;
+    return total;
 }
+
+namespace {
 
 // Whether every tree of the fast path is within `b` for a text of `size` bytes (else yaml-cpp
 // reads the text, and says where a bound is passed).
@@ -446,7 +451,8 @@ YamlTree read_yaml_tree(std::string_view text, const YamlOptions& options) {
     }
     const YamlBounds& bounds = options.bounds;
     const auto check_json = [&] {
-        if (bounds.max_json_bytes != yaml_unbounded && out.root && !json_fits(*out.root, bounds.max_json_bytes)) {
+        if (bounds.max_json_bytes != yaml_unbounded && out.root &&
+            json_charge(*out.root, bounds.max_json_bytes) > bounds.max_json_bytes) {
             YamlProblem p;
             p.kind = YamlProblem::Kind::json_bytes;
             out.problem = std::move(p);
@@ -457,7 +463,12 @@ YamlTree read_yaml_tree(std::string_view text, const YamlOptions& options) {
         (options.valid_utf8 || is_valid_utf8(text))) {
         if (std::optional<YNode> tree = read_common_yaml(text)) {
             out.root = std::move(tree);
-            check_json();
+            // The walk can only find what the bound rules out (SKILL.md frontmatters of up to
+            // half a megabyte under the 4 MB of the parser's limit).
+            if (text.size() > (std::numeric_limits<std::size_t>::max() - 50 * fast_path_max_nodes) / 6 ||
+                fast_path_json_bound(text.size()) > bounds.max_json_bytes) {
+                check_json();
+            }
             return out;
         }
     }

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -173,6 +174,22 @@ struct YamlTree {
 [[nodiscard]] std::optional<YNode> read_common_yaml(std::string_view text);
 inline constexpr std::size_t fast_path_max_nodes = 20001;
 inline constexpr std::size_t fast_path_max_depth = 9;
+
+/// What YamlBounds::max_json_bytes charges for the JSON copy of `root` (an upper bound of its size
+/// printed by dump(2)); the walk stops once the total passes `limit` and returns that total.
+[[nodiscard]] std::size_t json_charge(const YNode& root, std::size_t limit = std::numeric_limits<std::size_t>::max());
+
+/// An upper bound of the JSON size YamlBounds::max_json_bytes charges (dump(2): indentation,
+/// punctuation, escapes) for any tree read_common_yaml makes of a text of `size` bytes, so that
+/// read_yaml_tree need not walk such a tree when the bound is within the limit. A tree of the
+/// fast path has at most fast_path_max_nodes nodes, none deeper than fast_path_max_depth + 2
+/// (collections, then their scalars, below the root), each charged at most 2 * (2 * depth + 2)
+/// bytes of lines and 2 of quotes: 50 bytes. Its scalars have no aliases: each is its own span
+/// of the text, unescaped (`\n`, `\t`, `\"`, `\\`, `\/`) or folded, never longer than its span,
+/// and a byte of it costs at most 6 bytes of JSON (`\u0001`): 6 bytes per byte of text.
+[[nodiscard]] constexpr std::size_t fast_path_json_bound(std::size_t size) noexcept {
+    return 50 * fast_path_max_nodes + 6 * size;
+}
 
 /// Whether read_yaml_tree tries the fast path, for the calling thread (default true). The
 /// differential fuzz target, the tests and the benchmarks turn it off to get yaml-cpp's tree.

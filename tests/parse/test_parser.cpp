@@ -1386,4 +1386,69 @@ TEST_CASE("fast path: the JSON budget applies to the trees it builds", "[parser]
     CHECK(fast.diagnostics.front().code == "yaml-too-complex");
 }
 
+TEST_CASE("fast path: its trees stay within the JSON bound read_yaml_tree relies on", "[parser][fast-path]") {
+    // read_yaml_tree does not walk a fast-path tree when fast_path_json_bound(size) is within the
+    // limit: 50 bytes per node (depth) and 6 per byte of text (escapes) must hold for the shapes
+    // that come closest.
+    const auto nodes_of = [](const detail::YNode& root) {
+        std::size_t n = 0;
+        std::vector<const detail::YNode*> todo{&root};
+        while (!todo.empty()) {
+            const detail::YNode* x = todo.back();
+            todo.pop_back();
+            ++n;
+            for (const auto& c : x->items) todo.push_back(&c);
+        }
+        return n;
+    };
+    std::vector<std::string> texts;
+    // The deepest nesting the fast path reads, with one-byte scalars.
+    std::string deepest;
+    for (std::size_t depth = 1; depth < 20; ++depth) {
+        std::string fm = "name: demo\n";
+        for (std::size_t i = 0; i < depth; ++i) fm += std::string(2 * i, ' ') + "k:\n";
+        fm += std::string(2 * depth, ' ') + "a: b\n" + std::string(2 * depth, ' ') + "c:\n" +
+              std::string(2 * depth, ' ') + "- d\n";
+        if (!detail::read_common_yaml(fm)) break;
+        deepest = fm;
+    }
+    REQUIRE_FALSE(deepest.empty());
+    texts.push_back(deepest);
+    // Escapes that cost the most JSON per byte of text (a control character: `\n`, `\t`), and
+    // quotes and backslashes in every scalar form.
+    std::string escapes = "name: demo\nnotes: \"";
+    for (int i = 0; i < 5000; ++i) escapes += "\\n\\t\\\"\\\\";
+    escapes += "\"\nq: 'a\"b\\c'\nplain: a\"b\\c\nblock: |\n  \"\\\n  \\\"\n";
+    texts.push_back(escapes);
+    // Many nodes: a long list of one-byte items, and many one-byte keys.
+    std::string items = "name: demo\ntags:\n";
+    for (int i = 0; i < 19000; ++i) items += "  - x\n";
+    texts.push_back(items);
+    std::string keys = "name: demo\nm:\n";
+    for (int i = 0; i < 9000; ++i) keys += "  k" + std::to_string(i) + ": v\n";
+    texts.push_back(keys);
+    for (const std::string& fm : texts) {
+        INFO(fm.substr(0, 80));
+        const std::optional<detail::YNode> tree = detail::read_common_yaml(fm);
+        REQUIRE(tree.has_value());
+        const std::size_t nodes = nodes_of(*tree);
+        CHECK(nodes <= detail::fast_path_max_nodes);
+        const std::size_t charge = detail::json_charge(*tree);
+        CHECK(charge <= 50 * nodes + 6 * fm.size());
+        CHECK(charge <= detail::fast_path_json_bound(fm.size()));
+    }
+    // Each repetition of 8 bytes of text (`\n\t\"\\` escaped) costs 16 bytes of JSON (6 for each
+    // control character, 2 for the quote and the backslash): 2 per byte, a third of the bound's 6.
+    const std::size_t charge = detail::json_charge(*detail::read_common_yaml(escapes));
+    CHECK(charge >= 16 * 5000);
+    // Under a limit below the bound the walk runs, and refuses what passes the limit.
+    detail::YamlOptions small;
+    small.bounds.max_json_bytes = charge - 1;
+    const detail::YamlTree refused = detail::read_yaml_tree(escapes, small);
+    REQUIRE(refused.problem.has_value());
+    CHECK(refused.problem->kind == detail::YamlProblem::Kind::json_bytes);
+    small.bounds.max_json_bytes = charge;
+    CHECK_FALSE(detail::read_yaml_tree(escapes, small).problem.has_value());
+}
+
 }  // namespace parse_fast_tests
