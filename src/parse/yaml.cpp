@@ -3,7 +3,6 @@
 // one YAML::EventHandler.
 #include <algorithm>
 #include <istream>
-#include <limits>
 #include <streambuf>
 #include <utility>
 
@@ -465,8 +464,7 @@ YamlTree read_yaml_tree(std::string_view text, const YamlOptions& options) {
             out.root = std::move(tree);
             // The walk can only find what the bound rules out (SKILL.md frontmatters of up to
             // half a megabyte under the 4 MB of the parser's limit).
-            if (text.size() > (std::numeric_limits<std::size_t>::max() - 50 * fast_path_max_nodes) / 6 ||
-                fast_path_json_bound(text.size()) > bounds.max_json_bytes) {
+            if (text.size() > fast_path_json_max_size || fast_path_json_bound(text.size()) > bounds.max_json_bytes) {
                 check_json();
             }
             return out;

@@ -187,8 +187,13 @@ inline constexpr std::size_t fast_path_max_depth = 9;
 /// bytes of lines and 2 of quotes: 50 bytes. Its scalars have no aliases: each is its own span
 /// of the text, unescaped (`\n`, `\t`, `\"`, `\\`, `\/`) or folded, never longer than its span,
 /// and a byte of it costs at most 6 bytes of JSON (`\u0001`): 6 bytes per byte of text.
+inline constexpr std::size_t fast_path_json_per_node = 50;
+inline constexpr std::size_t fast_path_json_per_byte = 6;
+/// The largest text fast_path_json_bound takes without overflow.
+inline constexpr std::size_t fast_path_json_max_size =
+    (std::numeric_limits<std::size_t>::max() - fast_path_json_per_node * fast_path_max_nodes) / fast_path_json_per_byte;
 [[nodiscard]] constexpr std::size_t fast_path_json_bound(std::size_t size) noexcept {
-    return 50 * fast_path_max_nodes + 6 * size;
+    return fast_path_json_per_node * fast_path_max_nodes + fast_path_json_per_byte * size;
 }
 
 /// Whether read_yaml_tree tries the fast path, for the calling thread (default true). The

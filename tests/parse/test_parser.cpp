@@ -1434,7 +1434,7 @@ TEST_CASE("fast path: its trees stay within the JSON bound read_yaml_tree relies
         const std::size_t nodes = nodes_of(*tree);
         CHECK(nodes <= detail::fast_path_max_nodes);
         const std::size_t charge = detail::json_charge(*tree);
-        CHECK(charge <= 50 * nodes + 6 * fm.size());
+        CHECK(charge <= detail::fast_path_json_per_node * nodes + detail::fast_path_json_per_byte * fm.size());
         CHECK(charge <= detail::fast_path_json_bound(fm.size()));
     }
     // Each repetition of 8 bytes of text (`\n\t\"\\` escaped) costs 16 bytes of JSON (6 for each
