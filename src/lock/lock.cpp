@@ -23,13 +23,24 @@ namespace agentskills {
 
 using nlohmann::json;
 
+namespace {
+
+/// SHA-256 as fetched from OpenSSL's providers, once per process: `EVP_sha256()` in
+/// `EVP_DigestInit_ex` fetches the implementation again on every call (a property query under a
+/// lock), which cost as much as hashing a small file.
+const EVP_MD* sha256_md() {
+    static const std::unique_ptr<EVP_MD, decltype(&EVP_MD_free)> md(EVP_MD_fetch(nullptr, "SHA256", nullptr),
+                                                                    &EVP_MD_free);
+    return md.get();
+}
+
+}  // namespace
+
 std::string sha256_digest(std::string_view bytes) {
-    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+    const EVP_MD* md_type = sha256_md();
     std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
     unsigned int length = 0;
-    if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1 ||
-        EVP_DigestUpdate(ctx.get(), bytes.data(), bytes.size()) != 1 ||
-        EVP_DigestFinal_ex(ctx.get(), md.data(), &length) != 1) {
+    if (md_type == nullptr || EVP_Digest(bytes.data(), bytes.size(), md.data(), &length, md_type, nullptr) != 1) {
         throw IoError("SHA-256 failed (OpenSSL)");
     }
     constexpr std::string_view hex = "0123456789abcdef";
