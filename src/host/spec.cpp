@@ -382,33 +382,46 @@ std::vector<SkillsConfig> parse_agent_spec(std::string_view text, SpecFormat for
     return configs_from_document(doc);
 }
 
-std::vector<SkillsConfig> load_agent_spec(const std::string& path, const AgentSpecLimits& limits) {
+namespace {
+
+/// The bytes of a configuration file (`what`: "agent spec", "skills config"), read as SKILL.md
+/// files are: a non-blocking open, then fstat; anything but a regular file (a FIFO, a device such
+/// as /dev/zero, a directory) is refused before any read, and no more than `max_bytes` + 1 bytes
+/// are read. Then `parse(bytes)`; every ConfigurationError names the file: "WHAT: X" becomes
+/// "WHAT 'PATH': X".
+template <typename Parse>
+auto load_config_file(const std::string& path, const AgentSpecLimits& limits, std::string_view what, Parse&& parse) {
     const std::string shown = valid_utf8(path);
-    // The reader SKILL.md files go through: a non-blocking open, then fstat; anything but a
-    // regular file (a FIFO, a device such as /dev/zero, a directory) is refused before any read,
-    // and no more than `max_bytes` + 1 bytes are read.
     static const LocalSkillReader reader;
     ReadResult read;
     try {
         read = reader.read_file(path, limits.max_bytes);
     } catch (const Error& e) {
         // The reader's message names the file ("cannot read 'PATH': ...").
-        throw ConfigurationError(fmt::format("agent spec: {}", valid_utf8(e.what())));
+        throw ConfigurationError(fmt::format("{}: {}", what, valid_utf8(e.what())));
     }
     if (read.truncated) {
         throw ConfigurationError(
-            fmt::format("agent spec '{}': the file is larger than the limit of {} bytes", shown, limits.max_bytes));
+            fmt::format("{} '{}': the file is larger than the limit of {} bytes", what, shown, limits.max_bytes));
     }
-    const bool is_json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
     try {
-        return parse_agent_spec(read.data, is_json ? SpecFormat::json : SpecFormat::yaml, limits);
+        return parse(read.data);
     } catch (const ConfigurationError& e) {
-        // Every message names the file: "agent spec: X" becomes "agent spec 'PATH': X".
         std::string_view message = e.what();
-        constexpr std::string_view prefix = "agent spec: ";
-        if (message.substr(0, prefix.size()) == prefix) message.remove_prefix(prefix.size());
-        throw ConfigurationError(fmt::format("agent spec '{}': {}", shown, message));
+        if (message.starts_with(what) && message.substr(what.size()).starts_with(": ")) {
+            message.remove_prefix(what.size() + 2);
+        }
+        throw ConfigurationError(fmt::format("{} '{}': {}", what, shown, message));
     }
+}
+
+}  // namespace
+
+std::vector<SkillsConfig> load_agent_spec(const std::string& path, const AgentSpecLimits& limits) {
+    const bool is_json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+    return load_config_file(path, limits, "agent spec", [&](const std::string& text) {
+        return parse_agent_spec(text, is_json ? SpecFormat::json : SpecFormat::yaml, limits);
+    });
 }
 
 // ---------------------------------------------------------------------------------------
@@ -559,25 +572,8 @@ GovernanceConfig parse_governance_config(std::string_view text, const AgentSpecL
 }
 
 GovernanceConfig load_governance_config(const std::string& path, const AgentSpecLimits& limits) {
-    const std::string shown = valid_utf8(path);
-    static const LocalSkillReader reader;
-    ReadResult read;
-    try {
-        read = reader.read_file(path, limits.max_bytes);
-    } catch (const Error& e) {
-        throw ConfigurationError(fmt::format("skills config: {}", valid_utf8(e.what())));
-    }
-    if (read.truncated) {
-        throw ConfigurationError(
-            fmt::format("skills config '{}': the file is larger than the limit of {} bytes", shown, limits.max_bytes));
-    }
-    try {
-        return governance_from(read.data, limits);
-    } catch (const ConfigurationError& e) {
-        std::string_view message = e.what();
-        if (message.substr(0, config_prefix.size()) == config_prefix) message.remove_prefix(config_prefix.size());
-        throw ConfigurationError(fmt::format("skills config '{}': {}", shown, message));
-    }
+    return load_config_file(path, limits, "skills config",
+                            [&](const std::string& text) { return governance_from(text, limits); });
 }
 
 }  // namespace agentskills

@@ -503,6 +503,15 @@ TEST_CASE("skills config: files, and overrides in agent specs", "[governance][co
     CHECK_THROWS_WITH(load_governance_config(dir.path("config.yaml")),
                       Catch::StartsWith("skills config '" + dir.path("config.yaml") + "': line 4: override rule 1"));
     CHECK_THROWS_WITH(load_governance_config(dir.path("missing.yaml")), Catch::Contains("missing.yaml"));
+    // Read as agent specs are (one reader for both): bounded, and nothing but a regular file.
+    AgentSpecLimits small;
+    small.max_bytes = 16;
+    dir.write("big.yaml", "skills:\n  overrides: []\n");
+    CHECK_THROWS_WITH(load_governance_config(dir.path("big.yaml"), small),
+                      "skills config '" + dir.path("big.yaml") + "': the file is larger than the limit of 16 bytes");
+    dir.mkdir("folder.yaml");
+    CHECK_THROWS_WITH(load_governance_config(dir.path("folder.yaml")),
+                      Catch::StartsWith("skills config: ") && Catch::Contains("folder.yaml"));
 
     std::vector<SkillsConfig> specs = parse_agent_spec(
         "capabilities:\n  - Skills:\n      directories: [lib]\n      overrides:\n        - name: a\n          mode: "
