@@ -157,6 +157,22 @@ bool is_blank_text(std::string_view s) noexcept {
     return true;
 }
 
+bool is_letter_or_number(char32_t cp) noexcept {
+    switch (utf8proc_category(static_cast<utf8proc_int32_t>(cp))) {
+        case UTF8PROC_CATEGORY_LU:
+        case UTF8PROC_CATEGORY_LL:
+        case UTF8PROC_CATEGORY_LT:
+        case UTF8PROC_CATEGORY_LM:
+        case UTF8PROC_CATEGORY_LO:
+        case UTF8PROC_CATEGORY_ND:
+        case UTF8PROC_CATEGORY_NL:
+        case UTF8PROC_CATEGORY_NO:
+            return true;
+        default:
+            return false;
+    }
+}
+
 std::vector<NameProblem> check_skill_name(std::string_view name) {
     std::vector<NameProblem> problems;
     if (exceeds_nfkc_bound(name)) {  // never normalized: too long however it would compose
@@ -185,20 +201,7 @@ std::vector<NameProblem> check_skill_name(std::string_view name) {
             return;
         }
         if (utf8proc_tolower(cp) != cp) lowercase = false;
-        if (cp == '-') return;
-        switch (utf8proc_category(cp)) {
-            case UTF8PROC_CATEGORY_LU:
-            case UTF8PROC_CATEGORY_LL:
-            case UTF8PROC_CATEGORY_LT:
-            case UTF8PROC_CATEGORY_LM:
-            case UTF8PROC_CATEGORY_LO:
-            case UTF8PROC_CATEGORY_ND:
-            case UTF8PROC_CATEGORY_NL:
-            case UTF8PROC_CATEGORY_NO:
-                break;
-            default:
-                valid_chars = false;
-        }
+        if (!is_letter_or_number(static_cast<char32_t>(cp))) valid_chars = false;
     };
     if (ascii) {
         for (const char c : normalized) look_at(static_cast<unsigned char>(c));

@@ -19,8 +19,6 @@ void append_utf8(std::string& out, char32_t cp);
 [[nodiscard]] std::string to_utf8(std::u32string_view s);
 /// str.strip()
 [[nodiscard]] std::string py_strip(std::string_view s);
-/// str.isalnum() of one character: a letter (L*) or a number (N*).
-[[nodiscard]] bool py_isalnum(char32_t c);
 /// name != name.lower(): some character changes under lowercasing.
 [[nodiscard]] bool changes_under_lower(std::string_view s);
 /// repr() of a str, and of a frontmatter value (a list or a dict as Python prints it).

@@ -313,7 +313,8 @@ Validation validate(const std::string& skill_dir) {
             errors.emplace_back("Skill name cannot start or end with a hyphen");
         }
         if (n.find("--") != std::string::npos) errors.emplace_back("Skill name cannot contain consecutive hyphens");
-        if (!std::all_of(cps.begin(), cps.end(), [](char32_t c) { return c == '-' || py_isalnum(c); })) {
+        // Python's str.isalnum() of one character is is_letter_or_number.
+        if (!std::all_of(cps.begin(), cps.end(), [](char32_t c) { return c == '-' || is_letter_or_number(c); })) {
             errors.push_back(fmt::format(
                 "Skill name '{}' contains invalid characters. Only letters, digits, and hyphens are allowed.", n));
         }

@@ -102,23 +102,6 @@ std::string py_strip(std::string_view s) {
     return to_utf8(std::u32string_view(cps).substr(b, e - b));
 }
 
-// str.isalnum() of one character: a letter (L*) or a number (N*).
-bool py_isalnum(char32_t c) {
-    switch (category(c)) {
-        case UTF8PROC_CATEGORY_LU:
-        case UTF8PROC_CATEGORY_LL:
-        case UTF8PROC_CATEGORY_LT:
-        case UTF8PROC_CATEGORY_LM:
-        case UTF8PROC_CATEGORY_LO:
-        case UTF8PROC_CATEGORY_ND:
-        case UTF8PROC_CATEGORY_NL:
-        case UTF8PROC_CATEGORY_NO:
-            return true;
-        default:
-            return false;
-    }
-}
-
 // name != name.lower(): some character changes under lowercasing.
 bool changes_under_lower(std::string_view s) {
     for (char32_t c : code_points(s)) {

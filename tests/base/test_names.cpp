@@ -75,6 +75,25 @@ TEST_CASE("every ASCII byte inside a name, and the same byte beside a non-ASCII 
           std::vector{NameProblem::not_lowercase, NameProblem::edge_hyphen, NameProblem::consecutive_hyphens});
 }
 
+TEST_CASE("is_letter_or_number: the letters and numbers a name may hold", "[names]") {
+    // Letters of each kind (Lu, Ll, Lt, Lm, Lo) and numbers (Nd, Nl, No).
+    for (const char32_t cp :
+         {U'A', U'z', U'7', U'\u00E9', U'\u01C5', U'\u02B0', U'\u6280', U'\u0663', U'\u2160', U'\u00BD'}) {
+        INFO("U+" << std::hex << static_cast<unsigned>(cp));
+        CHECK(is_letter_or_number(cp));
+    }
+    // Punctuation, symbols, marks, spaces, controls, unassigned and surrogate code points.
+    for (const char32_t cp : {U'-', U'_', U' ', U'.', U'\u0000', U'\u007F', U'\u0301', U'\u00A0', U'\u2014', U'\uFFFD',
+                              U'\U0001F600', char32_t{0x0378}, char32_t{0xD800}, char32_t{0x110000}}) {
+        INFO("U+" << std::hex << static_cast<unsigned>(cp));
+        CHECK_FALSE(is_letter_or_number(cp));
+    }
+    // The name rule follows it beyond ASCII: an Arabic-Indic digit (U+0663) passes, an em dash fails.
+    CHECK(check_skill_name("step-\xD9\xA3").empty());
+    CHECK(check_skill_name("a\xE2\x80\x94"
+                           "b") == std::vector{NameProblem::invalid_character});
+}
+
 TEST_CASE("NFKC normalization", "[names]") {
     CHECK(nfkc("abc") == "abc");
     CHECK(nfkc("\xEF\xBD\x81\xEF\xBD\x82\xEF\xBD\x83" /* ａｂｃ */) == "abc");

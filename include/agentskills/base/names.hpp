@@ -48,6 +48,11 @@ inline constexpr std::size_t NFKC_MAX_CODE_POINTS = 256;
 /// points (ZWSP, ZWJ, U+2060, soft hyphen, variation selectors, ...). Invalid UTF-8 is not blank.
 [[nodiscard]] bool is_blank_text(std::string_view s) noexcept;
 
+/// True when the code point is a Unicode letter (categories Lu, Ll, Lt, Lm, Lo) or number (Nd,
+/// Nl, No): what a skill name may hold besides '-' (`invalid_character` below), and what Python's
+/// `str.isalnum` accepts of one character (the reference profile's rule).
+[[nodiscard]] bool is_letter_or_number(char32_t cp) noexcept;
+
 /// One broken rule of a skill name (after NFKC).
 enum class NameProblem {
     empty,                ///< empty or blank (see `is_blank_text`)
