@@ -1,7 +1,10 @@
 // agentskills-cpp — discovery, stage 1: list the roots and keep their child directories.
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <typeinfo>
+#include <vector>
 
 #include <fmt/core.h>
 
@@ -14,6 +17,39 @@
 namespace agentskills::detail {
 
 namespace {
+
+/// The first eight bytes of `name` as a number that orders as the bytes do (zero-padded: a name
+/// that is a prefix of another comes first, as in string_view's order).
+std::uint64_t name_key(std::string_view name) noexcept {
+    unsigned char bytes[8] = {};
+    std::memcpy(bytes, name.data(), std::min<std::size_t>(name.size(), 8));
+    std::uint64_t key = 0;
+    for (const unsigned char b : bytes) key = (key << 8) | b;
+    return key;
+}
+
+/// `entries` in byte order of their names. A large library's listing holds thousands of entries,
+/// and each string comparison is a call to memcmp: most pairs differ in their first eight bytes,
+/// so those are compared as one number and only ties compare the names.
+void sort_by_name(std::vector<RootEntry>& entries) {
+    if (entries.size() < 64) {
+        std::sort(entries.begin(), entries.end(),
+                  [](const RootEntry& a, const RootEntry& b) { return a.name < b.name; });
+        return;
+    }
+    struct Keyed {
+        std::uint64_t key;
+        RootEntry entry;
+    };
+    std::vector<Keyed> keyed;
+    keyed.reserve(entries.size());
+    for (const RootEntry& e : entries) keyed.push_back({name_key(e.name), e});
+    std::sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+        if (a.key != b.key) return a.key < b.key;
+        return a.entry.name < b.entry.name;
+    });
+    for (std::size_t i = 0; i < entries.size(); ++i) entries[i] = keyed[i].entry;
+}
 
 class RootLister {
 public:
@@ -106,8 +142,7 @@ void RootLister::list(const Root& root, std::size_t index) {
 
 // Keeps the child directories (in place, in name order); says why an entry is refused.
 void RootLister::keep_child_directories(const Root& root, Listed& l) {
-    std::sort(l.children.begin(), l.children.end(),
-              [](const RootEntry& a, const RootEntry& b) { return a.name < b.name; });
+    sort_by_name(l.children);
     std::size_t n_children = 0;
     for (const RootEntry& e : l.children) {
         if (!is_plain_entry_name(e.name)) {
