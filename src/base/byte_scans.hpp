@@ -4,19 +4,44 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 namespace agentskills::detail {
+
+/// Length of the well-formed UTF-8 sequence at s[i] (a byte from 0x80 on), or 0 when it is
+/// not well-formed: exactly what utf8proc_iterate accepts (no overlong forms, no surrogates,
+/// nothing past U+10FFFF). The one UTF-8 rule of is_valid_utf8, valid_utf8 and scan_text.
+[[nodiscard]] inline std::size_t utf8_sequence_length(std::string_view s, std::size_t i) noexcept {
+    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+    const auto continuation = [](unsigned char c) { return (c & 0xC0) == 0x80; };
+    const std::size_t left = s.size() - i;
+    const unsigned char lead = at(0);
+    if (lead < 0xC2 || lead > 0xF4) return 0;
+    if (lead < 0xE0) return left >= 2 && continuation(at(1)) ? 2 : 0;
+    if (lead < 0xF0) {
+        if (left < 3 || !continuation(at(1)) || !continuation(at(2))) return 0;
+        if (lead == 0xE0 && at(1) < 0xA0) return 0;  // overlong
+        if (lead == 0xED && at(1) > 0x9F) return 0;  // surrogate
+        return 3;
+    }
+    if (left < 4 || !continuation(at(1)) || !continuation(at(2)) || !continuation(at(3))) return 0;
+    if (lead == 0xF0 && at(1) < 0x90) return 0;  // overlong
+    if (lead == 0xF4 && at(1) > 0x8F) return 0;  // past U+10FFFF
+    return 4;
+}
 
 /// What one pass over a whole file finds (scan_text).
 struct TextScan {
     std::size_t newlines = 0;         ///< '\n' bytes (counted only when asked for)
     std::size_t first_non_ascii = 0;  ///< the first byte from 0x80 on; the size when there is none
     bool nul_or_cr = false;           ///< a NUL or a CR byte is somewhere
+    bool valid_utf8 = true;           ///< what is_valid_utf8 says of the whole text
 };
 
 /// The checks of a SKILL.md's bytes in one pass: its newlines when `count_lines`, its first byte
-/// that is not ASCII, and whether it has a NUL or a CR.
+/// that is not ASCII, whether it is valid UTF-8 (each block of bytes with a high bit set has its
+/// sequences checked where the pass finds them), and whether it has a NUL or a CR.
 [[nodiscard]] TextScan scan_text(std::string_view s, bool count_lines) noexcept;
 
 /// Number of code points of UTF-8 `s`: the bytes that are not continuation bytes (10xxxxxx).

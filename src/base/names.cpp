@@ -23,29 +23,6 @@ std::size_t ascii_prefix(std::string_view s) noexcept { return detail::skip_asci
 
 bool is_ascii(std::string_view s) noexcept { return ascii_prefix(s) == s.size(); }
 
-constexpr bool is_continuation(unsigned char c) noexcept { return (c & 0xC0) == 0x80; }
-
-// Length of the well-formed UTF-8 sequence at s[i] (lead byte >= 0x80), or 0 when it is not
-// well-formed. Accepts exactly what utf8proc_iterate accepts: no overlongs, no surrogates,
-// nothing past U+10FFFF.
-std::size_t multibyte_length(std::string_view s, std::size_t i) noexcept {
-    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-    const std::size_t left = s.size() - i;
-    const unsigned char lead = at(0);
-    if (lead < 0xC2 || lead > 0xF4) return 0;
-    if (lead < 0xE0) return left >= 2 && is_continuation(at(1)) ? 2 : 0;
-    if (lead < 0xF0) {
-        if (left < 3 || !is_continuation(at(1)) || !is_continuation(at(2))) return 0;
-        if (lead == 0xE0 && at(1) < 0xA0) return 0;  // overlong
-        if (lead == 0xED && at(1) > 0x9F) return 0;  // surrogate
-        return 3;
-    }
-    if (left < 4 || !is_continuation(at(1)) || !is_continuation(at(2)) || !is_continuation(at(3))) return 0;
-    if (lead == 0xF0 && at(1) < 0x90) return 0;  // overlong
-    if (lead == 0xF4 && at(1) > 0x8F) return 0;  // past U+10FFFF
-    return 4;
-}
-
 // Calls f(code_point) for each code point of valid UTF-8 `s`; stops at the first invalid byte.
 template <class F>
 bool for_each_valid_code_point(std::string_view s, F&& f) {
@@ -67,7 +44,7 @@ bool is_valid_utf8(std::string_view s) noexcept {
     while (i < s.size()) {
         i += ascii_prefix(s.substr(i));
         if (i == s.size()) break;
-        const std::size_t n = multibyte_length(s, i);
+        const std::size_t n = detail::utf8_sequence_length(s, i);
         if (n == 0) return false;
         i += n;
     }
@@ -83,7 +60,7 @@ std::string valid_utf8(std::string_view s, InvalidByte as) {
         out.append(s.substr(i, ascii));
         i += ascii;
         if (i == s.size()) break;
-        const std::size_t n = multibyte_length(s, i);
+        const std::size_t n = detail::utf8_sequence_length(s, i);
         if (n == 0) {
             const auto byte = static_cast<unsigned char>(s[i]);
             if (as == InvalidByte::latin1) {  // U+0080..U+00FF in two bytes

@@ -394,28 +394,59 @@ std::size_t count_code_points(std::string_view s) noexcept {
 
 namespace {
 
+// scan_text's UTF-8 check, fed the bytes from 0x80 on as the pass finds them: `mask` has bit k
+// set when s[base + k] is one. Each such byte not yet inside a checked sequence must start one
+// (utf8_sequence_length); a continuation byte with no lead before it fails there. Sequences may
+// run past the block: `checked` carries over to the next one.
+struct Utf8Check {
+    std::string_view s;
+    TextScan& out;
+    std::size_t checked = 0;  // bytes before this are known to be well-formed
+    bool seen = false;
+
+    void block(std::size_t base, std::uint64_t mask) noexcept {
+        if (!seen) {
+            seen = true;
+            out.first_non_ascii = base + static_cast<std::size_t>(__builtin_ctzll(mask));
+        }
+        if (!out.valid_utf8) return;
+        // The bytes of a sequence that began in an earlier block.
+        if (checked > base) mask = checked - base >= 64 ? 0 : mask & (~std::uint64_t{0} << (checked - base));
+        while (mask != 0) {
+            const std::size_t at = base + static_cast<std::size_t>(__builtin_ctzll(mask));
+            const std::size_t length = utf8_sequence_length(s, at);
+            if (length == 0) {
+                out.valid_utf8 = false;
+                return;
+            }
+            checked = at + length;
+            // Its continuation bytes, and what came before them, are done.
+            mask = checked - base >= 64 ? 0 : mask & (~std::uint64_t{0} << (checked - base));
+        }
+    }
+};
+
 #if defined(AGENTSKILLS_TEXT_AVX2)
 // scan_text's steps of 32 bytes (AVX2), in chunks of at most 255 steps (a lane counts up to
 // 255 newlines); returns where it stopped (fewer than 32 bytes left).
 template <bool Count>
 __attribute__((target("avx2"))) std::size_t scan_blocks_avx2(std::string_view s, std::size_t pos, TextScan& out,
-                                                             bool& non_ascii) noexcept {
+                                                             Utf8Check& utf8) noexcept {
     const char* p = s.data();
     const std::size_t n = s.size();
     const __m256i lf = _mm256_set1_epi8('\n');
     const __m256i cr = _mm256_set1_epi8('\r');
     const __m256i zero = _mm256_setzero_si256();
     while (n - pos >= 32) {
-        const std::size_t from = pos;
         __m256i lanes = zero;
         __m256i flags = zero;
-        __m256i high = zero;
         const std::size_t steps = std::min<std::size_t>((n - pos) / 32, 255);
         for (std::size_t k = 0; k < steps; ++k, pos += 32) {
             const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + pos));
             if constexpr (Count) lanes = _mm256_sub_epi8(lanes, _mm256_cmpeq_epi8(v, lf));
             flags = _mm256_or_si256(flags, _mm256_or_si256(_mm256_cmpeq_epi8(v, zero), _mm256_cmpeq_epi8(v, cr)));
-            high = _mm256_or_si256(high, v);
+            const auto high = static_cast<std::uint32_t>(_mm256_movemask_epi8(v));
+            if (high != 0) utf8.block(pos, high);
         }
         if constexpr (Count) {
             const __m256i sums = _mm256_sad_epu8(lanes, zero);
@@ -425,10 +456,6 @@ __attribute__((target("avx2"))) std::size_t scan_blocks_avx2(std::string_view s,
                             static_cast<std::size_t>(_mm256_extract_epi64(sums, 3));
         }
         if (_mm256_movemask_epi8(flags) != 0) out.nul_or_cr = true;
-        if (!non_ascii && _mm256_movemask_epi8(high) != 0) {
-            non_ascii = true;
-            out.first_non_ascii = skip_ascii(s, from);
-        }
     }
     return pos;
 }
@@ -438,33 +465,27 @@ template <bool Count>
 TextScan scan_text_impl(std::string_view s) noexcept {
     TextScan out;
     out.first_non_ascii = s.size();
+    Utf8Check utf8{s, out};
     const char* p = s.data();
     const std::size_t n = s.size();
     std::size_t pos = 0;
-    bool non_ascii = false;
-    const auto saw_non_ascii = [&](std::size_t from) {
-        if (non_ascii) return;
-        non_ascii = true;
-        out.first_non_ascii = skip_ascii(s, from);
-    };
 #if defined(AGENTSKILLS_TEXT_SSE2)
 #if defined(AGENTSKILLS_TEXT_AVX2)
-    if (machine_has_avx2) pos = scan_blocks_avx2<Count>(s, pos, out, non_ascii);
+    if (machine_has_avx2) pos = scan_blocks_avx2<Count>(s, pos, out, utf8);
 #endif
     const __m128i lf = _mm_set1_epi8('\n');
     const __m128i cr = _mm_set1_epi8('\r');
     const __m128i zero = _mm_setzero_si128();
     while (n - pos >= 16) {
-        const std::size_t from = pos;
         __m128i lanes = zero;
         __m128i flags = zero;
-        __m128i high = zero;
         const std::size_t steps = std::min<std::size_t>((n - pos) / 16, 255);
         for (std::size_t k = 0; k < steps; ++k, pos += 16) {
             const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + pos));
             if constexpr (Count) lanes = _mm_sub_epi8(lanes, _mm_cmpeq_epi8(v, lf));
             flags = _mm_or_si128(flags, _mm_or_si128(_mm_cmpeq_epi8(v, zero), _mm_cmpeq_epi8(v, cr)));
-            high = _mm_or_si128(high, v);
+            const auto high = static_cast<std::uint32_t>(_mm_movemask_epi8(v));
+            if (high != 0) utf8.block(pos, high);
         }
         if constexpr (Count) {
             const __m128i sums = _mm_sad_epu8(lanes, zero);
@@ -472,7 +493,6 @@ TextScan scan_text_impl(std::string_view s) noexcept {
                             static_cast<std::size_t>(_mm_extract_epi16(sums, 4));
         }
         if (_mm_movemask_epi8(flags) != 0) out.nul_or_cr = true;
-        if (_mm_movemask_epi8(high) != 0) saw_non_ascii(from);
     }
 #endif
     while (n - pos >= 8) {
@@ -483,14 +503,20 @@ TextScan scan_text_impl(std::string_view s) noexcept {
             out.newlines += static_cast<std::size_t>((((~nonzero & byte_highs) >> 7) * byte_ones) >> 56);
         }
         if ((zero_bytes(x) | zero_bytes(x ^ (byte_ones * '\r'))) != 0) out.nul_or_cr = true;
-        if ((x & byte_highs) != 0) saw_non_ascii(pos);
+        if (const std::uint64_t high = x & byte_highs; high != 0) {
+            std::uint64_t mask = 0;  // one bit per byte, in the order of the bytes
+            for (unsigned k = 0; k < 8; ++k) {
+                if ((static_cast<unsigned char>(p[pos + k]) & 0x80) != 0) mask |= std::uint64_t{1} << k;
+            }
+            utf8.block(pos, mask);
+        }
         pos += 8;
     }
     for (; pos < n; ++pos) {
         const auto c = static_cast<unsigned char>(p[pos]);
         if constexpr (Count) out.newlines += c == '\n' ? 1 : 0;
         if (c == '\0' || c == '\r') out.nul_or_cr = true;
-        if (c >= 0x80) saw_non_ascii(pos);
+        if (c >= 0x80) utf8.block(pos, 1);
     }
     return out;
 }

@@ -258,8 +258,8 @@ bool Parse::check_text(std::string_view& text) {
         text = with_lf_breaks(text, text_storage_);
         if (text.data() != before) scan = scan_text(text, limited);
     }
-    // Everything before the first byte from 0x80 on is ASCII, so the rest is checked alone.
-    if (scan.first_non_ascii < text.size() && !is_valid_utf8(text.substr(scan.first_non_ascii))) {
+    // The pass checked the UTF-8 sequences where it found bytes from 0x80 on.
+    if (!scan.valid_utf8) {
         // Name the first line that is not valid UTF-8 on its own.
         std::size_t line = 1;
         for (std::size_t begin = 0; begin < text.size(); ++line) {

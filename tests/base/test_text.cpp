@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include <utf8proc.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -253,6 +254,61 @@ TEST_CASE("byte scans: newline counts and next_yaml_indicator agree with a byte-
     CHECK(detail::next_yaml_indicator("abc", 5) == 3);
 }
 
+// What utf8proc_iterate accepts, code point by code point: the oracle of the UTF-8 checks.
+bool utf8proc_accepts(std::string_view s) {
+    std::size_t pos = 0;
+    while (pos < s.size()) {
+        utf8proc_int32_t cp = 0;
+        const auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(s.data()) + pos,
+                                        static_cast<utf8proc_ssize_t>(s.size() - pos), &cp);
+        if (n <= 0) return false;
+        pos += static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+TEST_CASE("byte scans: scan_text's UTF-8 check, sequences across every block boundary", "[text][utf8]") {
+    // Well-formed and malformed sequences at every position of texts whose lengths cross the
+    // 8-, 16- and 32-byte steps and the 255-step chunks, alone and two in a row.
+    const std::vector<std::string> sequences = {
+        "\xC3\xA9",     "\xE2\x80\x94", "\xF0\x9F\x98\x80", "\xF4\x8F\xBF\xBF", "\xED\x9F\xBF",  // well-formed
+        "\x80",         "\xBF",         "\xC0\x80",         "\xC1\xBF",         "\xC3",
+        "\xE2\x80",     "\xF0\x9F\x98",  // lone, overlong, cut
+        "\xE0\x9F\xBF", "\xED\xA0\x80", "\xF0\x8F\xBF\xBF", "\xF4\x90\x80\x80", "\xF5\x80\x80\x80",
+        "\xFF",         "\xC3\xC3",     "\xE2\x28\xA1",     "\xC3\xA9\x80"};
+    for (const std::size_t len : {1U, 8U, 15U, 16U, 31U, 32U, 33U, 40U, 64U, 70U}) {
+        for (std::size_t at = 0; at < len; ++at) {
+            for (const std::string& seq : sequences) {
+                std::string s(len, 'a');
+                s.replace(at, std::min(seq.size(), len - at), seq.substr(0, len - at));
+                INFO("len " << len << " at " << at << " sequence of " << seq.size());
+                CHECK(detail::scan_text(s, false).valid_utf8 == utf8proc_accepts(s));
+                CHECK(is_valid_utf8(s) == utf8proc_accepts(s));
+                std::string two = s + seq + "b" + seq;
+                CHECK(detail::scan_text(two, true).valid_utf8 == utf8proc_accepts(two));
+            }
+        }
+    }
+    // Long texts: valid characters throughout, then one byte broken at the chunk edges.
+    std::mt19937 random(2026);
+    const std::vector<std::string> characters = {"a", "\n", "\xC3\xA9", "\xE6\x8A\x80", "\xF0\x9F\x98\x80", " "};
+    for (const std::size_t len : {8160U, 8191U, 16384U, 70000U}) {
+        std::string text;
+        while (text.size() < len) text += characters[random() % characters.size()];
+        CHECK(detail::scan_text(text, false).valid_utf8);
+        CHECK(utf8proc_accepts(text));
+        for (const std::size_t at : {std::size_t{0}, std::size_t{31}, std::size_t{8159}, std::size_t{8160},
+                                     std::size_t{8161}, text.size() / 2, text.size() - 1}) {
+            for (const char bad : {'\x80', '\xC3', '\xFF'}) {
+                std::string broken = text;
+                broken[at] = bad;
+                INFO("len " << len << " at " << at);
+                CHECK(detail::scan_text(broken, false).valid_utf8 == utf8proc_accepts(broken));
+            }
+        }
+    }
+}
+
 TEST_CASE("byte scans: scan_text agrees with a byte-by-byte look", "[text]") {
     // Every byte value at every position of blocks of several lengths (the 8-, 16- and 32-byte
     // steps and their tails), two marked bytes, and long runs (255 steps per chunk).
@@ -267,6 +323,7 @@ TEST_CASE("byte scans: scan_text agrees with a byte-by-byte look", "[text]") {
                 }
             }
             CHECK(got.first_non_ascii == first);
+            CHECK(got.valid_utf8 == utf8proc_accepts(s));
             CHECK(got.nul_or_cr == (s.find('\0') != std::string::npos || s.find('\r') != std::string::npos));
             CHECK(got.newlines == (count ? static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')) : 0U));
         }
