@@ -429,23 +429,47 @@ struct Utf8Check {
 #if defined(AGENTSKILLS_TEXT_AVX2)
 // scan_text's steps of 32 bytes (AVX2), in chunks of at most 255 steps (a lane counts up to
 // 255 newlines); returns where it stopped (fewer than 32 bytes left).
+// One step of scan_blocks_avx2: the 32 bytes at `p`, their newlines added to `lanes` (when
+// counted), their NUL and CR bytes to `flags`; returns them for their high bits.
+template <bool Count>
+__attribute__((target("avx2"), always_inline)) inline __m256i avx2_scan_step(const char* p, __m256i& lanes,
+                                                                             __m256i& flags) noexcept {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    if constexpr (Count) lanes = _mm256_sub_epi8(lanes, _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\n')));
+    flags = _mm256_or_si256(flags, _mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_setzero_si256()),
+                                                   _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\r'))));
+    return v;
+}
+
 template <bool Count>
 __attribute__((target("avx2"))) std::size_t scan_blocks_avx2(std::string_view s, std::size_t pos, TextScan& out,
                                                              Utf8Check& utf8) noexcept {
     const char* p = s.data();
     const std::size_t n = s.size();
-    const __m256i lf = _mm256_set1_epi8('\n');
-    const __m256i cr = _mm256_set1_epi8('\r');
     const __m256i zero = _mm256_setzero_si256();
     while (n - pos >= 32) {
         __m256i lanes = zero;
         __m256i flags = zero;
         const std::size_t steps = std::min<std::size_t>((n - pos) / 32, 255);
-        for (std::size_t k = 0; k < steps; ++k, pos += 32) {
-            const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + pos));
-            if constexpr (Count) lanes = _mm256_sub_epi8(lanes, _mm256_cmpeq_epi8(v, lf));
-            flags = _mm256_or_si256(flags, _mm256_or_si256(_mm256_cmpeq_epi8(v, zero), _mm256_cmpeq_epi8(v, cr)));
-            const auto high = static_cast<std::uint32_t>(_mm256_movemask_epi8(v));
+        // Four steps, then one look at their high bits (ASCII text has none); each step's own
+        // bits only where some are set.
+        std::size_t k = 0;
+        for (; k + 4 <= steps; k += 4, pos += 128) {
+            const __m256i a = avx2_scan_step<Count>(p + pos, lanes, flags);
+            const __m256i b = avx2_scan_step<Count>(p + pos + 32, lanes, flags);
+            const __m256i c = avx2_scan_step<Count>(p + pos + 64, lanes, flags);
+            const __m256i d = avx2_scan_step<Count>(p + pos + 96, lanes, flags);
+            if (_mm256_movemask_epi8(_mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d))) == 0) continue;
+            std::size_t at = pos;
+            for (const __m256i v : {a, b, c, d}) {
+                const auto high = static_cast<std::uint32_t>(_mm256_movemask_epi8(v));
+                if (high != 0) utf8.block(at, high);
+                at += 32;
+            }
+        }
+        for (; k < steps; ++k, pos += 32) {
+            const auto high =
+                static_cast<std::uint32_t>(_mm256_movemask_epi8(avx2_scan_step<Count>(p + pos, lanes, flags)));
             if (high != 0) utf8.block(pos, high);
         }
         if constexpr (Count) {
