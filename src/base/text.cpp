@@ -427,8 +427,6 @@ struct Utf8Check {
 };
 
 #if defined(AGENTSKILLS_TEXT_AVX2)
-// scan_text's steps of 32 bytes (AVX2), in chunks of at most 255 steps (a lane counts up to
-// 255 newlines); returns where it stopped (fewer than 32 bytes left).
 // One step of scan_blocks_avx2: the 32 bytes at `p`, their newlines added to `lanes` (when
 // counted), their NUL and CR bytes to `flags`; returns them for their high bits.
 template <bool Count>
@@ -441,6 +439,8 @@ __attribute__((target("avx2"), always_inline)) inline __m256i avx2_scan_step(con
     return v;
 }
 
+// scan_text's steps of 32 bytes (AVX2), in chunks of at most 255 steps (a lane counts up to
+// 255 newlines); returns where it stopped (fewer than 32 bytes left).
 template <bool Count>
 __attribute__((target("avx2"))) std::size_t scan_blocks_avx2(std::string_view s, std::size_t pos, TextScan& out,
                                                              Utf8Check& utf8) noexcept {
