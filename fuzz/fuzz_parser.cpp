@@ -3,20 +3,44 @@
 // Input: one option byte, then the text of a SKILL.md.
 //   bit 0: reference profile       bit 1: require_valid name policy
 //   bit 2: a directory name is known ("demo")   bit 3: small limits (20 lines, 2 KiB)
-//   bit 4: the caller says the read was truncated
+//   bit 4: the caller says the read was truncated   bit 5: the one pass counts lines
+// Also: the one pass over the text (scan_text) and is_valid_utf8 give utf8proc's UTF-8 verdict.
 #include <agentskills/base/names.hpp>
 #include <agentskills/parse/parser.hpp>
 
+#include <utf8proc.h>
 #include <nlohmann/json.hpp>
 
+#include "../src/base/byte_scans.hpp"
 #include "fuzz_common.hpp"
 
 using namespace agentskills;
+
+namespace {
+
+// What utf8proc_iterate accepts, code point by code point.
+bool utf8proc_accepts(std::string_view s) {
+    std::size_t pos = 0;
+    while (pos < s.size()) {
+        utf8proc_int32_t cp = 0;
+        const auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(s.data()) + pos,
+                                        static_cast<utf8proc_ssize_t>(s.size() - pos), &cp);
+        if (n <= 0) return false;
+        pos += static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     fuzz::Input in(data, size);
     const std::uint8_t flags = in.byte();
     const std::string_view text = in.rest();
+
+    const bool utf8 = utf8proc_accepts(text);
+    FUZZ_CHECK(detail::scan_text(text, (flags & 32) != 0).valid_utf8 == utf8);
+    FUZZ_CHECK(is_valid_utf8(text) == utf8);
 
     ParseOptions opt;
     opt.profile = (flags & 1) != 0 ? ValidationProfile::reference : ValidationProfile::standard;
