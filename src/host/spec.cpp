@@ -463,7 +463,9 @@ RuleLines rule_lines(const detail::YamlTree& tree) {
     return out;
 }
 
-constexpr std::string_view config_prefix = "skills config: ";
+// The label of a skills config's messages. load_config_file is given it, and strips "LABEL: " from
+// a message to name the file instead; the budget messages are re-labelled with it.
+constexpr std::string_view config_label = "skills config";
 
 // A limit of a skills config: decimal digits only, fitting in a size_t (0 = no limit).
 std::size_t config_count(const json& value, std::string_view key) {
@@ -504,7 +506,7 @@ GovernanceConfig governance_from(std::string_view text, const AgentSpecLimits& l
         std::string_view message = e.what();
         constexpr std::string_view spec = "agent spec: ";
         if (message.substr(0, spec.size()) == spec) message.remove_prefix(spec.size());
-        throw ConfigurationError(fmt::format("{}{}", config_prefix, message));
+        throw ConfigurationError(fmt::format("{}: {}", config_label, message));
     }
     const json& doc = yaml.doc;
     GovernanceConfig out;
@@ -572,7 +574,7 @@ GovernanceConfig parse_governance_config(std::string_view text, const AgentSpecL
 }
 
 GovernanceConfig load_governance_config(const std::string& path, const AgentSpecLimits& limits) {
-    return load_config_file(path, limits, "skills config",
+    return load_config_file(path, limits, config_label,
                             [&](const std::string& text) { return governance_from(text, limits); });
 }
 
