@@ -52,6 +52,11 @@ struct TextScan {
 /// feed or one of `[ { ] } , & * ! - ? :`; `s.size()` when there is none.
 [[nodiscard]] std::size_t next_yaml_indicator(std::string_view s, std::size_t pos) noexcept;
 
+/// The first position from `pos` on of byte `a` or byte `b`; `s.size()` when there is none. A
+/// scalar of the frontmatter reader is scanned this way (`:` and `#` of a plain one, `"` and `\\`
+/// of a double-quoted one): 16 bytes a step where SSE2 is there, else 8.
+[[nodiscard]] std::size_t find_either_byte(std::string_view s, std::size_t pos, char a, char b) noexcept;
+
 /// The first position from `pos` on of a byte from 0x80 on; `s.size()` when there is none.
 [[nodiscard]] std::size_t skip_ascii(std::string_view s, std::size_t pos) noexcept;
 

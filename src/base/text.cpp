@@ -585,6 +585,34 @@ std::size_t next_yaml_indicator(std::string_view s, std::size_t pos) noexcept {
     return n;
 }
 
+std::size_t find_either_byte(std::string_view s, std::size_t pos, char a, char b) noexcept {
+    const char* p = s.data();
+    const std::size_t n = s.size();
+    if (pos >= n) return n;
+#if defined(AGENTSKILLS_TEXT_SSE2)
+    const __m128i va = _mm_set1_epi8(a);
+    const __m128i vb = _mm_set1_epi8(b);
+    while (n - pos >= 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + pos));
+        const int mask = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, va), _mm_cmpeq_epi8(v, vb)));
+        if (mask != 0) return pos + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+        pos += 16;
+    }
+#endif
+    const std::uint64_t wa = byte_ones * static_cast<unsigned char>(a);
+    const std::uint64_t wb = byte_ones * static_cast<unsigned char>(b);
+    while (n - pos >= 8) {
+        // Exact as to whether a byte of the word matches (not as to which one).
+        const std::uint64_t w = load_word(p + pos);
+        if ((zero_bytes(w ^ wa) | zero_bytes(w ^ wb)) != 0) break;
+        pos += 8;
+    }
+    for (; pos < n; ++pos) {
+        if (p[pos] == a || p[pos] == b) return pos;
+    }
+    return n;
+}
+
 }  // namespace detail
 
 namespace {

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "../base/byte_scans.hpp"
 #include "../base/model_output.hpp"
 #include "yaml.hpp"
 
@@ -50,6 +51,15 @@ bool is_key_start(char c) noexcept {
 bool is_key_char(char c) noexcept { return is_key_start(c) || c == '-' || c == '.' || c == '/'; }
 
 bool is_null_word(std::string_view s) noexcept { return s == "null" || s == "Null" || s == "NULL" || s == "~"; }
+
+// Where a line of plain text `s` stops being one, from `from` on: the first `:` followed by a space
+// or at the end (a key), or `#` after a space (a comment); `s.size()` when it does not.
+std::size_t plain_stop(std::string_view s, std::size_t from) noexcept {
+    for (std::size_t i = find_either_byte(s, from, ':', '#'); i < s.size(); i = find_either_byte(s, i + 1, ':', '#')) {
+        if (s[i] == ':' ? (i + 1 == s.size() || s[i + 1] == ' ') : (i > 0 && s[i - 1] == ' ')) return i;
+    }
+    return s.size();
+}
 
 // What may follow a quoted scalar on its line: nothing, spaces, or spaces and a comment.
 bool only_comment_after(std::string_view tail) noexcept {
@@ -234,10 +244,7 @@ private:
             std::string_view body = line.substr(ind);
             constexpr std::string_view indicators = "-?:,[]{}#&*!|>%@`";
             if (indicators.find(body[0]) != std::string_view::npos) return false;
-            for (std::size_t i = 0; i < body.size(); ++i) {
-                if (body[i] == ':' && (i + 1 == body.size() || body[i + 1] == ' ')) return false;
-                if (body[i] == '#' && i > 0 && body[i - 1] == ' ') return false;
-            }
+            if (plain_stop(body, 0) < body.size()) return false;
             while (body.back() == ' ') body.remove_suffix(1);
             if (empty == 0) {
                 out.text += ' ';
@@ -403,12 +410,9 @@ private:
         constexpr std::string_view indicators = "-?:,[]{}#&*!|>'\"%@`";
         if (indicators.find(s[0]) != std::string_view::npos) return false;
         std::size_t end = s.size();
-        for (std::size_t i = 1; i < s.size(); ++i) {
-            if (s[i] == ':' && (i + 1 == s.size() || s[i + 1] == ' ')) return false;  // a mapping
-            if (s[i] == '#' && s[i - 1] == ' ') {
-                end = i;
-                break;
-            }
+        if (const std::size_t stop = plain_stop(s, 1); stop < s.size()) {
+            if (s[stop] == ':') return false;  // a mapping
+            end = stop;                        // a comment
         }
         while (end > 0 && s[end - 1] == ' ') --end;
         const std::string_view text = s.substr(0, end);
@@ -434,19 +438,18 @@ private:
     }
 
     static bool double_quoted(std::string_view s, std::string& text) {
-        for (std::size_t i = 1; i < s.size(); ++i) {
-            const char c = s[i];
-            if (c == '"') return only_comment_after(s.substr(i + 1));
-            if (c != '\\') {
-                text += c;
-                continue;
-            }
-            if (++i == s.size()) return false;  // an escaped line break
-            switch (s[i]) {
+        std::size_t i = 1;
+        for (;;) {
+            const std::size_t k = find_either_byte(s, i, '"', '\\');
+            if (k == s.size()) return false;  // continues on the next line
+            text.append(s.substr(i, k - i));
+            if (s[k] == '"') return only_comment_after(s.substr(k + 1));
+            if (k + 1 == s.size()) return false;  // an escaped line break
+            switch (s[k + 1]) {
                 case '\\':
                 case '"':
                 case '/':
-                    text += s[i];
+                    text += s[k + 1];
                     break;
                 case 'n':
                     text += '\n';
@@ -457,8 +460,8 @@ private:
                 default:
                     return false;
             }
+            i = k + 2;
         }
-        return false;  // continues on the next line
     }
 
     std::string_view text_;

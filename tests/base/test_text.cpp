@@ -410,6 +410,45 @@ TEST_CASE("byte scans: json_depth counts brackets outside strings and stops one 
     CHECK(detail::json_depth(deep, 200000) == 100000);
 }
 
+TEST_CASE("byte scans: find_either_byte agrees with a byte-by-byte look", "[text]") {
+    const auto naive = [](std::string_view s, std::size_t pos, char a, char b) {
+        while (pos < s.size() && s[pos] != a && s[pos] != b) ++pos;
+        return std::min(pos, s.size());
+    };
+    const std::pair<char, char> pairs[] = {{':', '#'}, {'"', '\\'}, {'\x01', '\x80'}, {'\x7f', '\xff'}};
+    for (const auto& [a, b] : pairs) {
+        // Fillers without a or b: one letter, and the neighbours of both (a borrow or carry in a
+        // word test would show there) with NUL and bytes from 0x80 on.
+        std::string neighbours;
+        for (const char c : {a, b}) {
+            for (const int d : {-1, 1}) {
+                const auto n = static_cast<char>(static_cast<unsigned char>(c) + d);
+                if (n != a && n != b) neighbours += n;
+            }
+        }
+        for (const char extra : {'\0', '\x80', '\xfe'}) {
+            if (extra != a && extra != b) neighbours += extra;
+        }
+        for (std::size_t len : {0U, 1U, 7U, 8U, 9U, 15U, 16U, 17U, 31U, 33U, 64U, 70U}) {
+            std::string mixed(len, ' ');
+            for (std::size_t i = 0; i < len; ++i) mixed[i] = neighbours[i % neighbours.size()];
+            for (const std::string& filler : {std::string(len, 'a'), mixed}) {
+                for (int c = 0; c < 256; ++c) {
+                    for (std::size_t at = 0; at < len; ++at) {
+                        std::string s = filler;
+                        s[at] = static_cast<char>(c);
+                        INFO("pair " << int(a) << "," << int(b) << " len " << len << " byte " << c << " at " << at);
+                        CHECK(detail::find_either_byte(s, 0, a, b) == naive(s, 0, a, b));
+                        CHECK(detail::find_either_byte(s, at, a, b) == naive(s, at, a, b));
+                        CHECK(detail::find_either_byte(s, at + 1, a, b) == naive(s, at + 1, a, b));
+                    }
+                }
+            }
+        }
+    }
+    CHECK(detail::find_either_byte("a:b", 9, ':', '#') == 3);
+}
+
 TEST_CASE("byte scans: skip_ascii and json_string_bound agree with a byte-by-byte look", "[text]") {
     const auto naive_ascii = [](std::string_view s, std::size_t pos) {
         while (pos < s.size() && static_cast<unsigned char>(s[pos]) < 0x80) ++pos;
