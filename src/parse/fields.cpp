@@ -117,6 +117,7 @@ void Parse::interpret(const YNode& root, std::string_view frontmatter) {
 
 // Top-level keys, the last of a duplicated key winning (as JSON does).
 void Parse::collect_fields(const YNode& root) {
+    fields_.reserve(root.items.size() / 2);  // one allocation, not a growth step per key or two
     for (std::size_t i = 0; i + 1 < root.items.size(); i += 2) {
         std::string key = key_text(root.items[i]);
         const std::size_t line = file_line(root.items[i].line);
@@ -191,7 +192,7 @@ void Parse::read_name(SkillManifest& m) {
         fatal(codes::name_not_string, line, "'name' must be a string");
         return;
     }
-    std::string name(trim(node->text));
+    const std::string_view name = trim(node->text);
     if (is_blank_text(name)) {
         fatal(codes::name_blank, line,
               name.empty() ? "'name' is empty" : "'name' is blank (only white space or invisible characters)");
@@ -200,7 +201,7 @@ void Parse::read_name(SkillManifest& m) {
     check_name_rules(name, line, m);
 }
 
-void Parse::check_name_rules(const std::string& name, std::size_t line, SkillManifest& m) {
+void Parse::check_name_rules(std::string_view name, std::size_t line, SkillManifest& m) {
     if (!reference() && !is_addressable_name(name)) {  // kept, no lookup would find it
         const bool slash = name.front() == '/';
         fatal(slash ? codes::name_invalid_character : codes::name_too_long, line,
@@ -220,7 +221,7 @@ void Parse::check_name_rules(const std::string& name, std::size_t line, SkillMan
             fmt::format("the name '{}' does not match its directory '{}'", shown(normalized),
                         shown(opt_.directory_name)));
     }
-    m.name = require_valid() ? std::move(normalized) : name;
+    m.name = require_valid() ? std::move(normalized) : std::string(name);
 }
 
 void Parse::read_description(SkillManifest& m) {

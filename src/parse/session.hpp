@@ -120,7 +120,7 @@ private:
     [[nodiscard]] std::size_t line_of(std::string_view key) const;
     void check_reference_keys();
     void read_name(SkillManifest& m);
-    void check_name_rules(const std::string& name, std::size_t line, SkillManifest& m);
+    void check_name_rules(std::string_view name, std::size_t line, SkillManifest& m);
     void read_description(SkillManifest& m);
     void read_compatibility(SkillManifest& m);
     void read_license(SkillManifest& m);
