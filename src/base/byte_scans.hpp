@@ -48,9 +48,10 @@ struct TextScan {
 /// What code_point_count (names.hpp) returns.
 [[nodiscard]] std::size_t count_code_points(std::string_view s) noexcept;
 
-/// The first position from `pos` on of a byte that the frontmatter pre-scan looks at: a line
-/// feed or one of `[ { ] } , & * ! - ? :`; `s.size()` when there is none.
-[[nodiscard]] std::size_t next_yaml_indicator(std::string_view s, std::size_t pos) noexcept;
+/// The bytes that the frontmatter pre-scan looks at (a line feed or one of `[ { ] } , & * ! - ? :`)
+/// among the 64 from `pos` on (fewer at the end of `s`): bit k is set when s[pos + k] is one. The
+/// pre-scan takes them 64 at a time, so a text dense with them is compared once, not once a hit.
+[[nodiscard]] std::uint64_t yaml_indicator_mask(std::string_view s, std::size_t pos) noexcept;
 
 /// The first position from `pos` on of byte `a` or byte `b`; `s.size()` when there is none. A
 /// scalar of the frontmatter reader is scanned this way (`:` and `#` of a plain one, `"` and `\\`

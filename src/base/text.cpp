@@ -561,28 +561,29 @@ constexpr std::array<bool, 256> yaml_indicator_bytes = [] {
 
 }  // namespace
 
-std::size_t next_yaml_indicator(std::string_view s, std::size_t pos) noexcept {
+std::uint64_t yaml_indicator_mask(std::string_view s, std::size_t pos) noexcept {
     const char* p = s.data();
     const std::size_t n = s.size();
-    if (pos >= n) return n;
+    if (pos >= n) return 0;
+    const std::size_t count = std::min<std::size_t>(n - pos, 64);
+    std::uint64_t mask = 0;
+    std::size_t k = 0;
 #if defined(AGENTSKILLS_TEXT_SSE2)
     const auto eq = [](__m128i v, char c) { return _mm_cmpeq_epi8(v, _mm_set1_epi8(c)); };
-    while (n - pos >= 16) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + pos));
+    for (; k + 16 <= count; k += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + pos + k));
         // `[ ] { }` are 0x5B 0x5D 0x7B 0x7D: with bit 5 set, two values.
         const __m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
         __m128i m = _mm_or_si128(_mm_or_si128(eq(v, '\n'), eq(folded, '{')), _mm_or_si128(eq(folded, '}'), eq(v, ',')));
         m = _mm_or_si128(m, _mm_or_si128(_mm_or_si128(eq(v, '&'), eq(v, '*')), _mm_or_si128(eq(v, '!'), eq(v, '-'))));
         m = _mm_or_si128(m, _mm_or_si128(eq(v, '?'), eq(v, ':')));
-        const int mask = _mm_movemask_epi8(m);
-        if (mask != 0) return pos + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
-        pos += 16;
+        mask |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(m))) << k;
     }
 #endif
-    for (; pos < n; ++pos) {
-        if (yaml_indicator_bytes[static_cast<unsigned char>(p[pos])]) return pos;
+    for (; k < count; ++k) {
+        if (yaml_indicator_bytes[static_cast<unsigned char>(p[pos + k])]) mask |= std::uint64_t{1} << k;
     }
-    return n;
+    return mask;
 }
 
 std::size_t find_either_byte(std::string_view s, std::size_t pos, char a, char b) noexcept {

@@ -2,6 +2,7 @@
 // the pre-scan of a frontmatter and the budget of its JSON copy. This file holds the library's
 // one YAML::EventHandler.
 #include <algorithm>
+#include <bit>
 #include <istream>
 #include <streambuf>
 #include <utility>
@@ -401,32 +402,36 @@ std::optional<YamlProblem> prescan_yaml(std::string_view fm) {
     if (!fm.empty()) {
         if (auto p = marker_at(0)) return p;
     }
-    for (std::size_t i = next_yaml_indicator(fm, 0); i < fm.size(); i = next_yaml_indicator(fm, i + 1)) {
-        const char c = fm[i];
-        switch (c) {
-            case '\n':
-                ++line;
-                if (i + 1 < fm.size()) {
-                    if (auto p = marker_at(i + 1)) return p;
-                }
-                continue;
-            case '[':
-            case '{':
-                if (++flow_depth > SKILL_MAX_FRONTMATTER_DEPTH) return problem(YamlProblem::Kind::flow_depth, i, {});
-                break;
-            case ']':
-            case '}':
-                if (flow_depth > 0) --flow_depth;
-                break;
-            case '-':
-            case '?':
-            case ':':
-                if (!blank_or_end(i + 1)) continue;
-                break;
-            default:  // , & * !
-                break;
+    for (std::size_t base = 0; base < fm.size(); base += 64) {
+        for (std::uint64_t hits = yaml_indicator_mask(fm, base); hits != 0; hits &= hits - 1) {
+            const std::size_t i = base + static_cast<std::size_t>(std::countr_zero(hits));
+            switch (fm[i]) {
+                case '\n':
+                    ++line;
+                    if (i + 1 < fm.size()) {
+                        if (auto p = marker_at(i + 1)) return p;
+                    }
+                    continue;
+                case '[':
+                case '{':
+                    if (++flow_depth > SKILL_MAX_FRONTMATTER_DEPTH) {
+                        return problem(YamlProblem::Kind::flow_depth, i, {});
+                    }
+                    break;
+                case ']':
+                case '}':
+                    if (flow_depth > 0) --flow_depth;
+                    break;
+                case '-':
+                case '?':
+                case ':':
+                    if (!blank_or_end(i + 1)) continue;
+                    break;
+                default:  // , & * !
+                    break;
+            }
+            if (++indicators > SKILL_MAX_YAML_INDICATORS) return problem(YamlProblem::Kind::indicators, i, {});
         }
-        if (++indicators > SKILL_MAX_YAML_INDICATORS) return problem(YamlProblem::Kind::indicators, i, {});
     }
     return std::nullopt;
 }

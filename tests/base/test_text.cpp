@@ -212,22 +212,23 @@ TEST_CASE("append_json_string: long runs, clean and escaped, as nlohmann dumps t
     check_like_dump(std::string(1000, '\x7f'));
 }
 
-TEST_CASE("byte scans: newline counts and next_yaml_indicator agree with a byte-by-byte look", "[text]") {
+TEST_CASE("byte scans: newline counts and yaml_indicator_mask agree with a byte-by-byte look", "[text]") {
     // Every byte value at every position of blocks of several lengths, and long runs (the
     // 16-byte lanes add up for 255 steps at a time).
     const std::string_view indicators("\n[{]},&*!-?:");
-    const auto naive_next = [&](std::string_view s, std::size_t pos) {
-        for (; pos < s.size(); ++pos) {
-            if (indicators.find(s[pos]) != std::string_view::npos) return pos;
+    const auto naive_mask = [&](std::string_view s, std::size_t pos) {
+        std::uint64_t mask = 0;
+        for (std::size_t k = 0; k < 64 && pos + k < s.size(); ++k) {
+            if (indicators.find(s[pos + k]) != std::string_view::npos) mask |= std::uint64_t{1} << k;
         }
-        return s.size();
+        return mask;
     };
     std::uint32_t seed = 12345;
     const auto random_byte = [&] {
         seed = seed * 1103515245U + 12345U;
         return static_cast<char>((seed >> 16) & 0xFF);
     };
-    for (std::size_t len : {0U, 1U, 7U, 8U, 15U, 16U, 17U, 31U, 33U, 64U, 100U}) {
+    for (std::size_t len : {0U, 1U, 7U, 8U, 15U, 16U, 17U, 31U, 33U, 63U, 64U, 65U, 100U, 130U}) {
         for (int c = 0; c < 256; ++c) {
             for (std::size_t at = 0; at < len; ++at) {
                 std::string s(len, 'a');
@@ -235,8 +236,9 @@ TEST_CASE("byte scans: newline counts and next_yaml_indicator agree with a byte-
                 INFO("len " << len << " byte " << c << " at " << at);
                 CHECK(detail::scan_text(s, true).newlines ==
                       static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')));
-                CHECK(detail::next_yaml_indicator(s, 0) == naive_next(s, 0));
-                CHECK(detail::next_yaml_indicator(s, at) == naive_next(s, at));
+                CHECK(detail::yaml_indicator_mask(s, 0) == naive_mask(s, 0));
+                CHECK(detail::yaml_indicator_mask(s, at) == naive_mask(s, at));
+                CHECK(detail::yaml_indicator_mask(s, at / 2) == naive_mask(s, at / 2));
             }
         }
     }
@@ -248,10 +250,13 @@ TEST_CASE("byte scans: newline counts and next_yaml_indicator agree with a byte-
         CHECK(detail::scan_text(mixed, true).newlines ==
               static_cast<std::size_t>(std::count(mixed.begin(), mixed.end(), '\n')));
         for (std::size_t pos = 0; pos < 300; ++pos)
-            CHECK(detail::next_yaml_indicator(mixed, pos) == naive_next(mixed, pos));
-        CHECK(detail::next_yaml_indicator(std::string(len, 'x'), 0) == len);
+            CHECK(detail::yaml_indicator_mask(mixed, pos) == naive_mask(mixed, pos));
+        CHECK(detail::yaml_indicator_mask(mixed, len - 1) == naive_mask(mixed, len - 1));
+        CHECK(detail::yaml_indicator_mask(std::string(len, 'x'), 0) == 0);
+        CHECK(detail::yaml_indicator_mask(std::string(len, ':'), 0) == ~std::uint64_t{0});
     }
-    CHECK(detail::next_yaml_indicator("abc", 5) == 3);
+    CHECK(detail::yaml_indicator_mask("abc", 5) == 0);
+    CHECK(detail::yaml_indicator_mask("a:c", 0) == 2);
 }
 
 // What utf8proc_iterate accepts, code point by code point: the oracle of the UTF-8 checks.
