@@ -134,9 +134,11 @@ struct SkillLocation {
 /// set, by the shipped loaders and by a loader of one's own (docs/loaders.md). For a
 /// LoadedSkill, set those of its `manifest`.
 inline void set_location(SkillManifest& m, const SkillLocation& where) {
-    m.skill_file = std::string(where.skill_file);
-    m.root = std::string(where.root);
-    m.library = std::string(where.library);
+    // assign: a field that already holds the value (the parser sets skill_file to the path it
+    // read) keeps its buffer; a view into the field itself is allowed.
+    m.skill_file.assign(where.skill_file);
+    m.root.assign(where.root);
+    m.library.assign(where.library);
 }
 
 /// Whether the location fields of `m` are `where`.
