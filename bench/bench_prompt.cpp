@@ -1,7 +1,8 @@
-// Rendering the <available_skills> block for a 1k catalog.
+// Rendering the <available_skills> block for a 1k catalog; text as a JSON string literal.
 #include <benchmark/benchmark.h>
 
 #include <agentskills/activation/prompt.hpp>
+#include <agentskills/base/text.hpp>
 #include <agentskills/catalog/catalog.hpp>
 #include <agentskills/catalog/loader.hpp>
 
@@ -26,5 +27,26 @@ void BM_render_available_skills(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(n));
 }
 BENCHMARK(BM_render_available_skills)->Arg(1000)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+namespace {
+
+// A file's text as a JSON string literal, as `resources/read` and `activate --json` write it:
+// Markdown whose newlines and quotes are a few percent of the bytes (the sample SKILL.md, 64
+// times over, about the size of a large skill file).
+void BM_json_string_markdown(benchmark::State& state) {
+    std::string text;
+    for (int i = 0; i < 64; ++i) text += agentskills::bench::sample_skill_md();
+    const auto escape = state.range(0) == 0 ? agentskills::JsonEscape::utf8 : agentskills::JsonEscape::ascii;
+    std::string out;
+    for (auto _ : state) {
+        out.clear();
+        agentskills::append_json_string(out, text, escape);
+        benchmark::DoNotOptimize(out.data());
+    }
+    state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(text.size()));
+}
+BENCHMARK(BM_json_string_markdown)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -167,11 +167,15 @@ void check_like_dump(const std::string& s) {
 
 TEST_CASE("append_json_string: every byte value at every offset of a word, as nlohmann dumps it", "[text][json]") {
     // The escaper skips clean stretches 8 or 16 bytes at a time: put each byte value (and each
-    // code point U+0080..U+00FF) at each offset of strings around those sizes, between clean
-    // ASCII, UTF-8 and other specials.
+    // code point U+0080..U+00FF) at each offset of strings around those sizes, and around 64 and
+    // 128 bytes (the blocks of a mask-at-a-time scan), between clean ASCII, UTF-8 and specials.
+    std::vector<std::size_t> lengths;
+    for (std::size_t length = 0; length <= 34; ++length) lengths.push_back(length);
+    for (std::size_t length = 60; length <= 68; ++length) lengths.push_back(length);
+    for (std::size_t length = 124; length <= 130; ++length) lengths.push_back(length);
     for (unsigned value = 0; value < 256; ++value) {
         const std::string special = code_point_of_byte(value);
-        for (std::size_t length = 0; length <= 34; ++length) {
+        for (const std::size_t length : lengths) {
             for (std::size_t at = 0; at <= length; ++at) {
                 std::string text(length, 'a');
                 text.insert(at, special);
@@ -207,6 +211,14 @@ TEST_CASE("append_json_string: long runs, clean and escaped, as nlohmann dumps t
         mixed += "\xE6\x8A\x80\xF0\x9F\x98\x80\"\\";
     }
     check_like_dump(mixed);
+    // Code points of two, three and four bytes at every offset up to 130, in runs of escapes.
+    for (const std::string cp : {"\xC3\xA9", "\xE6\x8A\x80", "\xF0\x9F\x98\x80"}) {
+        for (std::size_t at = 0; at <= 130; ++at) {
+            CAPTURE(cp.size(), at);
+            check_like_dump(std::string(at, 'a') + cp + std::string(70, '\n') + cp);
+            check_like_dump(std::string(at, '"') + cp + "tail");
+        }
+    }
     check_like_dump(std::string(1000, '"'));
     check_like_dump(std::string(1000, '\0'));
     check_like_dump(std::string(1000, '\x7f'));
