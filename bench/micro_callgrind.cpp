@@ -8,7 +8,8 @@
 //   discover-again  N repeated discover() calls of an unchanged in-memory library (1 thread)
 //   first-turn      N times BM_first_turn_100_skills's operation (bind with a fresh loader over
 //                   100 SKILL.md files on the local file system, written an hour ago, to the
-//                   first request); prints the user and system CPU time per turn on stderr
+//                   first request); prints on stderr the wall time per turn up to the request
+//                   and of the teardown after it, and the user and system CPU time per turn
 // The source uses only API that 059b56e had too, so that it can be built against an older
 // library for a side-by-side count.
 #include <chrono>
@@ -89,19 +90,30 @@ int main(int argc, char** argv) {
         }
         rusage before{};
         ::getrusage(RUSAGE_SELF, &before);
+        using clock = std::chrono::steady_clock;
+        clock::duration to_request{};  // from the shim's construction to the first request
+        clock::duration teardown{};    // the shim's, the loader's and the catalog's end
         for (long i = 0; i < n; ++i) {
-            agentskills::SkillsShimOptions options;
-            options.loader = std::make_shared<agentskills::FilesystemSkillLoader>(
-                agentskills::FilesystemLoaderOptions{.roots = {lib.string()}, .include_default_roots = false});
-            agentskills::SkillsShim shim(std::move(options));
-            agentskills::AgentDescriptor agent;
-            agent.name = "bench";
-            std::unique_ptr<agentskills::BoundShim> bound = shim.bind(agent);
-            agentskills::RunState run;
-            bound->on_run_start(run);
-            agentskills::PreparedTurn turn(run, {});
-            bound->prepare_turn(turn);
-            total += turn.visible_tool_specs().size() + turn.system_instruction().size();
+            const clock::time_point start = clock::now();
+            clock::time_point requested;
+            {
+                agentskills::SkillsShimOptions options;
+                options.loader = std::make_shared<agentskills::FilesystemSkillLoader>(
+                    agentskills::FilesystemLoaderOptions{.roots = {lib.string()}, .include_default_roots = false});
+                agentskills::SkillsShim shim(std::move(options));
+                agentskills::AgentDescriptor agent;
+                agent.name = "bench";
+                std::unique_ptr<agentskills::BoundShim> bound = shim.bind(agent);
+                agentskills::RunState run;
+                bound->on_run_start(run);
+                agentskills::PreparedTurn turn(run, {});
+                bound->prepare_turn(turn);
+                total += turn.visible_tool_specs().size() + turn.system_instruction().size();
+                requested = clock::now();
+            }
+            const clock::time_point ended = clock::now();
+            to_request += requested - start;
+            teardown += ended - requested;
         }
         rusage after{};
         ::getrusage(RUSAGE_SELF, &after);
@@ -109,6 +121,11 @@ int main(int argc, char** argv) {
             return static_cast<double>(b.tv_sec - a.tv_sec) * 1e6 + static_cast<double>(b.tv_usec - a.tv_usec);
         };
         if (n > 0) {
+            const auto per_turn_us = [n](clock::duration d) {
+                return std::chrono::duration<double, std::micro>(d).count() / static_cast<double>(n);
+            };
+            std::fprintf(stderr, "wall per turn: to the request %.1f us, teardown %.1f us\n", per_turn_us(to_request),
+                         per_turn_us(teardown));
             std::fprintf(stderr, "per turn: user %.1f us, system %.1f us\n",
                          us(before.ru_utime, after.ru_utime) / static_cast<double>(n),
                          us(before.ru_stime, after.ru_stime) / static_cast<double>(n));

@@ -465,6 +465,62 @@ TEST_CASE("load serves cached instructions and fresh resources", "[loader]") {
     CHECK_THROWS_AS(loader.load("nope"), NotFoundError);
 }
 
+// Discovery keeps each body for load(), trimmed of blank lines: an ordinary one, one from a file
+// with CRLF or lone CR line breaks (a run of the parse's LF copy), a short body under a large
+// frontmatter, an empty one. Every shape must load the same text on the local fast path and
+// through a reader, before and after a rewrite of the files that discovery has not seen yet, and
+// after a rediscovery that reuses the cache.
+TEST_CASE("load serves the body discovery kept, in every shape", "[loader][local]") {
+    const std::string long_description(3000, 'd');
+    const std::vector<std::pair<std::string, std::pair<std::string, std::string>>> files = {
+        {"plain",
+         {"---\nname: plain\ndescription: P.\n---\n\n\nLine one.\n\nLine two.\n\n\n", "Line one.\n\nLine two."}},
+        {"crlf",
+         {"---\r\nname: crlf\r\ndescription: C.\r\n---\r\n\r\nStep one.\r\nStep two.\r\n", "Step one.\nStep two."}},
+        {"lone-cr", {"---\rname: lone-cr\rdescription: L.\r---\rOnly CR.\r", "Only CR."}},
+        {"short", {"---\nname: short\ndescription: " + long_description + "\n---\nTiny.\n", "Tiny."}},
+        {"empty", {"---\nname: empty\ndescription: E.\n---\n", ""}},
+        {"blank", {"---\nname: blank\ndescription: B.\n---\n \n\t\n\n", ""}},
+        {"unended", {"---\nname: unended\ndescription: U.\n---\nNo newline at the end", "No newline at the end"}},
+    };
+    TempDir tmp;
+    auto mem = std::make_shared<MemorySkillReader>();
+    for (const auto& [name, content] : files) {
+        tmp.write("lib/" + name + "/SKILL.md", content.first);
+        mem->add_file("lib/" + name + "/SKILL.md", content.first);
+    }
+    FilesystemSkillLoader local({.roots = {tmp.path("lib")}, .include_default_roots = false, .threads = 1});
+    FilesystemSkillLoader read(memory_options(mem, {"lib"}));
+    for (FilesystemSkillLoader* loader : {&local, &read}) {
+        REQUIRE(loader->discover().skills.size() == files.size());
+        for (const auto& [name, content] : files) {
+            INFO(name);
+            CHECK(loader->load(name).instructions == content.second);
+        }
+    }
+    // Rewritten on disk, not yet rediscovered: the bodies discovery kept are served.
+    for (const auto& [name, content] : files) {
+        tmp.write("lib/" + name + "/SKILL.md", std::string(content.first.size(), 'x'));
+        mem->add_file("lib/" + name + "/SKILL.md", std::string(content.first.size(), 'x'));
+        INFO(name);
+        CHECK(local.load(name).instructions == content.second);
+        CHECK(read.load(name).instructions == content.second);
+    }
+    // Written back, rediscovered (the cache re-reads what it cannot vouch for): the same bodies.
+    for (const auto& [name, content] : files) {
+        tmp.write("lib/" + name + "/SKILL.md", content.first);
+        mem->add_file("lib/" + name + "/SKILL.md", content.first);
+    }
+    for (FilesystemSkillLoader* loader : {&local, &read}) {
+        REQUIRE(loader->discover().skills.size() == files.size());
+        REQUIRE(loader->discover().skills.size() == files.size());
+        for (const auto& [name, content] : files) {
+            INFO(name);
+            CHECK(loader->load(name).instructions == content.second);
+        }
+    }
+}
+
 TEST_CASE("edits appear only after another discover()", "[loader]") {
     auto mem = std::make_shared<MemorySkillReader>();
     mem->add_file("lib/tool/SKILL.md", skill_md("tool", "Old description.", "Old body."));
@@ -3406,6 +3462,22 @@ TEST_CASE("plugins: hostile manifests and sources are diagnostics naming the fil
         const Discovery d = discover();
         CHECK(names_of(d).empty());
         CHECK(refused_with(d, "it cannot be read"));
+    }
+    SECTION("a .claude-plugin folder that is a link is not followed") {
+        // Discovery tells a root without .claude-plugin by one lstat; a link there is not "none".
+        t.write("elsewhere/marketplace.json", R"({"plugins": [{"name": "ok", "source": "./plugins/ok"}]})");
+        std::filesystem::create_directory_symlink(t.path("elsewhere"), t.path("market/.claude-plugin"));
+        const Discovery d = discover();
+        CHECK(names_of(d).empty());
+        CHECK(count_code(d, codes::plugin_refused) == 1);
+        CHECK(refused_with(d, "the marketplace " + manifest + " is not used: it cannot be read"));
+    }
+    SECTION("a .claude-plugin that is a file: no plugin, an ordinary root") {
+        t.write("market/.claude-plugin", "not a folder");
+        t.write("market/plain/SKILL.md", skill_md("plain", "An ordinary skill of the root."));
+        const Discovery d = discover();
+        CHECK(names_of(d) == std::vector<std::string>{"plain"});
+        CHECK(count_code(d, codes::plugin_refused) == 0);
     }
     SECTION("a plugin.json whose name is not a string") {
         t.write("market/plugins/ok/.claude-plugin/plugin.json", R"({"name": ["ok"]})");

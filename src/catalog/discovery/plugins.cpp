@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../../base/byte_scans.hpp"
+#include "../../storage/local_fs.hpp"
 #include "agentskills/base/diagnostic_codes.hpp"
 #include "agentskills/base/errors.hpp"
 #include "agentskills/base/names.hpp"
@@ -22,6 +23,7 @@ namespace agentskills::detail {
 
 namespace {
 
+constexpr std::string_view plugin_folder = ".claude-plugin";
 constexpr std::string_view marketplace_manifest = ".claude-plugin/marketplace.json";
 constexpr std::string_view plugin_manifest = ".claude-plugin/plugin.json";
 constexpr std::string_view plugin_skills_folder = "skills";
@@ -85,6 +87,14 @@ public:
         : root_(root), reader_(reader), diagnostics_(diagnostics) {}
 
     std::optional<std::vector<Root>> scan() {
+        // Nearly every root has no `.claude-plugin`. On the local file system one lstat says so,
+        // instead of two confined reads that each throw NotFoundError (a symbolic link there is
+        // not "missing": the confined reads refuse it as before).
+        if (reader_.is_local() && !root_.empty() && root_.front() == '/') {
+            bool missing = false;
+            (void)local::lstat_plain(join_path(root_, plugin_folder), -1, {}, missing);
+            if (missing) return std::nullopt;
+        }
         nlohmann::json doc;
         std::string why;
         const std::string market_path = join_path(root_, marketplace_manifest);
