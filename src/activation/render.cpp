@@ -133,10 +133,19 @@ struct PlaceholderValues {
 /// With `values == nullptr` it only checks the template (throws ConfigurationError).
 std::string expand_template(std::string_view tpl, const PlaceholderValues* values) {
     std::string out;
+    // Sized for one {skills}, the usual template, so that the block (tens of kilobytes for an
+    // agent's skills) is copied once and not moved again by growth.
+    if (values != nullptr) out.reserve(tpl.size() + values->skills.size() + values->tool_name.size() + 16);
     std::size_t i = 0;
     while (i < tpl.size()) {
         char c = tpl[i];
-        if (c == '{' && i + 1 < tpl.size() && tpl[i + 1] == '{') {
+        if (c != '{' && c != '}') {
+            // A run of literal text up to the next brace.
+            const std::size_t next = tpl.find_first_of("{}", i);
+            const std::size_t end = next == std::string_view::npos ? tpl.size() : next;
+            out.append(tpl.substr(i, end - i));
+            i = end;
+        } else if (c == '{' && i + 1 < tpl.size() && tpl[i + 1] == '{') {
             out += '{';
             i += 2;
         } else if (c == '}' && i + 1 < tpl.size() && tpl[i + 1] == '}') {
@@ -163,11 +172,8 @@ std::string expand_template(std::string_view tpl, const PlaceholderValues* value
                     key));
             }
             i = close + 1;
-        } else if (c == '}') {
-            throw ConfigurationError("skills system prompt: stray '}' (write '}}' for a literal brace)");
         } else {
-            out += c;
-            ++i;
+            throw ConfigurationError("skills system prompt: stray '}' (write '}}' for a literal brace)");
         }
     }
     return out;
@@ -224,9 +230,11 @@ SkillsPrompt render_skills_prompt(const std::vector<SkillManifest>& skills, cons
             out.listed.push_back(invocable[i]->name);
             if (fate[i] == Fate::bare) out.without_description.push_back(invocable[i]->name);
         }
-        std::string catalog_text = render_available_skills(entries);
-        std::string skills_text = catalog_text;
-        if (!out.omitted.empty()) skills_text += "\n" + texts::skills_not_listed(out.omitted.size());
+        const std::string catalog_text = render_available_skills(entries);
+        // {skills} is the catalog, with a line after it when the budget left skills out.
+        std::string with_note;
+        if (!out.omitted.empty()) with_note = catalog_text + "\n" + texts::skills_not_listed(out.omitted.size());
+        const std::string_view skills_text = out.omitted.empty() ? std::string_view(catalog_text) : with_note;
         if (const auto* tpl = std::get_if<std::string>(&options.system_prompt)) {
             PlaceholderValues values{.tool_name = options.tool_name,
                                      .skills = skills_text,

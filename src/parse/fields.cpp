@@ -221,7 +221,9 @@ void Parse::check_name_rules(std::string_view name, std::size_t line, SkillManif
             fmt::format("the name '{}' does not match its directory '{}'", shown(normalized),
                         shown(opt_.directory_name)));
     }
-    m.name = require_valid() ? std::move(normalized) : std::string(name);
+    // The name as written (NFKC under require_valid); usually the two are the same bytes, and the
+    // normalized copy is moved instead of copying the name again.
+    m.name = require_valid() || normalized == name ? std::move(normalized) : std::string(name);
 }
 
 void Parse::read_description(SkillManifest& m) {
@@ -299,6 +301,7 @@ void Parse::read_metadata(SkillManifest& m) {
     // The later of two equal keys wins, in the place of the first. A handful of keys is found by
     // a scan; past `indexed_fields` keys a hash index is kept as well (key -> index in m.metadata).
     std::unordered_map<std::string, std::size_t> position;
+    m.metadata.reserve(md->items.size() / 2);  // one entry for each key at most
     for (std::size_t i = 0; i + 1 < md->items.size(); i += 2) {
         const YNode& value = md->items[i + 1];
         std::string text = value.is_scalar() ? value.text : to_json(value).dump();

@@ -71,19 +71,22 @@ std::string trim_blank_lines(std::string_view text) {
     return std::string(text.substr(begin, end - begin));
 }
 
-std::vector<std::string> split_list(std::string_view text, bool on_commas) {
-    std::vector<std::string> out;
+namespace {
+
+// Calls `item` with each item of a list as split_list splits it, in order.
+template <class Item>
+void for_each_list_item(std::string_view text, bool on_commas, Item&& item) {
     if (on_commas) {
         std::size_t pos = 0;
         while (pos <= text.size()) {
             const std::size_t next = text.find(',', pos);
-            const std::string_view item =
+            const std::string_view one =
                 trim(text.substr(pos, next == std::string_view::npos ? std::string_view::npos : next - pos));
-            if (!item.empty()) out.emplace_back(item);
+            if (!one.empty()) item(one);
             if (next == std::string_view::npos) break;
             pos = next + 1;
         }
-        return out;
+        return;
     }
     // White space and commas separate names, except inside parentheses: `Bash(git add:*), Read`
     // is two names, as `Bash(git add:*) Read` is.
@@ -94,14 +97,25 @@ std::vector<std::string> split_list(std::string_view text, bool on_commas) {
         const char c = text[i];
         const bool separator = c == ',' || c == ' ' || c == '\t' || c == '\r' || c == '\n';
         if (separator && depth == 0) {
-            if (i > begin) out.emplace_back(text.substr(begin, i - begin));
+            if (i > begin) item(text.substr(begin, i - begin));
             begin = i + 1;
             continue;
         }
         if (c == '(') ++depth;
         if (c == ')' && depth > 0) --depth;
     }
-    if (text.size() > begin) out.emplace_back(text.substr(begin));
+    if (text.size() > begin) item(text.substr(begin));
+}
+
+}  // namespace
+
+std::vector<std::string> split_list(std::string_view text, bool on_commas) {
+    // Counted first (a pass over a short text), so that the vector is allocated once.
+    std::size_t count = 0;
+    for_each_list_item(text, on_commas, [&count](std::string_view) { ++count; });
+    std::vector<std::string> out;
+    out.reserve(count);
+    for_each_list_item(text, on_commas, [&out](std::string_view one) { out.emplace_back(one); });
     return out;
 }
 

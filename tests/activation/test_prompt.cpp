@@ -8,6 +8,7 @@
 
 #include <agentskills/activation/prompt.hpp>
 #include <agentskills/base/diagnostics.hpp>
+#include <agentskills/base/errors.hpp>
 #include <agentskills/base/names.hpp>
 #include <agentskills/base/skill.hpp>
 #include <agentskills/base/text.hpp>
@@ -53,6 +54,37 @@ TEST_CASE("render_available_skills lists name, description and location in order
           "    <location>lib/beta/SKILL.md</location>\n"
           "  </skill>\n"
           "</available_skills>");
+}
+
+TEST_CASE("the prompt template: literal runs, doubled braces, every placeholder, each error", "[prompt]") {
+    const std::vector<SkillManifest> skills = {manifest("alpha", "A.", "lib/alpha")};
+    const std::string catalog = render_available_skills(std::vector<const SkillManifest*>{&skills[0]});
+    const auto expand = [&](std::string tpl) {
+        return render_skills_prompt(skills, SkillsPromptOptions{.system_prompt = std::move(tpl), .tool_name = "use"})
+            .text;
+    };
+    CHECK(expand("plain text only") == "plain text only");
+    CHECK(expand("{skills}") == catalog);
+    CHECK(expand("a{{b}}c {tool_name}/{skill_count}/{omitted_count}\n{skills}\ntail}}") ==
+          "a{b}c use/1/0\n" + catalog + "\ntail}");
+    CHECK(expand("{{{tool_name}}}") == "{use}");
+    CHECK(expand("") == "");
+    // Errors, by their messages; check_system_prompt gives the same ones.
+    const auto error_of = [](std::string tpl) {
+        try {
+            check_system_prompt(SystemPrompt(std::move(tpl)));
+        } catch (const ConfigurationError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    CHECK(error_of("ok {skills} }") == "skills system prompt: stray '}' (write '}}' for a literal brace)");
+    CHECK(error_of("} first") == "skills system prompt: stray '}' (write '}}' for a literal brace)");
+    CHECK(error_of("open { brace") == "skills system prompt: unclosed '{' (write '{{' for a literal brace)");
+    CHECK(error_of("{name}") ==
+          "skills system prompt: unknown placeholder '{name}' (known: tool_name, skills, skill_count, omitted_count)");
+    CHECK(error_of("{{}} {skills}") == "no error");
+    CHECK_THROWS_AS(expand("x } y"), ConfigurationError);
 }
 
 TEST_CASE("render_available_skills can leave descriptions out and handles no entries", "[prompt]") {
