@@ -36,21 +36,48 @@ std::optional<std::size_t> SkillNameIndex::find(std::string_view name) const {
     return std::nullopt;
 }
 
+namespace {
+
+// The result of a catalog without one (moved from, or built over null).
+const std::shared_ptr<const Discovery>& no_discovery() {
+    static const std::shared_ptr<const Discovery> empty = std::make_shared<const Discovery>();
+    return empty;
+}
+
+}  // namespace
+
 SkillCatalog::SkillCatalog(SkillLoaderPtr loader, Discovery discovery)
-    : loader_(std::move(loader)), discovery_(std::move(discovery)) {}
+    : loader_(std::move(loader)), discovery_(std::make_shared<const Discovery>(std::move(discovery))) {}
+
+SkillCatalog::SkillCatalog(SkillLoaderPtr loader, std::shared_ptr<const Discovery> discovery)
+    : loader_(std::move(loader)), discovery_(discovery ? std::move(discovery) : no_discovery()) {}
+
+SkillCatalog::SkillCatalog(SkillCatalog&& other) noexcept
+    : loader_(std::move(other.loader_)),
+      discovery_(std::exchange(other.discovery_, no_discovery())),
+      index_(std::move(other.index_)) {}
+
+SkillCatalog& SkillCatalog::operator=(SkillCatalog&& other) noexcept {
+    if (this != &other) {
+        loader_ = std::move(other.loader_);
+        discovery_ = std::exchange(other.discovery_, no_discovery());
+        index_ = std::move(other.index_);
+    }
+    return *this;
+}
 
 const SkillManifest* SkillCatalog::find(std::string_view name_or_alias) const {
     if (!index_) return nullptr;  // a catalog moved from
     LazyIndex& lazy = *index_;
-    std::call_once(lazy.built, [&] { lazy.index = SkillNameIndex(discovery_.skills); });
+    std::call_once(lazy.built, [&] { lazy.index = SkillNameIndex(discovery_->skills); });
     const std::optional<std::size_t> at = lazy.index.find(name_or_alias);
-    return at ? &discovery_.skills[*at] : nullptr;
+    return at ? &discovery_->skills[*at] : nullptr;
 }
 
 std::vector<std::string> SkillCatalog::names() const {
     std::vector<std::string> out;
-    out.reserve(discovery_.skills.size());
-    for (const auto& m : discovery_.skills) out.push_back(m.name);
+    out.reserve(discovery_->skills.size());
+    for (const auto& m : discovery_->skills) out.push_back(m.name);
     return out;
 }
 
@@ -67,7 +94,7 @@ LoadedSkill SkillCatalog::load(const SkillManifest& skill) const {
 
 SkillCatalogPtr discover_skill_catalog(SkillLoaderPtr loader) {
     if (!loader) throw ConfigurationError("discover_skill_catalog: loader is null");
-    Discovery d = loader->discover();
+    std::shared_ptr<const Discovery> d = loader->discover_shared();
     return std::make_shared<const SkillCatalog>(std::move(loader), std::move(d));
 }
 

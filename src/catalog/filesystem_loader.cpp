@@ -58,7 +58,8 @@ struct FilesystemSkillLoader::Impl {
         return AdmissionSettings{&options.overrides, &untrusted_libraries, &options.trust,
                                  &options.lock,      options.lock_strict,  &storage.reader()};
     }
-    Discovery finish(std::uint64_t ticket, Discovery out);
+    /// The last stage, on the result in place: the plugin notes, admission, the callback.
+    void finish(std::uint64_t ticket, Discovery& out);
     [[nodiscard]] Threads thread_count() const noexcept {
         // The machine's cores, asked once per process (glibc reads /sys for each call, and a
         // discovery asks several times).
@@ -67,8 +68,14 @@ struct FilesystemSkillLoader::Impl {
         return {std::min(asked, SKILL_MAX_DISCOVERY_THREADS), options.threads == 0};
     }
     void publish(std::uint64_t ticket, KeptSkills kept_now);
-    Discovery report(Discovery out) const;
-    Discovery discover();
+    void report(const Discovery& out) const;
+    /// What one discovery returns: its result, or (asked with `share`, and when nothing stands in
+    /// the way: ParseCache::share_fresh) the same result shared with the cache, `value` then empty.
+    struct Result {
+        Discovery value;
+        std::shared_ptr<const Discovery> shared;
+    };
+    Result discover(bool share);
     /// Discovers once if nothing was discovered yet (load() and frontmatter() before any discover()).
     void ensure_discovered();
     /// The kept, admitted skill under `key` (nfkc of `name`); call with kept_mutex held. Throws NotFoundError.
@@ -187,16 +194,15 @@ void FilesystemSkillLoader::Impl::publish(std::uint64_t ticket, KeptSkills kept_
     discovered = true;
 }
 
-Discovery FilesystemSkillLoader::Impl::report(Discovery out) const {
+void FilesystemSkillLoader::Impl::report(const Discovery& out) const {
     if (options.on_diagnostic) {
         for (const auto& d : out.diagnostics) options.on_diagnostic(d);
     }
-    return out;
 }
 
 // Admission runs on every discovery (a reused one too: a lock covers files no stat was taken
 // of, and the trust callback decides each time).
-Discovery FilesystemSkillLoader::Impl::finish(std::uint64_t ticket, Discovery out) {
+void FilesystemSkillLoader::Impl::finish(std::uint64_t ticket, Discovery& out) {
     // Said on every discovery (the manifests were read once, when the loader was built), first.
     if (!plugin_diagnostics.empty()) {
         out.diagnostics.insert(out.diagnostics.begin(), plugin_diagnostics.begin(), plugin_diagnostics.end());
@@ -210,10 +216,10 @@ Discovery FilesystemSkillLoader::Impl::finish(std::uint64_t ticket, Discovery ou
             admitted_ticket = ticket;
         }
     }
-    return report(std::move(out));
+    report(out);
 }
 
-Discovery FilesystemSkillLoader::Impl::discover() {
+FilesystemSkillLoader::Impl::Result FilesystemSkillLoader::Impl::discover(bool share) {
     const std::uint64_t ticket = next_ticket.fetch_add(1) + 1;
     // A nested walk looks below the children, where the snapshot's stats do not reach; without
     // keep_results there is no snapshot. Plugins' skills are renamed after the parse, as nested
@@ -225,18 +231,21 @@ Discovery FilesystemSkillLoader::Impl::discover() {
     if (snapshot) {
         stamps = stamp_roots(roots, storage);  // before the listing they vouch for
         if (std::optional<Discovery> same = snapshots.reuse_unlisted(stamps, roots, storage, thread_count())) {
-            return finish(ticket, std::move(*same));  // the same entries and files: the last result again
+            finish(ticket, *same);  // the same entries and files: the last result again
+            return {std::move(*same), nullptr};
         }
     }
     RootListing listing;
     list_roots(roots, storage, selection, options.missing_directories, listing);
     if (snapshot) {
         if (std::optional<Discovery> same = snapshots.reuse(listing, roots, storage, thread_count(), stamps)) {
-            return finish(ticket, std::move(*same));  // an unchanged library: the last result again
+            finish(ticket, *same);  // an unchanged library: the last result again
+            return {std::move(*same), nullptr};
         }
     }
     std::vector<Candidate> candidates = make_candidates(roots, listing);
     Discovery out{{}, listing.skipped, listing.diagnostics};
+    std::shared_ptr<Discovery> shared;  // the result, when it is shared with the cache
     // Without keep_results, each manifest is parsed into the element of the result's vector of
     // its candidate, which is compacted after the merge: one array of manifests, never two.
     // (A nested walk adds candidates as it goes; it takes the general path.)
@@ -285,6 +294,15 @@ Discovery FilesystemSkillLoader::Impl::discover() {
         out.skills.resize(merged.order.size());
         merged.order.clear();
         parse_cache.keep_only({});
+    } else if (options.keep_results && share && !renamed && !admission().active() &&
+               std::none_of(candidates.begin(), candidates.end(), [](const Candidate& c) { return c.from_cache; })) {
+        // A discovery that parsed every file itself (the first, usually), for a caller that keeps
+        // the result as it is (a catalog): the cache's manifests move into the shared result and
+        // the cache holds those, one copy for both. Admission would edit the result afterwards,
+        // and a discovery with cache hits would keep the result of an earlier one alive: those copy.
+        shared = std::make_shared<Discovery>(std::move(out));
+        parse_cache.share_fresh(candidates, merged, shared);
+        parse_cache.keep_only(merged.live_files);
     } else if (options.keep_results) {
         out.skills.resize(merged.order.size());
         // The caller's copies of the kept manifests, made on the worker threads.
@@ -305,8 +323,14 @@ Discovery FilesystemSkillLoader::Impl::discover() {
     // Without keep_results nothing reads the candidates' paths again: the kept ones move.
     publish(ticket, KeptSkills(candidates, merged.kept, !options.keep_results));
     if (ticket == next_ticket.load()) storage.retire_children(candidates);  // no discovery started since
+    if (shared) {
+        if (snapshot) snapshots.capture(listing, candidates, merged, *shared, std::move(stamps));
+        finish(ticket, *shared);  // admission is off: the notes only, not the manifests
+        return {{}, std::move(shared)};
+    }
     if (snapshot) snapshots.capture(listing, candidates, merged, out, std::move(stamps));
-    return finish(ticket, std::move(out));
+    finish(ticket, out);
+    return {std::move(out), nullptr};
 }
 
 FilesystemSkillLoader::FilesystemSkillLoader(FilesystemLoaderOptions options)
@@ -314,7 +338,15 @@ FilesystemSkillLoader::FilesystemSkillLoader(FilesystemLoaderOptions options)
 
 FilesystemSkillLoader::~FilesystemSkillLoader() = default;
 
-Discovery FilesystemSkillLoader::discover() { return impl_->discover(); }
+Discovery FilesystemSkillLoader::discover() {
+    Impl::Result r = impl_->discover(false);
+    return std::move(r.value);
+}
+
+std::shared_ptr<const Discovery> FilesystemSkillLoader::discover_shared() {
+    Impl::Result r = impl_->discover(true);
+    return r.shared ? std::move(r.shared) : std::make_shared<const Discovery>(std::move(r.value));
+}
 
 void FilesystemSkillLoader::Impl::ensure_discovered() {
     bool need_discovery = false;
@@ -322,7 +354,7 @@ void FilesystemSkillLoader::Impl::ensure_discovered() {
         std::shared_lock lock(kept_mutex);
         need_discovery = !discovered;
     }
-    if (need_discovery) (void)discover();
+    if (need_discovery) (void)discover(false);
 }
 
 const Kept& FilesystemSkillLoader::Impl::kept_skill(const std::string& key, std::string_view name) const {

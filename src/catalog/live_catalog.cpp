@@ -176,7 +176,7 @@ LiveCatalog::LiveCatalog(SkillLoaderPtr loader, LiveCatalogOptions options) : im
     if (!loader) throw ConfigurationError("LiveCatalog: the loader is null");
     impl_->loader = std::move(loader);
     impl_->options = std::move(options);
-    Discovery d = impl_->loader->discover();
+    std::shared_ptr<const Discovery> d = impl_->loader->discover_shared();
     impl_->current = std::make_shared<const CatalogGeneration>(
         CatalogGeneration{1, std::make_shared<const SkillCatalog>(impl_->loader, std::move(d))});
 }
@@ -199,7 +199,7 @@ std::optional<CatalogChangeSet> LiveCatalog::refresh() {
     std::optional<CatalogChangeSet> result;
     {
         std::lock_guard refreshing(impl_->refresh_mutex);
-        Discovery d = impl_->loader->discover();
+        std::shared_ptr<const Discovery> d = impl_->loader->discover_shared();
         auto next = std::make_shared<const SkillCatalog>(impl_->loader, std::move(d));
         const CatalogGenerationPtr previous = current();
         CatalogChangeSet cs = diff_catalogs(*previous->catalog, *next, impl_->options.compare_by_value);

@@ -93,7 +93,8 @@ SkillManager::SkillManager(SkillManagerOptions options) : options_(std::move(opt
 }
 
 void SkillManager::discover() {
-    Discovery d = options_.loader->discover();
+    std::shared_ptr<const Discovery> shared = options_.loader->discover_shared();
+    const Discovery& d = *shared;
     if (options_.name_policy == NamePolicy::require_valid) {
         std::string problems;
         auto add = [&](const std::string& what) {
@@ -111,7 +112,7 @@ void SkillManager::discover() {
             throw ConfigurationError(fmt::format("SkillManager (require_valid): invalid skill names: {}", problems));
         }
     }
-    auto catalog = std::make_shared<const SkillCatalog>(options_.loader, std::move(d));
+    auto catalog = std::make_shared<const SkillCatalog>(options_.loader, std::move(shared));
     SkillActivatorOptions activator;  // (named, not a designated temporary: GCC 12 -O3 warns of its std::function)
     activator.tool_name = options_.tool_name;
     activator.max_listed_names = options_.max_listed_names;

@@ -1,5 +1,6 @@
 // Tests of catalog.hpp: SkillCatalog over a loader, and discover_skill_catalog.
 #include <atomic>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -153,6 +154,178 @@ TEST_CASE("one catalog shared by threads", "[catalog][concurrency]") {
         });
     }
     for (auto& th : threads) th.join();
+    CHECK(failures.load() == 0);
+}
+
+// ---------------------------------------------------------------------------------------
+// discover_shared: one copy of each manifest for the cache and the catalog
+
+namespace {
+
+std::vector<std::string> descriptions_of(const Discovery& d) {
+    std::vector<std::string> out;
+    for (const auto& m : d.skills) out.push_back(m.name + "=" + m.description);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("discover_shared: the same result as discover(), whichever path it takes", "[catalog][shared]") {
+    agentskills_test::TempDir tmp;
+    for (const char* n : {"alpha", "beta", "gamma"})
+        tmp.write(std::string("lib/") + n + "/SKILL.md", skill_md(n, "D1", "Body"));
+    tmp.write("lib/broken/SKILL.md", "---\nname: broken\n---\n");  // skipped, with a diagnostic
+    std::vector<Diagnostic> seen;
+    auto loader = std::make_shared<FilesystemSkillLoader>(FilesystemLoaderOptions{
+        .roots = {tmp.path("lib")}, .include_default_roots = false, .on_diagnostic = [&seen](const Diagnostic& d) {
+            seen.push_back(d);
+        }});
+    const std::vector<std::string> want = {"alpha=D1", "beta=D1", "gamma=D1"};
+
+    // The first discovery parses every file: its manifests move into the result.
+    std::shared_ptr<const Discovery> first = loader->discover_shared();
+    CHECK(descriptions_of(*first) == want);
+    REQUIRE(first->skipped.size() == 1);
+    CHECK(first->skipped[0].path == tmp.path("lib/broken/SKILL.md"));
+    CHECK(first->diagnostics.size() == seen.size());  // the callback saw each diagnostic once
+    CHECK(first->skills[0].skill_file == tmp.path("lib/alpha/SKILL.md"));
+    CHECK(first->skills[1].root == tmp.path("lib/beta"));
+
+    // The cache serves from those manifests: load(), and a second discovery, by value and shared.
+    LoadedSkill beta = loader->load("beta");
+    CHECK(beta.manifest.description == "D1");
+    CHECK(beta.manifest.skill_file == tmp.path("lib/beta/SKILL.md"));
+    CHECK(beta.instructions == "Body");
+    CHECK(descriptions_of(loader->discover()) == want);
+    std::shared_ptr<const Discovery> again = loader->discover_shared();
+    CHECK(descriptions_of(*again) == want);
+    CHECK(again != first);
+    // Each result is its own: no element is shared between two results.
+    CHECK(&again->skills[0] != &first->skills[0]);
+
+    // An edit: the next result has it; the earlier ones are as they were.
+    tmp.write("lib/beta/SKILL.md", skill_md("beta", "D2, described again", "New body"));
+    std::shared_ptr<const Discovery> edited = loader->discover_shared();
+    CHECK(descriptions_of(*edited) == std::vector<std::string>{"alpha=D1", "beta=D2, described again", "gamma=D1"});
+    CHECK(descriptions_of(*first) == want);
+    CHECK(descriptions_of(*again) == want);
+    CHECK(loader->load("beta").instructions == "New body");
+
+    // A result outlives its loader, and the loader outlives its results.
+    std::weak_ptr<FilesystemSkillLoader> weak = loader;
+    first.reset();
+    again.reset();
+    CHECK(loader->load("alpha").manifest.description == "D1");  // from the first result's manifests
+    loader.reset();
+    CHECK(weak.expired());
+    CHECK(descriptions_of(*edited) == std::vector<std::string>{"alpha=D1", "beta=D2, described again", "gamma=D1"});
+}
+
+TEST_CASE("discover_shared: a catalog, and a result admission edits", "[catalog][shared]") {
+    agentskills_test::TempDir tmp;
+    for (const char* n : {"alpha", "beta"}) tmp.write(std::string("lib/") + n + "/SKILL.md", skill_md(n, "D", "Body"));
+    auto loader = std::make_shared<FilesystemSkillLoader>(
+        FilesystemLoaderOptions{.roots = {tmp.path("lib")},
+                                .include_default_roots = false,
+                                .overrides = {{.name = "beta", .path = "", .mode = SkillMode::user_invocable_only}}});
+    SkillCatalogPtr catalog = discover_skill_catalog(loader);
+    REQUIRE(catalog->names() == std::vector<std::string>{"alpha", "beta"});
+    CHECK(catalog->get("beta")->mode == SkillMode::user_invocable_only);
+    CHECK(catalog->get("alpha")->mode == SkillMode::on);
+    // The override changed the result, not what the loader keeps for the next one.
+    std::shared_ptr<const Discovery> again = loader->discover_shared();
+    CHECK(again->skills[1].mode == SkillMode::user_invocable_only);
+    CHECK(catalog->load("beta").manifest.mode == SkillMode::user_invocable_only);
+
+    // A catalog copied or moved keeps the skills; the one moved from is empty.
+    SkillCatalog copy = *catalog;
+    SkillCatalog moved = std::move(copy);
+    CHECK(moved.names() == std::vector<std::string>{"alpha", "beta"});
+    CHECK(copy.empty());  // NOLINT(bugprone-use-after-move): what it does then
+    CHECK(copy.skills().empty());
+    CHECK(SkillCatalog(loader, std::shared_ptr<const Discovery>()).empty());
+}
+
+TEST_CASE("discover_shared from several threads while files change", "[catalog][shared][concurrency]") {
+    agentskills_test::TempDir tmp;
+    constexpr int skills = 24;
+    for (int i = 0; i < skills; ++i) {
+        const std::string n = "s" + std::to_string(i);
+        tmp.write("lib/" + n + "/SKILL.md", skill_md(n, "D" + std::to_string(i), "Body " + n));
+    }
+    auto loader = std::make_shared<FilesystemSkillLoader>(
+        FilesystemLoaderOptions{.roots = {tmp.path("lib")}, .include_default_roots = false, .threads = 2});
+    // Every result must be whole and consistent: each skill's description names it.
+    const auto consistent = [](const Discovery& d) {
+        if (d.skills.size() != skills) return false;
+        for (const auto& m : d.skills) {
+            if (m.description.rfind("D" + m.name.substr(1), 0) != 0) return false;
+        }
+        return true;
+    };
+    std::atomic<int> failures{0};
+    std::vector<std::shared_ptr<const Discovery>> kept(6);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 6; ++t) {
+        threads.emplace_back([&, t] {
+            for (int round = 0; round < 8; ++round) {
+                try {
+                    if (t % 3 == 0) {
+                        if (!consistent(loader->discover())) ++failures;
+                    } else if (t % 3 == 1) {
+                        kept[static_cast<std::size_t>(t)] = loader->discover_shared();
+                        if (!consistent(*kept[static_cast<std::size_t>(t)])) ++failures;
+                    } else {
+                        const std::string n = "s" + std::to_string((t + round) % skills);
+                        if (loader->load(n).instructions != "Body " + n) ++failures;
+                    }
+                } catch (...) {
+                    ++failures;
+                }
+            }
+        });
+    }
+    // Edits meanwhile, each a whole new file renamed over the old one: descriptions grow, names stay.
+    for (int i = 0; i < 40; ++i) {
+        const std::string n = "s" + std::to_string(i % skills);
+        tmp.write("stage/SKILL.md",
+                  skill_md(n, "D" + std::to_string(i % skills) + " v" + std::to_string(i), "Body " + n));
+        std::filesystem::rename(tmp.path("stage/SKILL.md"), tmp.path("lib/" + n + "/SKILL.md"));
+    }
+    for (auto& th : threads) th.join();
+    CHECK(failures.load() == 0);
+    for (const auto& d : kept) {
+        if (d) CHECK(consistent(*d));  // still whole after the other discoveries
+    }
+    CHECK(consistent(*loader->discover_shared()));
+
+    // First discoveries at the same time on a new loader: each may share, none may see another's
+    // manifests move.
+    for (int round = 0; round < 10; ++round) {
+        auto fresh = std::make_shared<FilesystemSkillLoader>(
+            FilesystemLoaderOptions{.roots = {tmp.path("lib")}, .include_default_roots = false, .threads = 1});
+        std::atomic<int> ready{0};
+        std::vector<std::shared_ptr<const Discovery>> results(4);
+        std::vector<std::thread> firsts;
+        for (int t = 0; t < 4; ++t) {
+            firsts.emplace_back([&, t] {
+                ++ready;
+                while (ready.load() < 4) std::this_thread::yield();
+                try {
+                    results[static_cast<std::size_t>(t)] =
+                        t % 2 == 0 ? fresh->discover_shared() : std::make_shared<const Discovery>(fresh->discover());
+                    if (fresh->load("s5").instructions != "Body s5") ++failures;
+                } catch (...) {
+                    ++failures;
+                }
+            });
+        }
+        for (auto& th : firsts) th.join();
+        for (const auto& d : results) {
+            if (!d || !consistent(*d)) ++failures;
+        }
+        CHECK(consistent(*fresh->discover_shared()));
+    }
     CHECK(failures.load() == 0);
 }
 

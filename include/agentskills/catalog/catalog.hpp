@@ -44,6 +44,8 @@ private:
 class SkillCatalog {
 public:
     SkillCatalog(SkillLoaderPtr loader, Discovery discovery);
+    /// Over a result that stays shared (SkillLoader::discover_shared); null is an empty one.
+    SkillCatalog(SkillLoaderPtr loader, std::shared_ptr<const Discovery> discovery);
 
     /// The skill that `name_or_alias` names under SkillNameIndex's rule (a leading '/', NFKC,
     /// aliases), or nullptr.
@@ -60,18 +62,25 @@ public:
     /// name up again.
     [[nodiscard]] LoadedSkill load(const SkillManifest& skill) const;
 
-    [[nodiscard]] auto begin() const noexcept { return discovery_.skills.begin(); }
-    [[nodiscard]] auto end() const noexcept { return discovery_.skills.end(); }
-    [[nodiscard]] std::size_t size() const noexcept { return discovery_.skills.size(); }
-    [[nodiscard]] bool empty() const noexcept { return discovery_.skills.empty(); }
-    [[nodiscard]] const std::vector<SkillManifest>& skills() const noexcept { return discovery_.skills; }
-    [[nodiscard]] const std::vector<SkippedSkill>& skipped() const noexcept { return discovery_.skipped; }
-    [[nodiscard]] const Diagnostics& diagnostics() const noexcept { return discovery_.diagnostics; }
+    [[nodiscard]] auto begin() const noexcept { return discovery_->skills.begin(); }
+    [[nodiscard]] auto end() const noexcept { return discovery_->skills.end(); }
+    [[nodiscard]] std::size_t size() const noexcept { return discovery_->skills.size(); }
+    [[nodiscard]] bool empty() const noexcept { return discovery_->skills.empty(); }
+    [[nodiscard]] const std::vector<SkillManifest>& skills() const noexcept { return discovery_->skills; }
+    [[nodiscard]] const std::vector<SkippedSkill>& skipped() const noexcept { return discovery_->skipped; }
+    [[nodiscard]] const Diagnostics& diagnostics() const noexcept { return discovery_->diagnostics; }
     [[nodiscard]] const SkillLoaderPtr& loader() const noexcept { return loader_; }
+
+    // Copies share the result (it is immutable); a moved-from catalog is an empty one.
+    SkillCatalog(const SkillCatalog&) = default;
+    SkillCatalog& operator=(const SkillCatalog&) = default;
+    SkillCatalog(SkillCatalog&& other) noexcept;
+    SkillCatalog& operator=(SkillCatalog&& other) noexcept;
+    ~SkillCatalog() = default;
 
 private:
     SkillLoaderPtr loader_;
-    Discovery discovery_;
+    std::shared_ptr<const Discovery> discovery_;  // never null
     // Built at the first lookup (once, whichever thread asks first): a catalog that is only
     // rendered, as `to-prompt` renders it, never pays for an NFKC key and a map entry per skill.
     // A copy of the catalog has the same skills in the same places, so it shares the index.

@@ -34,6 +34,12 @@ public:
     virtual ~SkillLoader();
     /// Finds the skills. Throws DiscoveryError when discovery fails as a whole.
     [[nodiscard]] virtual Discovery discover() = 0;
+    /// discover(), for a caller that keeps the result as it is (a SkillCatalog): the same result,
+    /// shared and immutable. The default wraps discover(); FilesystemSkillLoader shares the
+    /// manifests with its cache where it can instead of copying them (docs/loading.md).
+    [[nodiscard]] virtual std::shared_ptr<const Discovery> discover_shared() {
+        return std::make_shared<const Discovery>(discover());
+    }
     /// Loads one discovered skill (name compared after NFKC). Throws NotFoundError.
     [[nodiscard]] virtual LoadedSkill load(std::string_view name) = 0;
     /// Whether the model's own file tools can reach the skill's directory, so that the
@@ -242,6 +248,11 @@ public:
     FilesystemSkillLoader& operator=(const FilesystemSkillLoader&) = delete;
 
     [[nodiscard]] Discovery discover() override;
+    /// The same result as discover(). When this discovery parsed every file itself (the first
+    /// one, usually), kept its results (keep_results) and has no admission rule to apply
+    /// (overrides, trust, lock), the kept manifests move into the returned Discovery and the
+    /// cache keeps those, instead of one copy each; otherwise it is discover()'s result, shared.
+    [[nodiscard]] std::shared_ptr<const Discovery> discover_shared() override;
     [[nodiscard]] LoadedSkill load(std::string_view name) override;
     /// The whole frontmatter of the discovered skill `name` as JSON (SkillManifest::frontmatter).
     /// The tree discovery built when it kept it (keep_results and frontmatter_json on); otherwise

@@ -76,21 +76,25 @@ struct Selection {
 
 /// A manifest held apart from its owner, copied with it: an entry without one (a skipped file, or
 /// one parsed into a slot) costs a pointer, not a whole SkillManifest. Used like an optional.
+/// It owns its manifest, or (share) holds one that lives in a shared Discovery, the result it was
+/// moved into (ParseCache::share_fresh).
 class ManifestBox {
 public:
     ManifestBox() noexcept = default;
-    ManifestBox(const ManifestBox& other) : m_(other.m_ ? std::make_unique<SkillManifest>(*other.m_) : nullptr) {}
+    ManifestBox(const ManifestBox& other) : m_(other.m_ ? std::make_shared<SkillManifest>(*other.m_) : nullptr) {}
     ManifestBox(ManifestBox&&) noexcept = default;
     ManifestBox& operator=(const ManifestBox& other) {
-        if (this != &other) m_ = other.m_ ? std::make_unique<SkillManifest>(*other.m_) : nullptr;
+        if (this != &other) m_ = other.m_ ? std::make_shared<SkillManifest>(*other.m_) : nullptr;
         return *this;
     }
     ManifestBox& operator=(ManifestBox&&) noexcept = default;
     ~ManifestBox() = default;
     ManifestBox& operator=(SkillManifest&& m) {
-        m_ = std::make_unique<SkillManifest>(std::move(m));
+        m_ = std::make_shared<SkillManifest>(std::move(m));
         return *this;
     }
+    /// Holds `shared` (an element of a shared result, kept alive by it) instead of its own.
+    void share(std::shared_ptr<SkillManifest> shared) noexcept { m_ = std::move(shared); }
 
     explicit operator bool() const noexcept { return m_ != nullptr; }
     [[nodiscard]] SkillManifest& operator*() const noexcept { return *m_; }
@@ -98,7 +102,7 @@ public:
     void reset() noexcept { m_.reset(); }
 
 private:
-    std::unique_ptr<SkillManifest> m_;
+    std::shared_ptr<SkillManifest> m_;
 };
 
 // One parsed SKILL.md, shared between discoveries while its stat does not change.
@@ -122,6 +126,9 @@ struct CacheEntry {
     std::string dir_name;
     Diagnostics diagnostics;
     std::string skip_message;
+    // Another discovery took this entry from the cache (guarded by ParseCache's mutex): its manifest
+    // may be read there at any time, so it is never moved (ParseCache::share_fresh).
+    mutable bool taken = false;
 };
 using CacheEntryPtr = std::shared_ptr<const CacheEntry>;
 
@@ -136,6 +143,7 @@ struct Candidate {
 
     // Filled in by the worker.
     bool has_skill_file = false;
+    bool from_cache = false;         // `entry` was parsed by an earlier discovery (a cache hit)
     bool dir_name_in_entry = false;  // with a slot and lazy bodies, dir_name moved to entry->dir_name
     std::string skill_dir;           // resolved (symlink target for local skills)
     std::string skill_file;
@@ -404,6 +412,8 @@ struct ParseSettings {
     FrontmatterTyping frontmatter_typing = FrontmatterTyping::text;
 };
 
+struct Merged;
+
 class ParseCache {
 public:
     ParseCache(const Storage& storage, ParseSettings settings) : storage_(storage), settings_(settings) {}
@@ -424,6 +434,13 @@ public:
     [[nodiscard]] bool keeps() const noexcept { return settings_.keep; }
     /// Forgets the files that are not in `live` (paths of SKILL.md files still there).
     void keep_only(const std::unordered_set<std::string_view>& live);
+    /// The kept manifests of a discovery (`merged`, of `candidates`) into `out.skills`, in order:
+    /// each one this discovery parsed is moved there and its cache entry then holds the one in
+    /// `out` (so the cache and the result share one copy, kept alive by either), unless another
+    /// discovery has taken the entry or the cache holds another for its file; every other one is
+    /// copied. `merged.order` then points into `out`. Only for a discovery without cache hits:
+    /// entries of earlier discoveries would otherwise keep a result alive each (docs/loading.md).
+    void share_fresh(const std::vector<Candidate>& candidates, Merged& merged, const std::shared_ptr<Discovery>& out);
 
 private:
     void store(Candidate& c, const FileStat& st, std::string_view data, bool truncated);

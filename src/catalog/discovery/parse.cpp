@@ -92,22 +92,28 @@ void ParseCache::process(Candidate& c, int root_fd) {
         {
             std::lock_guard lock(mutex_);
             auto it = entries_.find(c.skill_file);
-            if (it != entries_.end() && same_file_state(it->second->stat, st)) hit = it->second;
+            if (it != entries_.end() && same_file_state(it->second->stat, st)) {
+                hit = it->second;
+                hit->taken = true;  // under the mutex: see share_fresh
+            }
         }
         if (hit && !hit->verify) {
             c.entry = std::move(hit);
+            c.from_cache = true;
             return;
         }
         ReadResult read = reader.read_file(c.skill_file, settings_.max_bytes);
         if (hit && hit->hashed && read.truncated == hit->truncated && read.data.size() == hit->text_size &&
             std::hash<std::string_view>{}(read.data) == hit->text_hash) {
             // The same bytes: keep the parse, and trust the stat from now on if it has settled.
+            c.from_cache = true;
             if (stat_needs_verification(st)) {
                 c.entry = std::move(hit);
                 return;
             }
             auto settled = std::make_shared<CacheEntry>(*hit);
             settled->verify = false;
+            settled->taken = true;  // in the cache from now on, and this discovery's too
             CacheEntryPtr shared = std::move(settled);
             std::lock_guard lock(mutex_);
             entries_[c.skill_file] = shared;
@@ -246,6 +252,37 @@ bool ParseCache::same_bytes(const Candidate& a, const Candidate& b) const {
                reader.read_file(b.skill_file, settings_.max_bytes).data;
     } catch (const std::exception&) {
         return false;
+    }
+}
+
+void ParseCache::share_fresh(const std::vector<Candidate>& candidates, Merged& merged,
+                             const std::shared_ptr<Discovery>& out) {
+    const std::size_t n = merged.order.size();
+    out->skills.resize(n);
+    // Under the mutex, which every cache hit takes (process): no other discovery can take an
+    // entry from the cache between the check of `taken` and the move.
+    std::lock_guard lock(mutex_);
+    for (std::size_t k = 0; k < n; ++k) {
+        const Candidate& c = candidates[merged.kept[k]];
+        const SkillManifest* from = merged.order[k].get();
+        const CacheEntry* entry = c.entry.get();
+        bool move = entry != nullptr && !c.from_cache && !entry->taken && entry->manifest &&
+                    &*entry->manifest == from && !entry->placed;
+        if (move && settings_.keep) {
+            const auto it = entries_.find(c.skill_file);
+            move = it != entries_.end() && it->second.get() == entry;  // not replaced by another discovery
+        }
+        SkillManifest& to = out->skills[k];
+        if (move) {
+            // The entry is this discovery's and no one else's yet; nothing reads the manifest
+            // while it moves. (The const_cast: entries are built here and only read elsewhere.)
+            auto& box = const_cast<ManifestBox&>(entry->manifest);  // NOLINT
+            to = std::move(*box);
+            box.share(std::shared_ptr<SkillManifest>(out, &to));
+        } else {
+            to = *from;
+        }
+        merged.order[k] = std::shared_ptr<const SkillManifest>(out, &to);
     }
 }
 
