@@ -126,9 +126,25 @@ struct CacheEntry {
     std::string dir_name;
     Diagnostics diagnostics;
     std::string skip_message;
-    // Another discovery took this entry from the cache (guarded by ParseCache's mutex): its manifest
-    // may be read there at any time, so it is never moved (ParseCache::share_fresh).
-    mutable bool taken = false;
+    // Another discovery took this entry from the cache (set under ParseCache's mutex, and read
+    // there by share_fresh; atomic because an entry is copied without it): its manifest may be
+    // read there at any time, so it is never moved.
+    class Taken {
+    public:
+        Taken() noexcept = default;
+        Taken(const Taken& other) noexcept : value_(other.get()) {}
+        Taken& operator=(const Taken& other) noexcept {
+            value_.store(other.get(), std::memory_order_relaxed);
+            return *this;
+        }
+        ~Taken() = default;
+        void set() const noexcept { value_.store(true, std::memory_order_relaxed); }
+        [[nodiscard]] bool get() const noexcept { return value_.load(std::memory_order_relaxed); }
+
+    private:
+        mutable std::atomic<bool> value_{false};
+    };
+    Taken taken;
 };
 using CacheEntryPtr = std::shared_ptr<const CacheEntry>;
 

@@ -94,7 +94,7 @@ void ParseCache::process(Candidate& c, int root_fd) {
             auto it = entries_.find(c.skill_file);
             if (it != entries_.end() && same_file_state(it->second->stat, st)) {
                 hit = it->second;
-                hit->taken = true;  // under the mutex: see share_fresh
+                hit->taken.set();  // under the mutex: see share_fresh
             }
         }
         if (hit && !hit->verify) {
@@ -113,7 +113,7 @@ void ParseCache::process(Candidate& c, int root_fd) {
             }
             auto settled = std::make_shared<CacheEntry>(*hit);
             settled->verify = false;
-            settled->taken = true;  // in the cache from now on, and this discovery's too
+            settled->taken.set();  // in the cache from now on, and this discovery's too
             CacheEntryPtr shared = std::move(settled);
             std::lock_guard lock(mutex_);
             entries_[c.skill_file] = shared;
@@ -266,7 +266,7 @@ void ParseCache::share_fresh(const std::vector<Candidate>& candidates, Merged& m
         const Candidate& c = candidates[merged.kept[k]];
         const SkillManifest* from = merged.order[k].get();
         const CacheEntry* entry = c.entry.get();
-        bool move = entry != nullptr && !c.from_cache && !entry->taken && entry->manifest &&
+        bool move = entry != nullptr && !c.from_cache && !entry->taken.get() && entry->manifest &&
                     &*entry->manifest == from && !entry->placed;
         if (move && settings_.keep) {
             const auto it = entries_.find(c.skill_file);
