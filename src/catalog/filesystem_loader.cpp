@@ -155,7 +155,7 @@ void FilesystemSkillLoader::Impl::resolve_roots() {
             throw ConfigurationError(fmt::format("invalid library root '{}': {}", root, e.what()));
         }
         // A Claude Code marketplace or plugin: its plugins' skills folders instead of itself.
-        if (std::optional<std::vector<Root>> plugins = plugin_roots(path, storage.reader(), plugin_diagnostics)) {
+        if (std::optional<std::vector<Root>> plugins = plugin_roots(path, storage, plugin_diagnostics)) {
             plugin_origins.push_back(path);
             for (Root& r : *plugins) add_root(std::move(r));
             continue;

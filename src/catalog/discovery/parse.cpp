@@ -268,7 +268,7 @@ void ParseCache::share_fresh(const std::vector<Candidate>& candidates, Merged& m
         const CacheEntry* entry = c.entry.get();
         bool move = entry != nullptr && !c.from_cache && !entry->taken.get() && entry->manifest &&
                     &*entry->manifest == from && !entry->placed;
-        if (move && settings_.keep) {
+        if (move) {
             const auto it = entries_.find(c.skill_file);
             move = it != entries_.end() && it->second.get() == entry;  // not replaced by another discovery
         }

@@ -12,7 +12,6 @@
 #include <nlohmann/json.hpp>
 
 #include "../../base/byte_scans.hpp"
-#include "../../storage/local_fs.hpp"
 #include "agentskills/base/diagnostic_codes.hpp"
 #include "agentskills/base/errors.hpp"
 #include "agentskills/base/names.hpp"
@@ -87,14 +86,6 @@ public:
         : root_(root), reader_(reader), diagnostics_(diagnostics) {}
 
     std::optional<std::vector<Root>> scan() {
-        // Nearly every root has no `.claude-plugin`. On the local file system one lstat says so,
-        // instead of two confined reads that each throw NotFoundError (a symbolic link there is
-        // not "missing": the confined reads refuse it as before).
-        if (reader_.is_local() && !root_.empty() && root_.front() == '/') {
-            bool missing = false;
-            (void)local::lstat_plain(join_path(root_, plugin_folder), -1, {}, missing);
-            if (missing) return std::nullopt;
-        }
         nlohmann::json doc;
         std::string why;
         const std::string market_path = join_path(root_, marketplace_manifest);
@@ -303,9 +294,19 @@ private:
 
 }  // namespace
 
-std::optional<std::vector<Root>> plugin_roots(const std::string& root, const SkillReader& reader,
+std::optional<std::vector<Root>> plugin_roots(const std::string& root, const Storage& storage,
                                               Diagnostics& diagnostics) {
-    return PluginScan(root, reader, diagnostics).scan();
+    // Nearly every root has no `.claude-plugin`. On the local file system Storage::probe says so
+    // with one lstat, instead of two confined reads that each throw NotFoundError (a symbolic link
+    // there is not "missing": the confined reads refuse it as before). Another reader may know a
+    // folder only by the files below it: the reads ask it.
+    if (storage.local()) {
+        FileStat st;
+        if (storage.probe(join_path(root, plugin_folder), -1, std::string(), st) == Storage::Probe::missing) {
+            return std::nullopt;
+        }
+    }
+    return PluginScan(root, storage.reader(), diagnostics).scan();
 }
 
 }  // namespace agentskills::detail

@@ -18,7 +18,7 @@ namespace agentskills::detail {
 /// library). A manifest that cannot be read or used, a remote or escaping plugin source, a
 /// plugin name that breaks the name rules: a `plugin-refused` diagnostic naming the file and
 /// the reason, and that plugin (or, for a broken manifest, the whole root) contributes nothing.
-[[nodiscard]] std::optional<std::vector<Root>> plugin_roots(const std::string& root, const SkillReader& reader,
+[[nodiscard]] std::optional<std::vector<Root>> plugin_roots(const std::string& root, const Storage& storage,
                                                             Diagnostics& diagnostics);
 
 }  // namespace agentskills::detail
