@@ -7,6 +7,9 @@
 //      same result (kept or skipped, skip reason, body, every diagnostic, the manifest as JSON);
 //   2. the text as a frontmatter: when the fast path reads it, yaml-cpp reads the same tree
 //      (kinds, texts, marks, anchors, flags) with the same strict-YAML findings (flow collections).
+// The fast path fills the room of the tree read before it on the thread (recycle_yaml_tree; the
+// parser gives back every tree, and so does this target), yaml-cpp builds afresh: the comparisons
+// also hold the reuse of one input's tree for the next to a tree built from nothing.
 #include <agentskills/base/names.hpp>
 #include <agentskills/parse/parser.hpp>
 
@@ -90,6 +93,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         fast_tree.root = *fast;
         FUZZ_CHECK(strict.list == detail::strict_findings(fast_tree).list);
         FUZZ_CHECK(same_tree(*fast, *slow.root));
+        // The next input's fast reads fill this tree's room (recycle_yaml_tree), as in a discovery.
+        detail::recycle_yaml_tree(std::move(*fast));
     }
     return 0;
 }

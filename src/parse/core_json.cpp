@@ -236,7 +236,10 @@ json core_json(const YamlTree& tree, std::size_t max_depth, std::size_t max_node
 }
 
 json core_json(std::string_view yaml, std::size_t max_depth, std::size_t max_nodes) {
-    return core_json(read_yaml_tree(yaml, core_json_options(max_depth, max_nodes, true)), max_depth, max_nodes);
+    YamlTree tree = read_yaml_tree(yaml, core_json_options(max_depth, max_nodes, true));
+    json value = core_json(tree, max_depth, max_nodes);
+    if (tree.root) recycle_yaml_tree(std::move(*tree.root));  // room for the next frontmatter's tree
+    return value;
 }
 
 json core_schema_scalar(std::string_view plain) {

@@ -232,9 +232,10 @@ bool Parse::split_and_interpret(std::string_view text) {
     if (!parts) return false;
     const LargeParsePlace place(parts->frontmatter.size() > SKILL_LARGE_FRONTMATTER_BYTES);
     if (keep_instructions_) out_.instructions = trim_blank_lines(parts->body);
-    const std::optional<YNode> root = read_frontmatter(parts->frontmatter);
+    std::optional<YNode> root = read_frontmatter(parts->frontmatter);
     if (!root) return false;
     interpret(*root, parts->frontmatter);
+    recycle_yaml_tree(std::move(*root));
     return true;
 }
 

@@ -173,6 +173,14 @@ struct YamlTree {
 /// fast_path_max_nodes nodes and fast_path_max_depth levels of collections.
 [[nodiscard]] std::optional<YNode> read_common_yaml(std::string_view text);
 inline constexpr std::size_t fast_path_max_nodes = 20001;
+
+/// Gives the nodes of a tree that is no longer needed to the calling thread's spares, which
+/// read_common_yaml takes its nodes from: their strings and lists keep their room, so that reading
+/// the next frontmatter of a discovery allocates little. At most 64 nodes and 16 KiB of room are
+/// kept per thread (docs/security.md); the rest is freed. `root` is left empty.
+void recycle_yaml_tree(YNode&& root) noexcept;
+/// How many nodes the calling thread's kept tree has (0 when none): for the tests of the bound.
+[[nodiscard]] std::size_t spare_yaml_nodes() noexcept;
 inline constexpr std::size_t fast_path_max_depth = 9;
 
 /// What YamlBounds::max_json_bytes charges for the JSON copy of `root` (an upper bound of its size

@@ -50,6 +50,29 @@ bool is_key_start(char c) noexcept {
 }
 bool is_key_char(char c) noexcept { return is_key_start(c) || c == '-' || c == '.' || c == '/'; }
 
+// The calling thread's last tree (recycle_yaml_tree), which the next read fills in place: its
+// nodes' strings and lists keep their room, so that a frontmatter of the same shape as the one
+// before is read without allocating.
+thread_local YNode spare_tree;
+
+// Slot `i` of `items`, the `i`th child being read, made empty for it: the node the tree before
+// had there (its text and its own children keep their room), or a new one.
+YNode& child_slot(std::vector<YNode>& items, std::size_t i) {
+    if (i == items.size()) return items.emplace_back();
+    YNode& n = items[i];
+    n.text.clear();
+    n.line = n.column = n.offset = n.anchor = n.extra = 0;
+    n.kind = YNode::Kind::null;
+    n.flags = 0;
+    return n;
+}
+
+// After the children of a collection were read into the first `used` slots: the slots left
+// from the tree before go.
+void drop_slots(std::vector<YNode>& items, std::size_t used) {
+    items.erase(items.begin() + static_cast<std::ptrdiff_t>(used), items.end());
+}
+
 bool is_null_word(std::string_view s) noexcept { return s == "null" || s == "Null" || s == "NULL" || s == "~"; }
 
 // Where a line of plain text `s` stops being one, from `from` on: the first `:` followed by a space
@@ -74,8 +97,14 @@ public:
     std::optional<YNode> run() {
         advance();
         if (!have_ || failed_ || line_.indent != 0) return std::nullopt;
-        YNode root;
-        if (!mapping(0, 1, root) || failed_ || have_) return std::nullopt;
+        YNode root = std::exchange(spare_tree, YNode{});
+        root.text.clear();
+        root.anchor = root.extra = 0;
+        root.flags = 0;
+        if (!mapping(0, 1, root) || failed_ || have_) {
+            recycle_yaml_tree(std::move(root));  // its nodes serve the next read
+            return std::nullopt;
+        }
         return root;
     }
 
@@ -145,6 +174,7 @@ private:
         mark(out, line_.text.data() + indent);
         // The frontmatter's own keys: room for eight at once, not a growth step per key or two.
         if (depth == 1) out.items.reserve(16);
+        std::size_t used = 0;  // slots of out.items filled
         while (have_ && !failed_ && line_.indent == indent) {
             if (at_entry(indent)) return false;  // a list item where a key belongs
             const std::string_view rest = line_.text.substr(indent);
@@ -154,14 +184,17 @@ private:
             if (k >= rest.size() || rest[k] != ':' || (k + 1 < rest.size() && rest[k + 1] != ' ')) return false;
             const std::string_view key_text = rest.substr(0, k);
             if (is_null_word(key_text)) return false;
-            YNode key;
-            key.kind = YNode::Kind::scalar;
-            key.flags = YNode::plain | YNode::key;
-            key.text = std::string(key_text);
-            mark(key, rest.data());
+            {
+                YNode& key = child_slot(out.items, used++);
+                key.kind = YNode::Kind::scalar;
+                key.flags = YNode::plain | YNode::key;
+                key.text.assign(key_text);
+                mark(key, rest.data());
+                key.items.clear();
+            }
             if (!count()) return false;
 
-            YNode value;
+            YNode& value = child_slot(out.items, used++);  // (key's reference may be stale now)
             const std::string_view after = rest.substr(k + 1);
             const std::size_t v = after.find_first_not_of(' ');
             if (v == std::string_view::npos) {
@@ -194,10 +227,9 @@ private:
                 if (!continue_plain(indent, after.substr(v), value)) return false;
             }
             if (!count()) return false;
-            out.items.push_back(std::move(key));
-            out.items.push_back(std::move(value));
             if (have_ && line_.indent > indent) return false;  // a continuation, or a stray indent
         }
+        drop_slots(out.items, used);
         return !failed_;
     }
 
@@ -273,11 +305,12 @@ private:
         if (depth > max_depth) return false;
         out.kind = YNode::Kind::sequence;
         mark(out, line_.text.data() + indent);
+        std::size_t used = 0;  // slots of out.items filled
         while (have_ && !failed_ && at_entry(indent)) {
             const std::string_view rest = line_.text.substr(indent + 1);
             const std::size_t v = rest.find_first_not_of(' ');
             if (v == std::string_view::npos || rest[v] == '#') return false;  // empty or nested
-            YNode item;
+            YNode& item = child_slot(out.items, used++);
             if (key_line(rest.substr(v))) {
                 // The item's line read as if it began at the key: the mapping's keys are at its column.
                 line_.indent = indent + 1 + v;
@@ -286,9 +319,9 @@ private:
                 if (!scalar(rest.substr(v), item) || !count()) return false;
                 advance();
             }
-            out.items.push_back(std::move(item));
             if (have_ && line_.indent > indent) return false;
         }
+        drop_slots(out.items, used);
         return !failed_;
     }
 
@@ -300,6 +333,7 @@ private:
         out.kind = YNode::Kind::sequence;
         out.flags = YNode::flow;
         mark(out, s.data());
+        std::size_t used = 0;  // slots of out.items filled
         const auto starts_item = [](char c) { return is_key_start(c) || c == '.' || c == '/' || c == '('; };
         const auto in_item = [](char c) { return is_key_char(c) || c == '(' || c == ')'; };
         std::size_t i = 1;
@@ -319,12 +353,12 @@ private:
                 if (i >= s.size()) return false;  // continues on the next line
                 const std::string_view word = s.substr(start, end - start);
                 if (is_null_word(word) || !count()) return false;
-                YNode item;
+                YNode& item = child_slot(out.items, used++);
                 item.kind = YNode::Kind::scalar;
                 item.flags = YNode::plain;
-                item.text = std::string(word);
+                item.text.assign(word);
+                item.items.clear();
                 mark(item, word.data());
-                out.items.push_back(std::move(item));
                 if (s[i] == ']') {
                     ++i;
                     break;
@@ -334,6 +368,7 @@ private:
                 while (i < s.size() && s[i] == ' ') ++i;
             }
         }
+        drop_slots(out.items, used);
         return only_comment_after(s.substr(i));
     }
 
@@ -354,7 +389,8 @@ private:
         std::size_t last_end = pos_;  // where the line after the last line of text starts
         std::size_t last_number = next_number_;
         bool last_broken = false;  // the last line of text ends with a line break
-        std::string text;
+        out.items.clear();
+        std::string& text = out.text;  // empty (child_slot)
         while (pos_ < text_.size()) {
             const RawLine raw = peek_line();
             const std::string_view line = raw.text;
@@ -387,7 +423,6 @@ private:
         }
         if (indent == 0) return false;
         if (!strip && last_broken) text += '\n';  // clip keeps the last line break, if there is one
-        out.text = std::move(text);
         // Trailing empty lines belong to no one: read on from the line after the last text line.
         pos_ = last_end;
         next_number_ = last_number;
@@ -398,6 +433,7 @@ private:
     bool scalar(std::string_view s, YNode& out) const {
         mark(out, s.data());
         out.kind = YNode::Kind::scalar;
+        out.items.clear();
         switch (s[0]) {
             case '\'':
                 return single_quoted(s, out.text);
@@ -418,7 +454,7 @@ private:
         const std::string_view text = s.substr(0, end);
         if (is_null_word(text)) out.kind = YNode::Kind::null;
         out.flags = YNode::plain;
-        out.text = std::string(text);
+        out.text.assign(text);
         return true;
     }
 
@@ -474,6 +510,34 @@ private:
 };
 
 }  // namespace
+
+void recycle_yaml_tree(YNode&& root) noexcept {
+    // A tree is kept only when it is about the size of a real frontmatter's (a dozen or two
+    // nodes, a few hundred bytes of text): at most this many nodes and this much room.
+    constexpr std::size_t max_nodes_kept = 64;
+    constexpr std::size_t max_bytes_kept = 16 * 1024;
+    std::size_t nodes = 0;
+    std::size_t bytes = 0;
+    const auto fits = [&](const auto& self, const YNode& n) noexcept -> bool {
+        ++nodes;
+        bytes += sizeof(YNode) + n.text.capacity() + (n.items.capacity() - n.items.size()) * sizeof(YNode);
+        if (nodes > max_nodes_kept || bytes > max_bytes_kept) return false;
+        for (const YNode& c : n.items) {
+            if (!self(self, c)) return false;
+        }
+        return true;
+    };
+    if (root.kind == YNode::Kind::mapping && fits(fits, root)) spare_tree = std::move(root);
+}
+
+std::size_t spare_yaml_nodes() noexcept {
+    const auto count = [](const auto& self, const YNode& n) noexcept -> std::size_t {
+        std::size_t total = 1;
+        for (const YNode& c : n.items) total += self(self, c);
+        return total;
+    };
+    return spare_tree.kind == YNode::Kind::mapping ? count(count, spare_tree) : 0;
+}
 
 std::optional<YNode> read_common_yaml(std::string_view text) {
     if (!plain_bytes(text)) return std::nullopt;

@@ -1143,6 +1143,81 @@ TEST_CASE("fast path: every SKILL.md of the shared corpus parses as through yaml
     CHECK(fast * 10 > files * 9);
 }
 
+TEST_CASE("fast path: a tree read into the room of the tree before is the tree read afresh", "[parser][fast-path]") {
+    // Shapes that grow and shrink from one to the next: a scalar where a collection was, fewer
+    // list items than before, a nested mapping where a flow list was, a block scalar where a
+    // quoted one was; one that the fast path gives up on half-way (an anchor on its last line);
+    // one too large to be kept (more than 64 nodes).
+    std::string wide;
+    for (int i = 0; i < 40; ++i) wide += "key-" + std::to_string(i) + ": value number " + std::to_string(i) + "\n";
+    const std::vector<std::string> frontmatters = {
+        "name: a\ndescription: plain\n",
+        "name: b\ndescription: >-\n  folded line one\n  line two\nmetadata:\n  author: x\n  tags: [one, two, three]\n",
+        "name: c\nallowed-tools:\n  - Read\n  - Grep\n  - Bash\nauthors:\n  - name: one\n    email: e@x\n  - name: "
+        "two\n",
+        "metadata:\n  k: v\nname: 'quoted ''x'''\ndescription: \"dq \\n x\"\n",
+        "name: d\ndescription: |\n  literal\n  block\n\nlicense: MIT # comment\nallowed-tools: [Read]\n",
+        "name: e\ndescription: x\nmetadata:\n  a: b\n  c: d\nother: &anchor y\n",
+        "name: f\ndescription: goes on\n  over a second line\nmetadata: plain\n",
+        "name: " + std::string(300, 'g') + "\ndescription: " + std::string(2000, 'h') + "\n" + wide,
+    };
+    // The tree of `text` on a thread that has read nothing before (nothing kept), as JSON.
+    const auto afresh = [](const std::string& text) {
+        std::string out;
+        std::thread([&] {
+            const std::optional<detail::YNode> t = detail::read_common_yaml(text);
+            out = t ? tree(*t).dump() : "none";
+        }).join();
+        return out;
+    };
+    const auto parsed_afresh = [](const std::string& text) {
+        nlohmann::json out;
+        std::thread([&] {
+            ParseOptions opt;
+            opt.path = "lib/demo/SKILL.md";
+            out = seen(parse_skill_md(text, opt));
+        }).join();
+        return out;
+    };
+    for (const std::string& before : frontmatters) {
+        for (const std::string& text : frontmatters) {
+            INFO("before:\n" << before << "then:\n" << text);
+            const std::string expected = afresh(text);
+            const nlohmann::json expected_parse = parsed_afresh(skill(text));
+            std::thread([&] {
+                // The tree before given back directly...
+                if (std::optional<detail::YNode> t = detail::read_common_yaml(before)) {
+                    detail::recycle_yaml_tree(std::move(*t));
+                }
+                const std::optional<detail::YNode> again = detail::read_common_yaml(text);
+                CHECK((again ? tree(*again).dump() : "none") == expected);
+                // ... and by the parser, which gives back every tree it read.
+                ParseOptions opt;
+                opt.path = "lib/demo/SKILL.md";
+                (void)parse_skill_md(skill(before), opt);
+                CHECK(seen(parse_skill_md(skill(text), opt)) == expected_parse);
+                (void)parse_skill_md(skill(before), opt);
+                detail::set_frontmatter_fast_path(false);
+                CHECK(seen(parse_skill_md(skill(text), opt)) == expected_parse);
+                detail::set_frontmatter_fast_path(true);
+            }).join();
+        }
+    }
+    // What a thread keeps: a tree of a real frontmatter's size, not one over 64 nodes.
+    std::thread([&] {
+        CHECK(detail::spare_yaml_nodes() == 0);
+        std::optional<detail::YNode> small = detail::read_common_yaml(frontmatters[2]);
+        REQUIRE(small);
+        detail::recycle_yaml_tree(std::move(*small));
+        CHECK(detail::spare_yaml_nodes() == 18);
+        std::optional<detail::YNode> large = detail::read_common_yaml(frontmatters.back());
+        REQUIRE(large);
+        CHECK(detail::spare_yaml_nodes() == 0);  // the read took the kept tree
+        detail::recycle_yaml_tree(std::move(*large));
+        CHECK(detail::spare_yaml_nodes() == 0);  // 85 nodes: freed, not kept
+    }).join();
+}
+
 TEST_CASE("frontmatter_json = false changes nothing but the frontmatter JSON", "[parser]") {
     const auto found = agentskills_test::shared_corpus();
     if (!found) return;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "../../parse/core_json.hpp"
 #include "../../parse/yaml.hpp"
@@ -19,10 +20,11 @@ using nlohmann::json;
 
 json tree_json(std::string_view yaml, std::size_t max_depth, std::size_t max_nodes, bool fast_path,
                std::optional<std::string>* outside_sdk = nullptr) {
-    const agentskills::detail::YamlTree tree = agentskills::detail::read_yaml_tree(
+    agentskills::detail::YamlTree tree = agentskills::detail::read_yaml_tree(
         yaml, agentskills::detail::core_json_options(max_depth, max_nodes, fast_path));
     json value = agentskills::detail::core_json(tree, max_depth, max_nodes);
     if (outside_sdk != nullptr) *outside_sdk = outside_sdk_subset(tree, yaml);
+    if (tree.root) agentskills::detail::recycle_yaml_tree(std::move(*tree.root));  // room for the next skill's
     return value;
 }
 
