@@ -173,15 +173,16 @@ struct YamlTree {
 /// fast_path_max_nodes nodes and fast_path_max_depth levels of collections.
 [[nodiscard]] std::optional<YNode> read_common_yaml(std::string_view text);
 inline constexpr std::size_t fast_path_max_nodes = 20001;
+inline constexpr std::size_t fast_path_max_depth = 9;
 
-/// Gives the nodes of a tree that is no longer needed to the calling thread's spares, which
-/// read_common_yaml takes its nodes from: their strings and lists keep their room, so that reading
-/// the next frontmatter of a discovery allocates little. At most 64 nodes and 16 KiB of room are
-/// kept per thread (docs/security.md); the rest is freed. `root` is left empty.
+/// Keeps a tree that is no longer needed as the calling thread's one spare tree, which the next
+/// read_common_yaml fills in place: its nodes, their strings and lists keep their room, so that
+/// reading the next frontmatter of a discovery allocates little. A tree is kept only when it has
+/// at most 64 nodes and holds at most 16 KiB (docs/security.md); a larger one is freed (and the
+/// spare kept before stays). `root` is left moved-from.
 void recycle_yaml_tree(YNode&& root) noexcept;
 /// How many nodes the calling thread's kept tree has (0 when none): for the tests of the bound.
 [[nodiscard]] std::size_t spare_yaml_nodes() noexcept;
-inline constexpr std::size_t fast_path_max_depth = 9;
 
 /// What YamlBounds::max_json_bytes charges for the JSON copy of `root` (an upper bound of its size
 /// printed by dump(2)); the walk stops once the total passes `limit` and returns that total.

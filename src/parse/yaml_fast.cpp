@@ -55,16 +55,21 @@ bool is_key_char(char c) noexcept { return is_key_start(c) || c == '-' || c == '
 // before is read without allocating.
 thread_local YNode spare_tree;
 
-// Slot `i` of `items`, the `i`th child being read, made empty for it: the node the tree before
-// had there (its text and its own children keep their room), or a new one.
-YNode& child_slot(std::vector<YNode>& items, std::size_t i) {
-    if (i == items.size()) return items.emplace_back();
-    YNode& n = items[i];
+// A node of the tree before, made a new one for the read: empty text, no marks, kind or flags.
+// Its children stay (the read fills or drops them) and keep their room, as its text does.
+void reset_node(YNode& n) noexcept {
     n.text.clear();
     n.line = n.column = n.offset = n.anchor = n.extra = 0;
     n.kind = YNode::Kind::null;
     n.flags = 0;
-    return n;
+}
+
+// Slot `i` of `items`, the `i`th child being read, made empty for it: the node the tree before
+// had there, or a new one.
+YNode& child_slot(std::vector<YNode>& items, std::size_t i) {
+    if (i == items.size()) return items.emplace_back();
+    reset_node(items[i]);
+    return items[i];
 }
 
 // After the children of a collection were read into the first `used` slots: the slots left
@@ -98,9 +103,7 @@ public:
         advance();
         if (!have_ || failed_ || line_.indent != 0) return std::nullopt;
         YNode root = std::exchange(spare_tree, YNode{});
-        root.text.clear();
-        root.anchor = root.extra = 0;
-        root.flags = 0;
+        reset_node(root);
         if (!mapping(0, 1, root) || failed_ || have_) {
             recycle_yaml_tree(std::move(root));  // its nodes serve the next read
             return std::nullopt;
