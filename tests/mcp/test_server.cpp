@@ -22,6 +22,7 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -165,6 +166,55 @@ TEST_CASE("mcp: skills/list gives the frontmatter, every file, digests and sizes
     REQUIRE(f.logs.size() == 1);
     CHECK(f.logs[0] == "agentskills mcp: left out bad-meta (" + f.path("bad-meta/SKILL.md") +
                            "): metadata does not map strings to strings [mcp-skill-left-out]");
+}
+
+TEST_CASE("mcp: each skills/list item is the bytes nlohmann's dump gives for it", "[mcp]") {
+    // The server writes an entry's text directly (entry_json_text); nlohmann's dump of the same
+    // object is the reference, byte for byte. Parsed and dumped again, an item must come back as
+    // it was written, and appear in the raw response as it is.
+    const auto check_library = [](const std::filesystem::path& root, std::size_t& items) {
+        auto loader = std::make_shared<FilesystemSkillLoader>(
+            FilesystemLoaderOptions{.roots = {root.string()}, .include_default_roots = false});
+        mcp::ServerOptions options;
+        options.page_size = 100000;
+        options.log = [](std::string_view) {};
+        mcp::Server server(discover_skill_catalog(loader), options);
+        const auto session = server.open_session();
+        (void)server.handle(
+            R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})", *session);
+        (void)server.handle(R"({"jsonrpc":"2.0","method":"notifications/initialized"})", *session);
+        const mcp::Exchange ex =
+            server.handle(R"({"jsonrpc":"2.0","id":1,"method":"skills/list","params":{}})", *session);
+        REQUIRE(ex.response.has_value());
+        const json r = json::parse(*ex.response);
+        for (const json& item : r.at("result").at("skills")) {
+            const std::string text = item.dump(-1, ' ', false, json::error_handler_t::strict);
+            CAPTURE(text.substr(0, 200));
+            CHECK(ex.response->find(text) != std::string::npos);
+            ++items;
+        }
+    };
+    std::size_t items = 0;
+    {
+        Fixture f;  // quotes, spaces and '&' in file names, a binary file, metadata, a float
+        f.dir.write("lib/delta/SKILL.md",
+                    "---\nname: delta\ndescription: \"Quotes \\\" and \\\\ and \\t, \u00e9\u4e2d \U0001F600 and "
+                    "\\u0001\"\nmetadata:\n  \"k\\\"ey\": \"v\\nw\"\n  z: \"1e400\"\n---\nDelta.\n");
+        f.dir.write("lib/delta/d\xC3\xA9j\xC3\xA0 vu/\"q\" #1? 100%.txt", "x");
+        f.dir.write("lib/delta/empty", "");
+        check_library(f.dir.path("lib"), items);
+        CHECK(items == 4);
+    }
+    // Every folder of skills in the shared corpus (support/corpus.hpp: required in CI).
+    if (const auto corpus = agentskills_test::shared_corpus()) {
+        std::set<std::filesystem::path> roots;
+        for (const auto& e : std::filesystem::recursive_directory_iterator(*corpus / "libraries")) {
+            if (e.is_regular_file() && e.path().filename() == "SKILL.md")
+                roots.insert(e.path().parent_path().parent_path());
+        }
+        for (const auto& root : roots) check_library(root, items);
+        CHECK(items > 1000);
+    }
 }
 
 TEST_CASE("mcp: skills/list pages with an opaque cursor", "[mcp]") {

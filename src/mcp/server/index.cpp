@@ -12,6 +12,7 @@
 
 #include "../shared/internal.hpp"
 #include "agentskills/base/names.hpp"
+#include "agentskills/base/text.hpp"
 #include "agentskills/catalog/loader.hpp"
 #include "agentskills/mcp/server.hpp"
 
@@ -188,6 +189,33 @@ std::vector<std::string> walk(const FileSource& source, const std::string& root,
 
 }  // namespace
 
+std::string entry_json_text(const SkillEntry& entry) {
+    // The bytes nlohmann's dump gives the object {uri, frontmatter, resources: [{uri, digest,
+    // size}...]}: keys in its order (sorted), no spaces. Only the frontmatter, which can hold
+    // anything, goes through nlohmann; the rest is URIs, digests and sizes, written directly
+    // rather than built as a tree (a copy of the frontmatter among them) and dumped.
+    std::string frontmatter = dump(entry.frontmatter);
+    std::string out;
+    out.reserve(frontmatter.size() + 64 + 2 * entry.uri.size() + entry.files.size() * (128 + entry.uri.size()));
+    out += R"({"frontmatter":)";
+    out += frontmatter;
+    out += R"(,"resources":[)";
+    for (std::size_t i = 0; i < entry.files.size(); ++i) {
+        const SkillFile& f = entry.files[i];
+        out += i == 0 ? R"({"digest":)" : R"(,{"digest":)";
+        append_json_string(out, f.digest);
+        out += R"(,"size":)";
+        fmt::format_to(std::back_inserter(out), "{}", f.size);
+        out += R"(,"uri":)";
+        append_json_string(out, f.uri);
+        out += '}';
+    }
+    out += R"(],"uri":)";
+    append_json_string(out, entry.uri);
+    out += '}';
+    return out;
+}
+
 EntryPtr build_entry(const SkillManifest& manifest, std::shared_ptr<const FileSource> source, std::size_t max_depth,
                      const ByteBudget& budget, const KnownFiles* known) {
     auto entry = std::make_shared<SkillEntry>();
@@ -264,10 +292,7 @@ EntryPtr build_entry(const SkillManifest& manifest, std::shared_ptr<const FileSo
         entry->by_rel[rel] = entry->files.size();
         entry->files.push_back(std::move(f));
     }
-    nlohmann::json resources = nlohmann::json::array();
-    for (const auto& f : entry->files) resources.push_back({{"uri", f.uri}, {"digest", f.digest}, {"size", f.size}});
-    entry->json_text = dump(
-        nlohmann::json{{"uri", entry->uri}, {"frontmatter", entry->frontmatter}, {"resources", std::move(resources)}});
+    entry->json_text = entry_json_text(*entry);
     return entry;
 }
 

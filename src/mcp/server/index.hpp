@@ -123,6 +123,10 @@ using KnownFiles = std::map<std::string, const SkillFile*, std::less<>>;
 [[nodiscard]] EntryPtr build_entry(const SkillManifest& manifest, std::shared_ptr<const FileSource> source,
                                    std::size_t max_depth, const ByteBudget& budget, const KnownFiles* known = nullptr);
 
+/// The entry as the JSON text of a `skills/list` item: byte for byte what nlohmann's `dump`
+/// gives for the object of its URI, frontmatter and resources (tests/mcp compare the two).
+[[nodiscard]] std::string entry_json_text(const SkillEntry& entry);
+
 /// `skill://NAME/` and the percent-encoded segments of `rel`.
 [[nodiscard]] std::string file_uri(std::string_view name, std::string_view rel);
 
