@@ -205,7 +205,7 @@ std::string entry_json_text(const SkillEntry& entry) {
         out += i == 0 ? R"({"digest":)" : R"(,{"digest":)";
         append_json_string(out, f.digest);
         out += R"(,"size":)";
-        fmt::format_to(std::back_inserter(out), "{}", f.size);
+        out += std::to_string(f.size);
         out += R"(,"uri":)";
         append_json_string(out, f.uri);
         out += '}';
