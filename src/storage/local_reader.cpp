@@ -55,6 +55,37 @@ std::string LocalSkillReader::native_path(std::string_view path) const {
     return join_path(base_, p);
 }
 
+namespace {
+
+// Reads the open regular file `fd` (at most `max_bytes`, 0 = no limit) with its fstat; errors name
+// `relative` joined to `dir`. Both the plain and the confined read end here.
+ReadResult read_descriptor(int fd, std::string_view dir, std::string_view relative, std::size_t max_bytes) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) throw_errno(errno, "cannot stat", join_path(dir, relative));
+    if (!S_ISREG(st.st_mode)) {
+        throw IoError(fmt::format("cannot read '{}': {}", join_path(dir, relative),
+                                  S_ISDIR(st.st_mode) ? "it is a directory" : "it is not a regular file"));
+    }
+    const std::size_t limit = max_bytes == 0 ? std::numeric_limits<std::size_t>::max() - 1 : max_bytes;
+    ReadResult result;
+    result.stat = local::file_stat_of(st);
+    const std::ptrdiff_t n =
+        local::read_bounded(fd, static_cast<std::size_t>(st.st_size), limit, [&](std::size_t want, std::size_t) {
+            result.data.resize(want);
+            return result.data.data();
+        });
+    if (n < 0) throw_errno(errno, "cannot read", join_path(dir, relative));
+    auto got = static_cast<std::size_t>(n);
+    if (got > limit) {
+        result.truncated = true;
+        got = limit;
+    }
+    result.data.resize(got);
+    return result;
+}
+
+}  // namespace
+
 ReadResult LocalSkillReader::read_file(std::string_view path, std::size_t max_bytes) const {
     const std::string p = native_path(path);
     // O_NONBLOCK: opening a FIFO must not wait for a writer; we refuse it right after fstat.
@@ -64,27 +95,7 @@ ReadResult LocalSkillReader::read_file(std::string_view path, std::size_t max_by
         if (err == ENOTDIR) throw NotFoundError(fmt::format("cannot read '{}': a parent is not a directory", path));
         throw_errno(err, "cannot read", path);
     }
-    struct stat st {};
-    if (::fstat(fd.get(), &st) != 0) throw_errno(errno, "cannot stat", path);
-    if (!S_ISREG(st.st_mode)) {
-        throw IoError(fmt::format("cannot read '{}': {}", path,
-                                  S_ISDIR(st.st_mode) ? "it is a directory" : "it is not a regular file"));
-    }
-    const std::size_t limit = max_bytes == 0 ? std::numeric_limits<std::size_t>::max() - 1 : max_bytes;
-    ReadResult result;
-    const std::ptrdiff_t n =
-        local::read_bounded(fd.get(), static_cast<std::size_t>(st.st_size), limit, [&](std::size_t want, std::size_t) {
-            result.data.resize(want);
-            return result.data.data();
-        });
-    if (n < 0) throw_errno(errno, "cannot read", path);
-    auto got = static_cast<std::size_t>(n);
-    if (got > limit) {
-        result.truncated = true;
-        got = limit;
-    }
-    result.data.resize(got);
-    return result;
+    return read_descriptor(fd.get(), {}, path, max_bytes);
 }
 
 namespace {
@@ -158,32 +169,6 @@ FileStat LocalSkillReader::stat(std::string_view path) const {
 // The confined read
 
 namespace {
-
-// Reads the open regular file `fd` (at most `max_bytes`, 0 = no limit) with its fstat.
-ReadResult read_descriptor(int fd, std::string_view dir, std::string_view relative, std::size_t max_bytes) {
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) throw_errno(errno, "cannot stat", join_path(dir, relative));
-    if (!S_ISREG(st.st_mode)) {
-        throw IoError(fmt::format("cannot read '{}': {}", join_path(dir, relative),
-                                  S_ISDIR(st.st_mode) ? "it is a directory" : "it is not a regular file"));
-    }
-    const std::size_t limit = max_bytes == 0 ? std::numeric_limits<std::size_t>::max() - 1 : max_bytes;
-    ReadResult result;
-    result.stat = local::file_stat_of(st);
-    const std::ptrdiff_t n =
-        local::read_bounded(fd, static_cast<std::size_t>(st.st_size), limit, [&](std::size_t want, std::size_t) {
-            result.data.resize(want);
-            return result.data.data();
-        });
-    if (n < 0) throw_errno(errno, "cannot read", join_path(dir, relative));
-    auto got = static_cast<std::size_t>(n);
-    if (got > limit) {
-        result.truncated = true;
-        got = limit;
-    }
-    result.data.resize(got);
-    return result;
-}
 
 [[noreturn]] void refuse_link(std::string_view relative) {
     throw PathError(fmt::format("refused path '{}': it goes through a symlink", relative));

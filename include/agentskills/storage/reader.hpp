@@ -46,7 +46,8 @@ struct ReadResult {
     std::string data;
     bool truncated = false;
     /// What read_file_beneath knew of the file it read (for the local file system the open
-    /// descriptor's fstat, so it describes these very bytes); left default by read_file.
+    /// descriptor's fstat, so it describes these very bytes). read_file may leave it default
+    /// (LocalSkillReader fills it the same way).
     FileStat stat = {};
 };
 
