@@ -27,7 +27,7 @@ esac
 core_packages=(build-essential cmake ninja-build libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libutf8proc-dev)
 # What the program, the tests and the optional components add.
 full_packages=(pkg-config catch2 libcli11-dev libsqlite3-dev libpq-dev postgresql libcpp-httplib-dev libboost-dev libssl-dev libzip-dev libgit2-dev git
-               python3 python3-jsonschema nginx)
+               python3 python3-jsonschema nginx groff-base)
 packages=("${core_packages[@]}")
 [ "$mode" = demo ] || packages+=("${full_packages[@]}")
 missing=()
