@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# CI: the README's quick start on a fresh Debian 12. A `debootstrap --variant=minbase bookworm`
+# root (no compiler, none of the packages the CI machine has), a clone of this commit in it, and
+# the quick start's two commands run in it under chroot:
+#   bash tools/dev.sh demo   must end with the example's final answer;
+#   bash tools/dev.sh test   must pass the whole suite.
+# It finds what a machine that is not the CI machine lacks: a package that a test or the demo
+# needs and that tools/dev.sh does not install. Needs root, debootstrap (installed when missing)
+# and a Debian mirror (AGENTSKILLS_DEBIAN_MIRROR, default deb.debian.org). The clone is of the
+# repository's HEAD: commit what you want checked.
+#
+#   scripts/ci/fresh_root.sh [ROOT_DIR]
+#
+# ROOT_DIR must not exist yet or be empty (default: a new temporary directory); it is removed at
+# the end unless KEEP_ROOT=1.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+root=${1:-$(mktemp -d /tmp/agentskills-fresh-root.XXXXXX)}
+mirror=${AGENTSKILLS_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+fail() { echo "fresh_root.sh: FAIL: $*" >&2; exit 1; }
+step() { printf '\n-- fresh_root.sh: %s (%s)\n' "$*" "$(date -u +%H:%M:%S)"; }
+
+[ "$(id -u)" -eq 0 ] || fail "run as root: debootstrap and chroot need it"
+mkdir -p "$root"
+root=$(cd "$root" && pwd)
+[ -z "$(ls -A "$root")" ] || fail "$root is not empty"
+
+# The file systems mounted into the root, unmounted in reverse order on every exit. The root is
+# removed only when none of them is still mounted: a bind mount of /dev under a removed tree
+# would take the machine's device nodes with it.
+mounted=()
+cleanup() {
+  local status=$? i busy=""
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
+    umount "${mounted[i]}" 2>/dev/null || umount -l "${mounted[i]}" 2>/dev/null || true
+  done
+  for m in "${mounted[@]}"; do
+    if mountpoint -q "$m"; then busy="$m"; fi
+  done
+  if [ -n "$busy" ]; then
+    echo "fresh_root.sh: $busy is still mounted; $root is left in place" >&2
+  elif [ "${KEEP_ROOT:-0}" != 1 ]; then
+    rm -rf "$root"
+  fi
+  exit "$status"
+}
+trap cleanup EXIT
+
+if ! command -v debootstrap >/dev/null 2>&1; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
+fi
+
+step "debootstrap --variant=minbase bookworm $root $mirror"
+if ! debootstrap --variant=minbase bookworm "$root" "$mirror" >"$root.debootstrap.log" 2>&1; then
+  tail -20 "$root.debootstrap.log" >&2
+  fail "debootstrap failed"
+fi
+rm -f "$root.debootstrap.log"
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+mount -t proc proc "$root/proc" && mounted+=("$root/proc")
+mount --bind /dev "$root/dev" && mounted+=("$root/dev")
+mount --bind /dev/pts "$root/dev/pts" && mounted+=("$root/dev/pts")
+mount -t sysfs sysfs "$root/sys" && mounted+=("$root/sys")
+git clone -q "$repo" "$root/root/agentskills-cpp"
+echo "packages in the fresh root: $(chroot "$root" dpkg-query -W -f='${Status}\n' | grep -c 'install ok installed')"
+
+# A command of the quick start, as a root login on the fresh machine would run it.
+quick_start() {
+  chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    TERM=dumb LANG=C.UTF-8 bash -c "cd /root/agentskills-cpp && $1"
+}
+
+step "bash tools/dev.sh demo"
+quick_start "bash tools/dev.sh demo" >"$root/demo.log" 2>&1 || { tail -40 "$root/demo.log" >&2; fail "the demo command failed"; }
+grep -q '^===== final answer =====$' "$root/demo.log" || { tail -40 "$root/demo.log" >&2; fail "the demo printed no final answer"; }
+tail -3 "$root/demo.log"
+
+step "bash tools/dev.sh test"
+quick_start "bash tools/dev.sh test" >"$root/test.log" 2>&1 || {
+  grep -E 'FAILED|Failed|Error' "$root/test.log" | tail -40 >&2
+  tail -20 "$root/test.log" >&2
+  fail "the test command failed"
+}
+grep -E '^[0-9]+% tests passed' "$root/test.log"
+step "done"
