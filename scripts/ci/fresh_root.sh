@@ -61,6 +61,9 @@ cp /etc/resolv.conf "$root/etc/resolv.conf"
 mount -t proc proc "$root/proc" && mounted+=("$root/proc")
 mount --bind /dev "$root/dev" && mounted+=("$root/dev")
 mount --bind /dev/pts "$root/dev/pts" && mounted+=("$root/dev/pts")
+# A machine's /dev/shm is a tmpfs open to every user; under the bind above it is devtmpfs's own
+# directory, writable by root only (PostgreSQL's server runs as nobody in the tests).
+mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$root/dev/shm" && mounted+=("$root/dev/shm")
 mount -t sysfs sysfs "$root/sys" && mounted+=("$root/sys")
 git clone -q "$repo" "$root/root/agentskills-cpp"
 echo "packages in the fresh root: $(chroot "$root" dpkg-query -W -f='${Status}\n' | grep -c 'install ok installed')"
@@ -78,7 +81,8 @@ tail -3 "$root/demo.log"
 
 step "bash tools/dev.sh test"
 quick_start "bash tools/dev.sh test" >"$root/test.log" 2>&1 || {
-  grep -E 'FAILED|Failed|Error' "$root/test.log" | tail -40 >&2
+  # Each failed test with what it printed (ctest --output-on-failure), then the summary.
+  grep -B2 -A30 -E '\*\*\*Failed|FAILED' "$root/test.log" | head -300 >&2
   tail -20 "$root/test.log" >&2
   fail "the test command failed"
 }
