@@ -40,7 +40,7 @@ cleanup() {
   if [ -n "$busy" ]; then
     echo "fresh_root.sh: $busy is still mounted; $root is left in place" >&2
   elif [ "${KEEP_ROOT:-0}" != 1 ]; then
-    rm -rf "$root"
+    rm -rf --one-file-system "$root"
   fi
   exit "$status"
 }
