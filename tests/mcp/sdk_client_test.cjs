@@ -116,7 +116,10 @@ async function main() {
     assert.ok(tool, 'the activation tool is listed');
     assert.equal(tool.inputSchema.type, 'object');
     const invocable = listing.skills.find((s) => s.frontmatter['disable-model-invocation'] !== true);
-    const name = invocable.frontmatter.name;
+    // The tool takes the catalog name: the skill's URI path, `plugin/skill` read as `plugin:skill`.
+    const segments = invocable.uri.slice('skill://'.length, -'/SKILL.md'.length).split('/');
+    assert.equal(segments[segments.length - 1], invocable.frontmatter.name);
+    const name = segments.join(':');
     const one = await client.callTool({ name: TOOL, arguments: { name } });
     const two = await client.callTool({ name: TOOL, arguments: { name } });
     assert.equal(one.isError, false);

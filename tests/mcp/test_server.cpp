@@ -333,7 +333,7 @@ TEST_CASE("mcp: resources/list, templates and directory reads", "[mcp]") {
                              {"mimeType", "text/markdown"},
                              {"size", ALPHA_MD.size()}});
     CHECK(f.request("resources/templates/list").at("result").at("resourceTemplates").at(0).at("uriTemplate") ==
-          "skill://{name}/SKILL.md");
+          "skill://{+path}/SKILL.md");
     const json root = f.request("resources/directory/read", {{"uri", "skill://alpha"}}).at("result");
     CHECK(root == json::parse(R"({"resources":[
         {"uri":"skill://alpha/Q&A%20notes.md","name":"Q&A notes.md","mimeType":"text/markdown","size":3},
@@ -580,6 +580,7 @@ TEST_CASE("mcp: skills over the extension's limits or rules are left out", "[mcp
     for (int i = 0; i < 512; ++i) dir.write("lib/many/f/" + std::to_string(i), "x");
     dir.write("lib/inf/SKILL.md", "---\nname: inf\ndescription: d\nx: .inf\n---\nx\n");
     dir.write("lib/Upper/SKILL.md", "---\nname: Upper\ndescription: d\n---\nx\n");
+    dir.write("lib/café/SKILL.md", "---\nname: café\ndescription: d\n---\nx\n");
     dir.write("lib/ok/SKILL.md", "---\nname: ok\ndescription: d\n---\nx\n");
     auto loader = std::make_shared<FilesystemSkillLoader>(
         FilesystemLoaderOptions{.roots = {dir.path("lib")}, .include_default_roots = false});
@@ -592,8 +593,78 @@ TEST_CASE("mcp: skills over the extension's limits or rules are left out", "[mcp
     for (const auto& l : server.left_out()) reasons[l.name] = l.reason;
     CHECK(reasons.at("many") == "it has more than 512 files");
     CHECK(reasons.at("inf") == "the number .inf cannot be represented in JSON");
-    CHECK(reasons.at("Upper") == "the name \"Upper\" is not 1-64 lowercase letters, digits and single hyphens");
-    CHECK(logs.size() == 3);
+    CHECK(reasons.at("Upper") == "the name \"Upper\" is not 1-64 ASCII lowercase letters, digits and single hyphens");
+    // Valid for Agent Skills, but not a URI segment and refused by the extension's clients.
+    CHECK(reasons.at("café") == "the name \"café\" is not 1-64 ASCII lowercase letters, digits and single hyphens");
+    CHECK(logs.size() == 4);
+}
+
+TEST_CASE("mcp: skills of plugins and groups are served at skill://plugin/skill/SKILL.md", "[mcp]") {
+    // A marketplace (two plugins) and a plain library that has a skill named like one plugin.
+    TempDir dir;
+    dir.write("market/.claude-plugin/marketplace.json", R"({"name": "m", "plugins": [
+        {"name": "docs", "source": "./docs"}, {"name": "tools", "source": "./tools"}]})");
+    dir.write("market/docs/skills/pdf/SKILL.md", "---\nname: pdf\ndescription: Read PDFs.\n---\nPDF.\n");
+    dir.write("market/docs/skills/pdf/references/forms.md", "forms\n");
+    dir.write("market/tools/skills/lint/SKILL.md", "---\nname: lint\ndescription: Lint.\n---\nLint.\n");
+    dir.write("flat/tools/SKILL.md", "---\nname: tools\ndescription: Tools.\n---\nTools.\n");
+    auto loader = std::make_shared<FilesystemSkillLoader>(
+        FilesystemLoaderOptions{.roots = {dir.path("market"), dir.path("flat")}, .include_default_roots = false});
+    std::vector<std::string> logs;
+    mcp::ServerOptions options;
+    options.log = [&](std::string_view l) { logs.emplace_back(l); };
+    mcp::Server server(discover_skill_catalog(loader), options);
+    CHECK(server.served_skill_names() == std::vector<std::string>{"docs:pdf", "tools"});
+    // skill://tools/lint/SKILL.md would be a file of the skill `tools` by its URI.
+    REQUIRE(server.left_out().size() == 1);
+    CHECK(server.left_out()[0].name == "tools:lint");
+    CHECK(server.left_out()[0].reason ==
+          "its URI skill://tools/lint/SKILL.md lies inside the directory of the served skill \"tools\" "
+          "(skill://tools)");
+    CHECK(logs == std::vector<std::string>{"agentskills mcp: left out tools:lint (" +
+                                           dir.path("market/tools/skills/lint/SKILL.md") +
+                                           "): its URI skill://tools/lint/SKILL.md lies inside the directory of "
+                                           "the served skill \"tools\" (skill://tools) [mcp-skill-left-out]"});
+
+    auto session = server.open_session();
+    const auto ask = [&](const std::string& method, const json& params) {
+        const auto ex =
+            server.handle(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", params}}.dump(), *session);
+        return json::parse(ex.response.value());
+    };
+    (void)ask("initialize", {{"protocolVersion", "2025-11-25"},
+                             {"capabilities", json::object()},
+                             {"clientInfo", {{"name", "t"}, {"version", "1"}}}});
+    const json pdf_md_size = std::string("---\nname: pdf\ndescription: Read PDFs.\n---\nPDF.\n").size();
+    const json entry = ask("skills/get", {{"uri", "skill://docs/pdf/SKILL.md"}}).at("result").at("skill");
+    CHECK(entry.at("uri") == "skill://docs/pdf/SKILL.md");
+    CHECK(entry.at("frontmatter") == json{{"name", "pdf"}, {"description", "Read PDFs."}});
+    REQUIRE(entry.at("resources").size() == 2);
+    CHECK(entry.at("resources").at(0).at("uri") == "skill://docs/pdf/SKILL.md");
+    CHECK(entry.at("resources").at(1).at("uri") == "skill://docs/pdf/references/forms.md");
+    CHECK(ask("resources/read", {{"uri", "skill://docs/pdf/references/forms.md"}}).at("result") ==
+          json::parse(R"({"contents":[{"uri":"skill://docs/pdf/references/forms.md","mimeType":"text/markdown",
+              "text":"forms\n"}]})"));
+    CHECK(ask("resources/directory/read", {{"uri", "skill://docs/pdf"}}).at("result") ==
+          json::parse(R"({"resources":[
+              {"uri":"skill://docs/pdf/SKILL.md","name":"SKILL.md","mimeType":"text/markdown","size":)" +
+                      pdf_md_size.dump() + R"(},
+              {"uri":"skill://docs/pdf/references","name":"references","mimeType":"inode/directory"}]})"));
+    // The plugin alone, the bare skill name, a colon in a segment and the left-out skill name nothing.
+    CHECK(ask("resources/directory/read", {{"uri", "skill://docs"}}) ==
+          error_of(1, -32602, "No directory resource at skill://docs"));
+    CHECK(ask("skills/get", {{"uri", "skill://pdf/SKILL.md"}}) ==
+          error_of(1, -32602, "No skill is served at skill://pdf/SKILL.md"));
+    CHECK(ask("skills/get", {{"uri", "skill://docs/docs:pdf/SKILL.md"}}) ==
+          error_of(1, -32602, "No skill is served at skill://docs/docs:pdf/SKILL.md"));
+    CHECK(ask("skills/get", {{"uri", "skill://tools/lint/SKILL.md"}}) ==
+          error_of(1, -32602, "No skill is served at skill://tools/lint/SKILL.md"));
+    // The tool and the prompts take the catalog name.
+    const json call = ask("tools/call", {{"name", "activate_skill"}, {"arguments", {{"name", "docs:pdf"}}}});
+    CHECK(call.at("result").at("isError") == false);
+    CHECK(call.at("result").at("content").at(0).at("text").get<std::string>().find(
+              "<skill_content name=\"docs:pdf\">") != std::string::npos);
+    CHECK(ask("prompts/get", {{"name", "docs:pdf"}}).at("result").at("messages").size() == 1);
 }
 
 TEST_CASE("mcp: a frontmatter the SDK's reader does not read is left out, with where and what", "[mcp][hardening]") {

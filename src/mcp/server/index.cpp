@@ -10,6 +10,7 @@
 
 #include <fmt/core.h>
 
+#include "../../base/byte_scans.hpp"
 #include "../shared/internal.hpp"
 #include "agentskills/base/names.hpp"
 #include "agentskills/base/text.hpp"
@@ -96,8 +97,19 @@ std::optional<FileVersion> FileSource::stat(const std::string& path) const {
 
 std::string dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
 
-std::string file_uri(std::string_view name, std::string_view rel) {
-    std::string uri = std::string(SCHEME) + std::string(name);
+bool is_uri_name_part(std::string_view part) {
+    return agentskills::detail::skip_ascii(part, 0) == part.size() && is_valid_skill_name(part);
+}
+
+std::string skill_root_uri(std::string_view catalog_name) {
+    std::string uri(SCHEME);
+    uri += catalog_name;
+    std::replace(uri.begin() + static_cast<std::ptrdiff_t>(SCHEME.size()), uri.end(), ':', '/');
+    return uri;
+}
+
+std::string file_uri(std::string_view root_uri, std::string_view rel) {
+    std::string uri(root_uri);
     std::size_t start = 0;
     while (start <= rel.size()) {
         std::size_t end = rel.find('/', start);
@@ -109,32 +121,41 @@ std::string file_uri(std::string_view name, std::string_view rel) {
     return uri;
 }
 
-std::optional<ParsedUri> skill_uri_parts(std::string_view uri) {
-    std::string why;
-    std::optional<SkillUri> parsed = parse_skill_uri(uri, why);
-    if (!parsed) return std::nullopt;
-    ParsedUri out;
-    out.name = std::move(parsed->segments.front());
-    for (std::size_t i = 1; i < parsed->segments.size(); ++i) {
-        if (i > 1) out.rel += '/';
-        out.rel += parsed->segments[i];
-    }
-    return out;
-}
-
 namespace {
 
 /// Checks the extension's and Agent Skills' rules on an entry; throws a sentence when one fails.
+/// `name` is the catalog name: the frontmatter's name must be it, or for `group:skill` its last
+/// part (the last segment of the skill's URI, which the extension's clients compare with it).
 void check_frontmatter(const nlohmann::json& fm, const std::string& name) {
     const auto it = fm.find("name");
     if (it == fm.end() || !it->is_string()) throw std::runtime_error("the frontmatter has no string \"name\"");
-    if (it->get_ref<const std::string&>() != name) {
-        throw std::runtime_error(fmt::format("the frontmatter name \"{}\" is not the catalog name \"{}\"",
-                                             it->get_ref<const std::string&>(), name));
-    }
-    if (!is_valid_skill_name(name)) {
+    const std::size_t colon = name.rfind(':');
+    const std::string_view own =
+        colon == std::string::npos ? std::string_view(name) : std::string_view(name).substr(colon + 1);
+    if (it->get_ref<const std::string&>() != own) {
         throw std::runtime_error(
-            fmt::format("the name \"{}\" is not 1-64 lowercase letters, digits and single hyphens", name));
+            colon == std::string::npos
+                ? fmt::format("the frontmatter name \"{}\" is not the catalog name \"{}\"",
+                              it->get_ref<const std::string&>(), name)
+                : fmt::format("the frontmatter name \"{}\" is not \"{}\", the last part of the catalog name \"{}\"",
+                              it->get_ref<const std::string&>(), own, name));
+    }
+    // Each part is one segment of the skill's URI: in the extension's name rule, it needs no
+    // escaping and the URI reads back to this skill.
+    for (std::size_t start = 0;;) {
+        const std::size_t end = std::min(name.find(':', start), name.size());
+        const std::string_view part = std::string_view(name).substr(start, end - start);
+        if (!is_uri_name_part(part)) {
+            throw std::runtime_error(
+                part.size() == name.size()
+                    ? fmt::format("the name \"{}\" is not 1-64 ASCII lowercase letters, digits and single hyphens",
+                                  name)
+                    : fmt::format("the part \"{}\" of the catalog name \"{}\" is not 1-64 ASCII lowercase "
+                                  "letters, digits and single hyphens",
+                                  part, name));
+        }
+        if (end == name.size()) break;
+        start = end + 1;
     }
     const auto d = fm.find("description");
     if (d == fm.end() || !d->is_string()) throw std::runtime_error("the frontmatter has no string \"description\"");
@@ -221,7 +242,7 @@ EntryPtr build_entry(const SkillManifest& manifest, std::shared_ptr<const FileSo
     auto entry = std::make_shared<SkillEntry>();
     entry->manifest = manifest;
     entry->name = manifest.name;
-    entry->root_uri = std::string(SCHEME) + manifest.name;
+    entry->root_uri = skill_root_uri(manifest.name);
     entry->uri = entry->root_uri + "/SKILL.md";
     entry->source = source;
     if (path_basename(manifest.skill_file) != "SKILL.md") {
@@ -234,7 +255,7 @@ EntryPtr build_entry(const SkillManifest& manifest, std::shared_ptr<const FileSo
     for (const auto& rel : rels) {
         SkillFile f;
         f.rel = rel;
-        f.uri = file_uri(manifest.name, rel);
+        f.uri = file_uri(entry->root_uri, rel);
         f.path = join_path(manifest.root, rel);
         // A file indexed before whose version is unchanged and was trusted keeps its digest and
         // cached bytes; it is not read again (SKILL.md is, for its frontmatter, unless cached).

@@ -89,7 +89,7 @@ struct ByteBudget {
 
 struct SkillFile {
     std::string rel;   // '/'-separated, raw bytes
-    std::string uri;   // skill://NAME/encoded/rel
+    std::string uri;   // the skill's root URI, then the percent-encoded segments of rel
     std::string path;  // path in the reader's namespace
     std::string digest;
     std::uint64_t size = 0;
@@ -101,9 +101,9 @@ struct SkillFile {
 
 struct SkillEntry {
     SkillManifest manifest;
-    std::string name;
-    std::string root_uri;  // skill://NAME
-    std::string uri;       // skill://NAME/SKILL.md
+    std::string name;      // the catalog name, `group:skill` for a skill of a plugin or group
+    std::string root_uri;  // skill://NAME, or skill://GROUP/SKILL for `group:skill` (skill_root_uri)
+    std::string uri;       // root_uri + "/SKILL.md"
     nlohmann::json frontmatter;
     std::vector<SkillFile> files;               // SKILL.md first, then by path
     std::map<std::string, std::size_t> by_rel;  // rel -> index in files
@@ -127,16 +127,21 @@ using KnownFiles = std::map<std::string, const SkillFile*, std::less<>>;
 /// gives for the object of its URI, frontmatter and resources (tests/mcp compare the two).
 [[nodiscard]] std::string entry_json_text(const SkillEntry& entry);
 
-/// `skill://NAME/` and the percent-encoded segments of `rel`.
-[[nodiscard]] std::string file_uri(std::string_view name, std::string_view rel);
+/// The extension's name rule, for each part of a served skill's catalog name: the Agent Skills
+/// rules in ASCII, 1-64 of a-z, 0-9 and single hyphens. (The library's own rules also allow other
+/// lowercase letters, `café`; the extension's clients refuse those, the official SDK's client
+/// the whole listing that holds one, and they are not URI characters.)
+[[nodiscard]] bool is_uri_name_part(std::string_view part);
 
-/// A `skill://` URI split into the skill name and the decoded path below its root.
-struct ParsedUri {
-    std::string name;
-    std::string rel;  // "" for the root
-};
-/// `uri` by the one parser (parse_skill_uri), as the skill's name and the path below its root.
-[[nodiscard]] std::optional<ParsedUri> skill_uri_parts(std::string_view uri);
+/// The URI of a skill's directory: `skill://` and the parts of its catalog name, one path segment
+/// each (`skill://pdf`, `skill://plugin/group/skill` for `plugin:group:skill`), so that the last
+/// segment is the skill's own name, as the extension and its clients require. build_entry serves
+/// a skill only when every part passes is_uri_name_part, so the URI needs no escaping and reads
+/// back to the same skill.
+[[nodiscard]] std::string skill_root_uri(std::string_view catalog_name);
+
+/// `root_uri`, then the percent-encoded segments of `rel`.
+[[nodiscard]] std::string file_uri(std::string_view root_uri, std::string_view rel);
 
 /// Serializes JSON as the server sends it (invalid UTF-8 replaced).
 [[nodiscard]] std::string dump(const nlohmann::json& j);

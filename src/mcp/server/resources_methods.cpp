@@ -37,9 +37,12 @@ json Server::Impl::resources_list(const detail::Snapshot& snap, const json& para
 json Server::Impl::templates_list(const json& params) {
     (void)detail::decode_cursor(params, 0);
     return {{"resourceTemplates",
-             json::array({{{"uriTemplate", "skill://{name}/SKILL.md"},
+             json::array({{{"uriTemplate", "skill://{+path}/SKILL.md"},
                            {"name", "skill"},
-                           {"description", "The SKILL.md of a served skill; its other files are siblings of it."},
+                           {"description",
+                            "The SKILL.md of a served skill; its other files are siblings of it. The path is the "
+                            "skill's name, after the names of its plugin and groups for a skill in one "
+                            "(plugin/skill)."},
                            {"mimeType", "text/markdown"}}})}};
 }
 
@@ -52,11 +55,11 @@ std::string Server::Impl::resources_read(detail::Snapshot& snap, const json& par
                                          std::string_view id) const {
     const std::string& uri = detail::string_param(params, "uri");
     const int not_found = modern ? detail::INVALID_PARAMS : detail::RESOURCE_NOT_FOUND_2025;
-    const auto parsed = detail::skill_uri_parts(uri);
-    EntryPtr e = parsed ? snap.find(parsed->name) : nullptr;
+    const auto located = snap.locate(uri);
+    EntryPtr e = located ? located->entry : nullptr;
     const auto file_of = [&](const EntryPtr& entry) -> const SkillFile* {
         if (!entry) return nullptr;
-        auto it = entry->by_rel.find(parsed->rel);
+        auto it = entry->by_rel.find(located->rel);
         return it == entry->by_rel.end() ? nullptr : &entry->files[it->second];
     };
     const auto missing = [&] {
@@ -117,22 +120,23 @@ std::string Server::Impl::resources_read(detail::Snapshot& snap, const json& par
 
 json Server::Impl::directory_read(const detail::Snapshot& snap, const json& params) const {
     const std::string& uri = detail::string_param(params, "uri");
-    const auto parsed = detail::skill_uri_parts(uri);
-    const EntryPtr e = parsed ? snap.find(parsed->name) : nullptr;
+    const auto located = snap.locate(uri);
+    const EntryPtr e = located ? located->entry : nullptr;
     if (!e) detail::invalid_params(fmt::format("No directory resource at {}", uri));
-    if (!e->dirs.count(parsed->rel)) {
-        if (e->by_rel.count(parsed->rel)) detail::invalid_params(fmt::format("{} is not a directory resource", uri));
+    const std::string& rel = located->rel;
+    if (!e->dirs.count(rel)) {
+        if (e->by_rel.count(rel)) detail::invalid_params(fmt::format("{} is not a directory resource", uri));
         detail::invalid_params(fmt::format("No directory resource at {}", uri));
     }
-    const std::string prefix = parsed->rel.empty() ? "" : parsed->rel + "/";
+    const std::string prefix = rel.empty() ? "" : rel + "/";
     std::vector<json> children;
-    const auto direct_child = [&](const std::string& rel) {
-        return rel.size() > prefix.size() && rel.compare(0, prefix.size(), prefix) == 0 &&
-               rel.find('/', prefix.size()) == std::string::npos;
+    const auto direct_child = [&](const std::string& path) {
+        return path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 &&
+               path.find('/', prefix.size()) == std::string::npos;
     };
     for (const auto& d : e->dirs) {
         if (!direct_child(d)) continue;
-        children.push_back({{"uri", detail::file_uri(e->name, d)},
+        children.push_back({{"uri", detail::file_uri(e->root_uri, d)},
                             {"name", valid_utf8(d.substr(prefix.size()))},
                             {"mimeType", "inode/directory"}});
     }

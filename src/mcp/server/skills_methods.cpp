@@ -57,8 +57,8 @@ std::string Server::Impl::skills_list(const detail::Snapshot& snap, const json& 
 std::string Server::Impl::skills_get(const detail::Snapshot& snap, const json& params, bool modern,
                                      std::string_view id) const {
     const std::string& uri = detail::string_param(params, "uri");
-    const auto parsed = detail::skill_uri_parts(uri);
-    const detail::EntryPtr e = parsed && parsed->rel == "SKILL.md" ? snap.find(parsed->name) : nullptr;
+    const auto located = snap.locate(uri);
+    const detail::EntryPtr e = located && located->rel == "SKILL.md" ? located->entry : nullptr;
     if (!e) detail::invalid_params(fmt::format("No skill is served at {}", uri));
     const std::string tail = modern_fields(modern);
     std::string out;

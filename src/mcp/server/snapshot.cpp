@@ -1,6 +1,8 @@
 // agentskills-cpp MCP server — building the served snapshot of a catalog, replacing it, and the
 // sessions that hear about it.
 #include <algorithm>
+#include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +13,7 @@
 #include "agentskills/base/diagnostic_codes.hpp"
 #include "agentskills/base/errors.hpp"
 #include "agentskills/base/version.hpp"
+#include "index.hpp"
 #include "state.hpp"
 
 namespace agentskills::mcp {
@@ -60,6 +63,31 @@ EntryPtr Snapshot::find(std::string_view name) const {
     return it == by_name.end() ? nullptr : entries[it->second];
 }
 
+std::optional<Snapshot::Located> Snapshot::locate(std::string_view uri) const {
+    std::string why;
+    const std::optional<SkillUri> parsed = parse_skill_uri(uri, why);
+    if (!parsed) return std::nullopt;
+    const std::vector<std::string>& segments = parsed->segments;
+    std::shared_lock lock(mutex);
+    std::string name;  // the catalog name of the first k segments
+    for (std::size_t k = 0; k < segments.size(); ++k) {
+        // Every part of a served skill's catalog name passes this (build_entry).
+        if (!is_uri_name_part(segments[k])) break;
+        if (k > 0) name += ':';
+        name += segments[k];
+        const auto it = by_name.find(name);
+        if (it == by_name.end()) continue;
+        if (!entries[it->second]) return std::nullopt;
+        Located out{entries[it->second], {}};
+        for (std::size_t i = k + 1; i < segments.size(); ++i) {
+            if (i > k + 1) out.rel += '/';
+            out.rel += segments[i];
+        }
+        return out;
+    }
+    return std::nullopt;
+}
+
 }  // namespace detail
 
 using detail::EntryPtr;
@@ -92,23 +120,45 @@ SnapshotPtr Server::Impl::build(const SkillCatalogPtr& catalog, const Snapshot* 
         sources.emplace(e->source->reader().get(), e->source);
         for (const auto& f : e->files) known[e->source.get()].emplace(f.path, &f);
     }
-    std::vector<SkillManifest> served;
+    const auto leave_out = [&](const SkillManifest& m, const std::string& why) {
+        snap->left_out.push_back({m.name, m.skill_file, why});
+        logline(fmt::format("agentskills mcp: left out {} ({}): {} [{}]", m.name, m.skill_file, why,
+                            codes::mcp_skill_left_out));
+    };
+    std::vector<std::pair<const SkillManifest*, EntryPtr>> built;
+    std::set<std::string_view> names;
     for (const auto& m : *catalog) {
         try {
             SkillReaderPtr reader = catalog->loader() ? catalog->loader()->reader_for(m.name) : nullptr;
             auto& source = sources[reader.get()];
             if (!source) source = std::make_shared<const detail::FileSource>(reader);
             const auto k = known.find(source.get());
-            EntryPtr e =
-                detail::build_entry(m, source, options.max_json_depth, budget, k == known.end() ? nullptr : &k->second);
-            snap->by_name[m.name] = snap->entries.size();
-            snap->entries.push_back(std::move(e));
-            served.push_back(m);
+            built.emplace_back(&m, detail::build_entry(m, source, options.max_json_depth, budget,
+                                                       k == known.end() ? nullptr : &k->second));
+            names.insert(m.name);
         } catch (const std::exception& e) {
-            snap->left_out.push_back({m.name, m.skill_file, e.what()});
-            logline(fmt::format("agentskills mcp: left out {} ({}): {} [{}]", m.name, m.skill_file, e.what(),
-                                codes::mcp_skill_left_out));
+            leave_out(m, e.what());
         }
+    }
+    // A skill's URI is its catalog name's parts as segments, so `p:s` would lie inside the
+    // directory of a served skill `p` (skill://p/s/SKILL.md, one of p's files by its URI): the
+    // nested one is left out, and every URI names one skill.
+    std::vector<SkillManifest> served;
+    for (auto& [m, e] : built) {
+        std::string_view outer;
+        for (std::size_t colon = m->name.find(':'); colon != std::string::npos && outer.empty();
+             colon = m->name.find(':', colon + 1)) {
+            if (names.count(std::string_view(m->name).substr(0, colon)) != 0)
+                outer = std::string_view(m->name).substr(0, colon);
+        }
+        if (!outer.empty()) {
+            leave_out(*m, fmt::format("its URI {} lies inside the directory of the served skill \"{}\" ({})", e->uri,
+                                      outer, detail::skill_root_uri(outer)));
+            continue;
+        }
+        snap->by_name[m->name] = snap->entries.size();
+        snap->entries.push_back(std::move(e));
+        served.push_back(*m);
     }
     Discovery d;
     d.skills = std::move(served);

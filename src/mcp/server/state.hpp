@@ -89,8 +89,20 @@ struct Snapshot {
     std::vector<EntryPtr> entries;  // catalog order; null once a changed skill fails
     std::map<std::string, std::size_t> by_name;
 
+    /// What a `skill://` URI names: a served skill and the path below its directory ("" for the
+    /// directory itself).
+    struct Located {
+        EntryPtr entry;
+        std::string rel;
+    };
+
     [[nodiscard]] std::vector<EntryPtr> all() const;
+    /// The served skill of this catalog name.
     [[nodiscard]] EntryPtr find(std::string_view name) const;
+    /// The served skill whose URI (skill_root_uri) begins `uri`, and the rest of `uri`'s decoded
+    /// path; nullopt when `uri` is not clean (parse_skill_uri) or names no served skill. No served
+    /// skill's URI lies below another's (Impl::build), so at most one matches.
+    [[nodiscard]] std::optional<Located> locate(std::string_view uri) const;
 };
 
 using SnapshotPtr = std::shared_ptr<Snapshot>;
