@@ -38,12 +38,17 @@ const mcp::Server& server() {
     static const std::unique_ptr<mcp::Server> instance = [] {
         const auto root =
             std::filesystem::temp_directory_path() / ("agentskills-fuzz-mcp-" + std::to_string(::getpid()));
-        write(root / "alpha/SKILL.md", "---\nname: alpha\ndescription: First.\nversion: 1.0\n---\nUse $ARGUMENTS.\n");
-        write(root / "alpha/references/a b.md", "ref\n");
-        write(root / "alpha/assets/x.bin", std::string("\x00\x01\xfe", 3));
-        write(root / "beta/SKILL.md", "---\nname: beta\ndescription: Second.\nuser-invocable: false\n---\nB.\n");
-        auto loader = std::make_shared<FilesystemSkillLoader>(
-            FilesystemLoaderOptions{.roots = {root.string()}, .include_default_roots = false});
+        write(root / "lib/alpha/SKILL.md",
+              "---\nname: alpha\ndescription: First.\nversion: 1.0\n---\nUse $ARGUMENTS.\n");
+        write(root / "lib/alpha/references/a b.md", "ref\n");
+        write(root / "lib/alpha/assets/x.bin", std::string("\x00\x01\xfe", 3));
+        write(root / "lib/beta/SKILL.md", "---\nname: beta\ndescription: Second.\nuser-invocable: false\n---\nB.\n");
+        // A plugin: its skill `tools:lint` is served at skill://tools/lint/SKILL.md.
+        write(root / "plugin/.claude-plugin/plugin.json", R"({"name": "tools"})");
+        write(root / "plugin/skills/lint/SKILL.md", "---\nname: lint\ndescription: Third.\n---\nL.\n");
+        write(root / "plugin/skills/lint/scripts/run.sh", "echo\n");
+        auto loader = std::make_shared<FilesystemSkillLoader>(FilesystemLoaderOptions{
+            .roots = {(root / "lib").string(), (root / "plugin").string()}, .include_default_roots = false});
         mcp::ServerOptions options;
         options.page_size = 1;
         options.log = [](std::string_view) {};
