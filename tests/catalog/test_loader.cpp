@@ -2545,6 +2545,29 @@ TEST_CASE("a library child that is a dangling or looping symlink is reported", "
     }
 }
 
+TEST_CASE("a SKILL.md that is a dangling or looping symlink says so", "[hostile]") {
+    // The layout of a repository whose `.gemini/skills/<name>/SKILL.md` links point at files
+    // that were moved: each is skipped with the reason, the others load.
+    TempDir tmp;
+    const std::string lib = make_library(tmp);
+    fs::create_directory(lib + "/moved");
+    fs::create_symlink("../../elsewhere/moved/SKILL.md", lib + "/moved/SKILL.md");
+    fs::create_directory(lib + "/looped");
+    fs::create_symlink("SKILL.md", lib + "/looped/SKILL.md");
+    const Discovery d = discover_local(lib);
+    CHECK(names_of(d) == std::vector<std::string>{"alpha", "zulu"});
+    for (const std::string dir : {"moved", "looped"}) {
+        const std::string path = lib + "/" + dir + "/SKILL.md";
+        INFO(path);
+        const auto skipped =
+            std::find_if(d.skipped.begin(), d.skipped.end(), [&](const SkippedSkill& s) { return s.path == path; });
+        REQUIRE(skipped != d.skipped.end());
+        CHECK(skipped->reason == SkipReason::unreadable);
+        CHECK(skipped->message ==
+              path + " is a symbolic link that cannot be followed (dangling, a loop, or no permission)");
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Faults of the reader
 

@@ -47,6 +47,12 @@ inline constexpr std::string_view skill_file_name = "SKILL.md";
            a.identity == b.identity;
 }
 
+// The one sentence for a symbolic link where a skill may be (a skill directory, a SKILL.md) that
+// discovery cannot follow.
+[[nodiscard]] inline std::string unfollowable_link_message(std::string_view path) {
+    return std::string(path).append(" is a symbolic link that cannot be followed (dangling, a loop, or no permission)");
+}
+
 // A name a directory listing may hold: one component, not "." or "..", no NUL. Anything else
 // comes from a broken reader, and joining it to a path could climb out of the library.
 [[nodiscard]] constexpr bool is_plain_entry_name(std::string_view name) noexcept { return is_plain_component(name); }

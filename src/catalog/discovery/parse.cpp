@@ -85,7 +85,9 @@ void ParseCache::process(Candidate& c, int root_fd) {
         }
         c.has_skill_file = true;
         if (st.kind != EntryKind::file) {
-            c.fail(SkipReason::unreadable, fmt::format("{} is not a regular file", c.skill_file));
+            c.fail(SkipReason::unreadable, st.is_symlink && st.kind == EntryKind::other
+                                               ? unfollowable_link_message(c.skill_file)
+                                               : fmt::format("{} is not a regular file", c.skill_file));
             return;
         }
         CacheEntryPtr hit;

@@ -158,8 +158,7 @@ void RootLister::keep_child_directories(const Root& root, Listed& l) {
             // skill, so say so rather than pass over it.
             if (!selection_.selected(nfkc(e.name))) continue;
             std::string path = join_path(root.path, e.name);
-            std::string message =
-                fmt::format("{} is a symbolic link that cannot be followed (dangling, a loop, or no permission)", path);
+            std::string message = unfollowable_link_message(path);
             note(codes::skill_unreadable, Severity::warning, path, message);
             out_.skipped.push_back(SkippedSkill{std::move(path), SkipReason::unreadable, std::move(message)});
             continue;
