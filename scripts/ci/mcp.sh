@@ -48,6 +48,30 @@ if [ -f "$shared/tools/gen_library.py" ] && [ -d "$shared/corpus" ]; then
   libraries+=("$tmp/gen500")
 fi
 
+# Prints how many `duplicate-name` warnings the Inspector's JSON lines in $1 hold; returns 1 (and
+# prints the offender on standard error) when a skill is not ok or has any other finding.
+inspector_findings() {
+  python3 - "$1" <<'PY'
+import json, sys
+duplicates = bad = 0
+for line in open(sys.argv[1], encoding="utf-8"):
+    if not line.strip():
+        continue
+    entry = json.loads(line)
+    if entry.get("ok") is not True:
+        bad += 1
+        print(line[:500], file=sys.stderr)
+    for finding in entry.get("conformance", []):
+        if finding.get("code") == "duplicate-name" and finding.get("severity") == "warning":
+            duplicates += 1
+        else:
+            bad += 1
+            print(f"{entry.get('uri')}: {json.dumps(finding)[:500]}", file=sys.stderr)
+print(duplicates)
+sys.exit(1 if bad else 0)
+PY
+}
+
 failures=0
 for lib in "${libraries[@]}"; do
   for era in legacy modern; do
@@ -60,7 +84,9 @@ for lib in "${libraries[@]}"; do
     done
   done
   # The Inspector's verifier: every skill listed, every file read and checked, no conformance
-  # error, in both eras (its catalog budget raised so that the whole library is read).
+  # finding, in both eras (its catalog budget raised so that the whole library is read). The one
+  # finding allowed is its warning `duplicate-name`, which it calls legal: two plugins of a
+  # marketplace may each have a skill `review` (skill://docs/review and skill://code/review).
   home=$tmp/home
   mkdir -p "$home"
   for era in legacy modern; do
@@ -70,9 +96,9 @@ for lib in "${libraries[@]}"; do
       --protocol-era "$era" --skill-catalog-max-skills 100000 --skill-catalog-max-bytes 1073741824 \
       "$cli" mcp --root "$lib" >"$out" 2>"$err" &&
       grep -q "no conformance errors" "$err" &&
-      ! grep -v '"ok":true' "$out" | grep -q . &&
-      ! grep -q '"conformance":\[[^]]' "$out"; then
-      echo "inspector ($era): $lib: $(grep -c '"ok":true' "$out") skills verified, no conformance errors"
+      duplicates=$(inspector_findings "$out"); then
+      echo "inspector ($era): $lib: $(grep -c '"ok":true' "$out") skills verified, no conformance errors" \
+        "($duplicates duplicate-name warnings)"
     else
       echo "mcp.sh: Inspector verification FAILED: $lib ($era)" >&2
       grep -v "^agentskills mcp: " "$err" | tail -n 20 >&2
