@@ -10,6 +10,7 @@
 #include <agentskills/base/errors.hpp>
 #include <agentskills/base/names.hpp>
 #include <agentskills/catalog/catalog.hpp>
+#include <agentskills/catalog/governance.hpp>
 #include <agentskills/catalog/loader.hpp>
 #include <agentskills/storage/reader.hpp>
 
@@ -90,7 +91,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         FUZZ_CHECK(files.count(file) == 1);
         FUZZ_CHECK(path_basename(file) == "SKILL.md");
         FUZZ_CHECK(names.insert(nfkc(m.name)).second);
-        if (opt.name_policy == NamePolicy::require_valid) FUZZ_CHECK(is_valid_skill_name(m.name));
+        if (opt.name_policy == NamePolicy::require_valid) {
+            // A Claude Code plugin's skill is `plugin:skill` (a root with .claude-plugin/): each
+            // part obeys the name rules.
+            std::string_view rest = m.name;
+            for (std::size_t colon = rest.find(SKILL_GROUP_SEPARATOR);; colon = rest.find(SKILL_GROUP_SEPARATOR)) {
+                FUZZ_CHECK(is_valid_skill_name(rest.substr(0, colon)));
+                if (colon == std::string_view::npos) break;
+                rest.remove_prefix(colon + 1);
+            }
+        }
         if (opt.exclude.size() == 1) FUZZ_CHECK(nfkc(m.name) != "demo");
         if (opt.include) FUZZ_CHECK(nfkc(m.name) == "demo");
     }

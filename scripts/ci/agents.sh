@@ -23,7 +23,9 @@
 #     set of names it wrote (.agents/skills, the links in .claude/skills, skills-lock.json) must be
 #     the library's skills, and `agentskills list --json --limits agents` from the project and
 #     from sub/dir, with and without `--compat claude`, must list exactly that set. A second
-#     project with `-a claude-code` alone: only `--compat claude` finds its skills.
+#     project with `-a claude-code` alone: only `--compat claude` finds its skills. A global
+#     install of tests/data/marketplace-declared: the plugin it records for each skill
+#     (pluginName) must be the plugin part of the name `agentskills list` gives it.
 #  3. Codex: `codex mcp add` the same two servers, then `codex app-server` over stdio
 #     (scripts/ci/codex_app_server.cjs): `mcpServerStatus/list` must show both with serverInfo,
 #     the tool activate_skill and one resource per skill, and again for a thread (started, no
@@ -257,6 +259,31 @@ skills_add claude-only "$lib" claude-code && {
     "$(list_from "$project/sub/dir" --compat claude)" || ok=0
   [ $ok = 1 ] && echo "skills $SKILLS_VERSION: claude-only: $(echo "$installed" | wc -l) skills in .claude/skills, found with --compat claude only"
 }
+
+# A marketplace whose plugins name their skills in one shared folder (the layout of
+# anthropics/skills): installed globally into the test home, the skills CLI records each skill's
+# plugin (pluginName in ~/.agents/.skill-lock.json). Every recorded plugin:skill must be a name
+# `agentskills list` gives, and every name it gives must be recorded.
+declared=$repo/tests/data/marketplace-declared
+base=$tmp/skills-declared
+rm -rf "$base"
+mkdir -p "$base/home" "$base/project"
+git -C "$base/project" init -q
+if (cd "$base/project" && HOME=$base/home DISABLE_TELEMETRY=1 DO_NOT_TRACK=1 \
+  skills add "$declared" --skill '*' -a codex -g -y >"$base/skills.out" 2>&1); then
+  recorded=$("$node" -e 'const l=require(process.argv[1]).skills;
+    console.log(Object.keys(l).filter(k=>l[k].pluginName).map(k=>l[k].pluginName+":"+k).sort().join("\n"))' \
+    "$base/home/.agents/.skill-lock.json")
+  ours=$("$cli" list --json --root "$declared" | json_names)
+  if [ -z "$recorded" ]; then
+    fail "declared marketplace: the skills CLI recorded no plugin"
+  elif expect_same "declared marketplace: the skills CLI's plugin:skill against agentskills list" "$recorded" "$ours"; then
+    echo "skills $SKILLS_VERSION: declared marketplace: the plugins it records ($(echo "$recorded" | line)) are the names agentskills list gives"
+  fi
+else
+  cat "$base/skills.out" >&2
+  fail "skills add $declared -g exited non-zero"
+fi
 
 echo "skills: $((SECONDS - start)) s"
 

@@ -6,8 +6,9 @@
 #
 # Installs the npm packages into TMP_DIR/peers with ../shared/peers/setup-mcp-peers.sh (relative
 # to the repository root) unless AGENTSKILLS_MCP_PEERS names a directory where they already are.
-# Libraries: tests/data/library, tests/data/marketplace, every library of ../shared/corpus and a
-# 500-skill library from ../shared/tools/gen_library.py (when the shared folder is there); then
+# Libraries: tests/data/library, tests/data/marketplace, tests/data/marketplace-declared, every
+# library of ../shared/corpus and a 500-skill library from ../shared/tools/gen_library.py (when
+# the shared folder is there); then
 # scripts/ci/sdk_frontmatter.cjs (the SDK's frontmatter reader against ours). Exits non-zero on
 # failure.
 set -euo pipefail
@@ -38,11 +39,12 @@ node=$peers/node_modules/.bin/node
 inspector=$peers/node_modules/.bin/mcp-inspector
 [ -x "$node" ] || { echo "mcp.sh: no Node 22 at $node" >&2; exit 1; }
 
-# tests/data/library and every library of the corpus; tests/data/marketplace, a Claude Code
-# plugin marketplace, whose skills are served at skill://PLUGIN/SKILL/SKILL.md.
+# tests/data/library and every library of the corpus; tests/data/marketplace and
+# tests/data/marketplace-declared, Claude Code plugin marketplaces (the second names each plugin's
+# skills in a `skills` list), whose skills are served at skill://PLUGIN/SKILL/SKILL.md.
 source "$repo/scripts/ci/corpus_libraries.sh"
 corpus_libraries "$repo" "$shared"
-libraries+=("$repo/tests/data/marketplace")
+libraries+=("$repo/tests/data/marketplace" "$repo/tests/data/marketplace-declared")
 if [ -f "$shared/tools/gen_library.py" ] && [ -d "$shared/corpus" ]; then
   python3 "$shared/tools/gen_library.py" --corpus "$shared/corpus" --out "$tmp/gen500" -n 500 --seed 1 --resources >/dev/null
   libraries+=("$tmp/gen500")

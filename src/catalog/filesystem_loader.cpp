@@ -132,7 +132,8 @@ void FilesystemSkillLoader::Impl::resolve_trust() {
 void FilesystemSkillLoader::Impl::resolve_roots() {
     auto add_root = [&](Root root) {
         for (const auto& r : roots) {
-            if (r.path == root.path) return;  // the same root twice is scanned once
+            // The same root twice is scanned once (two plugins' views of one folder are two).
+            if (r.path == root.path && r.name_prefix == root.name_prefix && r.only == root.only) return;
         }
         roots.push_back(std::move(root));
     };

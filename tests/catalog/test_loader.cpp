@@ -3394,6 +3394,178 @@ TEST_CASE("plugins: a marketplace root loads its local plugins and names the rem
     }
 }
 
+TEST_CASE("plugins: the skill paths a manifest declares replace its skills folder", "[loader][plugins]") {
+    TempDir t;
+    // The layout of anthropics/skills: three plugins share the marketplace's own directory and
+    // each names its skills in one `skills/` folder; one skill there belongs to no plugin.
+    t.write(".claude-plugin/marketplace.json", R"({"name": "m", "plugins": [
+        {"name": "documents", "source": "./", "strict": false, "skills": ["./skills/xlsx", "./skills/docx"]},
+        {"name": "examples", "source": "./", "strict": false, "skills": ["./skills/art", "./skills/art/"]},
+        {"name": "api", "source": "./", "strict": false, "skills": ["./skills/api"]}]})");
+    for (const char* name : {"api", "art", "docx", "xlsx", "stray"}) {
+        t.write(std::string("skills/") + name + "/SKILL.md",
+                skill_md(name, "A skill.", std::string("Body of ") + name));
+    }
+    const std::vector<std::string> expected = {"documents:docx", "documents:xlsx", "examples:art", "api:api"};
+
+    SECTION("each plugin has the skills it names, in every mode, and loads them") {
+        for (int mode = 0; mode < 3; ++mode) {
+            INFO(mode);
+            FilesystemSkillLoader loader({.roots = {t.path()},
+                                          .include_default_roots = false,
+                                          .name_policy = NamePolicy::require_valid,
+                                          .lazy_bodies = mode == 1,
+                                          .keep_results = mode != 2});
+            const Discovery d = loader.discover();
+            CHECK(names_of(d) == expected);
+            CHECK(d.skipped.empty());
+            CHECK(d.diagnostics.empty());
+            CHECK(loader.load("examples:art").instructions == "Body of art");
+            CHECK(loader.load("api:api").manifest.root == t.path("skills/api"));
+            CHECK_THROWS_AS(loader.load("documents:art"), NotFoundError);
+            CHECK(names_of(loader.discover()) == expected);
+        }
+    }
+    SECTION("under the nested walk too") {
+        FilesystemSkillLoader loader({.roots = {t.path()}, .include_default_roots = false, .nested_depth = 4});
+        CHECK(names_of(loader.discover()) == expected);
+    }
+    SECTION("a folder of skills, as a string; skills/ is no longer read") {
+        t.write(".claude-plugin/marketplace.json",
+                R"({"plugins": [{"name": "p", "source": "./plug", "skills": "./custom"}]})");
+        t.write("plug/custom/one/SKILL.md", skill_md("one", "One."));
+        t.write("plug/skills/two/SKILL.md", skill_md("two", "Two."));
+        FilesystemSkillLoader loader({.roots = {t.path()}, .include_default_roots = false});
+        CHECK(names_of(loader.discover()) == std::vector<std::string>{"p:one"});
+    }
+    SECTION("a strict entry adds the paths of the plugin's own plugin.json; a non-strict one does not read it") {
+        t.write("plug/.claude-plugin/plugin.json", R"({"name": "p", "skills": ["./more/two"]})");
+        t.write("plug/more/two/SKILL.md", skill_md("two", "Two."));
+        t.write("plug/skills/one/SKILL.md", skill_md("one", "One."));
+        t.write("plug/skills/three/SKILL.md", skill_md("three", "Three."));
+        t.write(".claude-plugin/marketplace.json",
+                R"({"plugins": [{"name": "p", "source": "./plug", "skills": ["./skills/one"]}]})");
+        {
+            FilesystemSkillLoader loader({.roots = {t.path()}, .include_default_roots = false});
+            CHECK(names_of(loader.discover()) == std::vector<std::string>{"p:one", "p:two"});
+        }
+        t.write(".claude-plugin/marketplace.json",
+                R"({"plugins": [{"name": "p", "source": "./plug", "strict": false, "skills": ["./skills/one"]}]})");
+        t.write("plug/.claude-plugin/plugin.json", "{ not json");
+        {
+            FilesystemSkillLoader loader({.roots = {t.path()}, .include_default_roots = false});
+            const Discovery d = loader.discover();
+            CHECK(names_of(d) == std::vector<std::string>{"p:one"});
+            CHECK(count_code(d, codes::plugin_refused) == 0);
+        }
+        SECTION("a strict entry whose plugin.json is broken is refused, naming the file") {
+            t.write(".claude-plugin/marketplace.json", R"({"plugins": [{"name": "p", "source": "./plug"}]})");
+            FilesystemSkillLoader loader({.roots = {t.path()}, .include_default_roots = false});
+            const Discovery d = loader.discover();
+            CHECK(names_of(d).empty());
+            const std::string own = t.path("plug/.claude-plugin/plugin.json");
+            const Diagnostic* x = find_code(d, codes::plugin_refused, own);
+            REQUIRE(x != nullptr);
+            CHECK(x->message.rfind("plugin 'p' (entry 1 of the marketplace " +
+                                       t.path(".claude-plugin/marketplace.json") + ") is not used: its manifest " +
+                                       own + " cannot be used: it is not valid JSON",
+                                   0) == 0);
+        }
+    }
+    SECTION("a plugin root's plugin.json declares them too; an empty list keeps skills/") {
+        t.write("tools/.claude-plugin/plugin.json", R"({"name": "tools", "skills": ["./extra/a", "./skills/b"]})");
+        t.write("tools/extra/a/SKILL.md", skill_md("a", "A."));
+        t.write("tools/skills/b/SKILL.md", skill_md("b", "B."));
+        t.write("tools/skills/c/SKILL.md", skill_md("c", "C."));
+        {
+            FilesystemSkillLoader loader({.roots = {t.path("tools")}, .include_default_roots = false});
+            CHECK(names_of(loader.discover()) == std::vector<std::string>{"tools:a", "tools:b"});
+        }
+        t.write("tools/.claude-plugin/plugin.json", R"({"name": "tools", "skills": []})");
+        FilesystemSkillLoader loader({.roots = {t.path("tools")}, .include_default_roots = false});
+        CHECK(names_of(loader.discover()) == std::vector<std::string>{"tools:b", "tools:c"});
+    }
+    SECTION("a folder named whole and one of its skills named alone: every skill of the folder, once") {
+        t.write(".claude-plugin/marketplace.json",
+                R"({"plugins": [{"name": "p", "source": "./", "skills": ["./skills/api", "./skills"]}]})");
+        FilesystemSkillLoader loader({.roots = {t.path()}, .include_default_roots = false});
+        CHECK(names_of(loader.discover()) == std::vector<std::string>{"p:api", "p:art", "p:docx", "p:stray", "p:xlsx"});
+    }
+}
+
+TEST_CASE("plugins: hostile skill paths are refused one by one, the others load", "[loader][plugins]") {
+    TempDir t;
+    t.write("market/skills/fine/SKILL.md", skill_md("fine", "Fine."));
+    t.write("market/skills/other/SKILL.md", skill_md("other", "Other."));
+    t.write("market/notes.txt", "a file\n");
+    t.write("outside/stolen/SKILL.md", skill_md("stolen", "Outside."));
+    std::filesystem::create_directory_symlink(t.path("outside/stolen"), t.path("market/skills/link"));
+    std::filesystem::create_directory_symlink(t.path("outside"), t.path("market/out"));
+    const std::string manifest = t.path("market/.claude-plugin/marketplace.json");
+    const auto discover = [&] {
+        FilesystemSkillLoader loader({.roots = {t.path("market")}, .include_default_roots = false});
+        return loader.discover();
+    };
+    const auto message_of = [](const Discovery& d, std::string_view words) -> std::string {
+        for (const Diagnostic& x : d.diagnostics) {
+            if (x.code == codes::plugin_refused && x.message.find(words) != std::string::npos) return x.message;
+        }
+        return {};
+    };
+
+    SECTION("paths that leave the plugin, links, files and missing paths") {
+        t.write("market/.claude-plugin/marketplace.json", R"({"plugins": [{"name": "p", "source": "./", "skills": [
+            "../outside/stolen", "/etc", "", "./skills/link", "./out/stolen", "./notes.txt", "./skills/gone",
+            "./skills/fine"]}]})");
+        const Discovery d = discover();
+        CHECK(names_of(d) == std::vector<std::string>{"p:fine"});
+        CHECK(count_code(d, codes::plugin_refused) == 7);
+        const std::string label = "of plugin 'p' (entry 1 of the marketplace " + manifest + ")";
+        CHECK(message_of(d, "'../outside/stolen'")
+                  .rfind("skill path '../outside/stolen' " + label + " is not used: it is not a path inside " +
+                             t.path("market") + ": ",
+                         0) == 0);
+        CHECK(!message_of(d, "skill path '/etc'").empty());
+        CHECK(!message_of(d, "skill path '' ").empty());
+        CHECK(message_of(d, "'./skills/link'") ==
+              "skill path './skills/link' " + label + " is not used: " + t.path("market/skills/link") +
+                  " is a symbolic link; a plugin's folders must lie inside " + t.path("market") + " without links");
+        CHECK(!message_of(d, "'./out/stolen'").empty());
+        CHECK(message_of(d, "'./notes.txt'") == "skill path './notes.txt' " + label + " is not used: " +
+                                                    t.path("market/notes.txt") + " is not a directory");
+        CHECK(message_of(d, "'./skills/gone'") == "skill path './skills/gone' " + label + " is not used: " +
+                                                      t.path("market/skills/gone") + " does not exist");
+        for (const Diagnostic& x : d.diagnostics) CHECK(x.path == manifest);
+    }
+    SECTION("a skills field of the wrong type refuses its plugin, not the others") {
+        t.write("market/.claude-plugin/marketplace.json", R"({"plugins": [
+            {"name": "num", "source": "./", "skills": 7},
+            {"name": "obj", "source": "./", "skills": {"a": "./skills/fine"}},
+            {"name": "mixed", "source": "./", "skills": ["./skills/fine", null]},
+            {"name": "ok", "source": "./", "skills": ["./skills/other"]}]})");
+        const Discovery d = discover();
+        CHECK(names_of(d) == std::vector<std::string>{"ok:other"});
+        CHECK(count_code(d, codes::plugin_refused) == 3);
+        CHECK(message_of(d, "'num'") == "plugin 'num' (entry 1 of the marketplace " + manifest +
+                                            ") is not used: its 'skills' is a number, not a path or a list of paths");
+        CHECK(message_of(d, "'obj'") == "plugin 'obj' (entry 2 of the marketplace " + manifest +
+                                            ") is not used: its 'skills' is an object, not a path or a list of paths");
+        CHECK(message_of(d, "'mixed'") == "plugin 'mixed' (entry 3 of the marketplace " + manifest +
+                                              ") is not used: entry 2 of its 'skills' is null, not a path");
+    }
+    SECTION("more paths than the bound") {
+        std::string text = R"({"plugins": [{"name": "p", "source": "./", "skills": [)";
+        for (std::size_t i = 0; i < SKILL_PLUGIN_MAX_SKILL_PATHS; ++i) text += R"("./skills/fine",)";
+        text += R"("./skills/other"]}]})";
+        t.write("market/.claude-plugin/marketplace.json", text);
+        const Discovery d = discover();
+        CHECK(names_of(d) == std::vector<std::string>{"p:fine"});
+        CHECK(message_of(d, "paths after") == "plugin 'p' (entry 1 of the marketplace " + manifest +
+                                                  "): its 'skills' lists more than 1000 paths; the paths after entry "
+                                                  "1000 are not loaded");
+    }
+}
+
 TEST_CASE("plugins: hostile manifests and sources are diagnostics naming the file, never a crash",
           "[loader][plugins]") {
     TempDir t;

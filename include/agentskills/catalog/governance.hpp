@@ -95,5 +95,8 @@ inline constexpr std::size_t SKILL_PLUGIN_MANIFEST_MAX_BYTES = 1024 * 1024;
 inline constexpr std::size_t SKILL_PLUGIN_MANIFEST_MAX_DEPTH = 32;
 /// Plugins of one marketplace looked at; the entries after it are not (`plugin-refused`).
 inline constexpr std::size_t SKILL_MARKETPLACE_MAX_PLUGINS = 1000;
+/// Paths of one plugin's `skills` field looked at (its marketplace entry's and its plugin.json's
+/// together); the paths after it are not (`plugin-refused`).
+inline constexpr std::size_t SKILL_PLUGIN_MAX_SKILL_PATHS = 1000;
 
 }  // namespace agentskills

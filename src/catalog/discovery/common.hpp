@@ -69,6 +69,9 @@ struct Root {
     // plugin or marketplace) it came from. Both empty for every other root.
     std::string name_prefix;
     std::string origin;
+    // The skill directories a plugin's `skills` field names below `path` (their names, sorted,
+    // unique): only these children are skills. Empty: every child is (every other root).
+    std::vector<std::string> only;
 };
 
 /// Which names discovery keeps (include / exclude, both after NFKC).

@@ -1,8 +1,10 @@
 // agentskills-cpp — discovery, Claude Code plugins and marketplaces: a root whose `.claude-plugin/`
 // holds `marketplace.json` (a list of plugins) or `plugin.json` (one plugin) stands for its
-// plugins' `skills/` folders (docs/loading.md, "Claude Code plugins and marketplaces").
+// plugins' `skills/` folders, or the skill paths a plugin declares (docs/loading.md, "Claude
+// Code plugins and marketplaces").
 #include "plugins.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <string>
 #include <string_view>
@@ -134,8 +136,11 @@ private:
         } else {
             name = std::string(path_basename(root_));
         }
-        if (!valid_name(name, manifest_path, "the plugin " + manifest_path)) return;
-        add(root_, "", name, manifest_path, "the plugin " + manifest_path);
+        const std::string label = "the plugin " + manifest_path;
+        if (!valid_name(name, manifest_path, label)) return;
+        Declared declared;
+        if (!declare(doc, manifest_path, label, declared)) return;
+        add(root_, "", name, manifest_path, label, std::move(declared), false);
     }
 
     // A marketplace: each entry of `plugins` whose source is a path inside the root.
@@ -208,7 +213,13 @@ private:
                 continue;
             }
             if (!plugin_root.empty()) relative = join_path(plugin_root, relative);
-            add(root_, relative, name->get<std::string>(), manifest_path, label);
+            Declared declared;
+            if (!declare(entry, manifest_path, label, declared)) continue;
+            // `"strict": false`: the entry is the whole definition; otherwise the plugin's own
+            // plugin.json may declare skill paths too.
+            const auto strict = entry.find("strict");
+            const bool read_plugin_json = strict == entry.end() || *strict != nlohmann::json(false);
+            add(root_, relative, name->get<std::string>(), manifest_path, label, std::move(declared), read_plugin_json);
         }
     }
 
@@ -220,70 +231,220 @@ private:
         return false;
     }
 
-    // The plugin at `relative` below `base` ("" = `base` itself): its `skills/` folder as a root,
-    // when it is there. Every step must be a directory below `base` that is not a symbolic link.
-    void add(const std::string& base, const std::string& relative, const std::string& name,
-             const std::string& manifest_path, const std::string& label) {
-        std::string inside;
-        if (!relative.empty()) {
-            try {
-                inside = confined_path(relative);
-            } catch (const PathError& e) {
-                // "." and "./" name the marketplace's own directory; anything else is refused.
-                if (relative.front() == '/' || relative.find_first_not_of("./") != std::string::npos ||
-                    relative.find("..") != std::string::npos) {
-                    refuse(manifest_path, fmt::format("{} is not used: its source '{}' is not a path inside {}: {}",
-                                                      label, model_text(relative), base, model_text(e.what())));
-                    return;
-                }
+    // The skill paths a manifest declares in its `skills` field, each with the file that says it.
+    struct Declared {
+        std::vector<std::pair<std::string, std::string>> paths;  // {path as written, manifest}
+        bool any = false;                                        // a `skills` field was there
+    };
+
+    // Adds the paths of `doc`'s `skills` field (a path, or an array of paths) to `out`. False,
+    // after refusing the plugin, when the field or one of its entries is not a string.
+    bool declare(const nlohmann::json& doc, const std::string& manifest_path, const std::string& label, Declared& out) {
+        const auto field = doc.find("skills");
+        if (field == doc.end()) return true;
+        if (field->is_string()) {
+            out.any = true;
+            out.paths.emplace_back(field->get<std::string>(), manifest_path);
+            return true;
+        }
+        if (!field->is_array()) {
+            refuse(manifest_path, fmt::format("{} is not used: its 'skills' is {}, not a path or a list of paths",
+                                              label, type_of(*field)));
+            return false;
+        }
+        std::size_t index = 0;
+        for (const nlohmann::json& path : *field) {
+            ++index;
+            if (!path.is_string()) {
+                refuse(manifest_path, fmt::format("{} is not used: entry {} of its 'skills' is {}, not a path", label,
+                                                  index, type_of(path)));
+                return false;
             }
         }
-        const std::string skills_inside =
-            inside.empty() ? std::string(plugin_skills_folder) : join_path(inside, plugin_skills_folder);
-        std::string current = base;
+        out.any = out.any || !field->empty();  // `"skills": []` declares nothing: `skills/` is used
+        for (const nlohmann::json& path : *field) out.paths.emplace_back(path.get<std::string>(), manifest_path);
+        return true;
+    }
+
+    // `path` (a source or a skill path) below the directory it is relative to, as `inside`
+    // ("" for "." and "./", which name that directory itself); false, with `why`, for a path that
+    // confined_path refuses otherwise (empty, absolute, `..`).
+    static bool confine(const std::string& path, std::string& inside, std::string& why) {
+        try {
+            inside = confined_path(path);
+            return true;
+        } catch (const PathError& e) {
+            if (!path.empty() && path.front() != '/' && path.find_first_not_of("./") == std::string::npos &&
+                path.find("..") == std::string::npos) {
+                inside.clear();
+                return true;
+            }
+            why = model_text(e.what());
+            return false;
+        }
+    }
+
+    enum class Step { found, missing, refused };
+
+    // Walks from `base` down `inside` (components joined by '/'; "" = `base` itself): every step
+    // must be a directory that is not a symbolic link. `at` is the last step reached. A step that
+    // cannot be inspected, is a link or is not a directory refuses `label` (`missing` is left to
+    // the caller, with `at` the step that is missing).
+    Step walk(const std::string& base, const std::string& inside, const std::string& manifest_path,
+              const std::string& label, std::string& at) {
+        at = base;
         std::size_t start = 0;
-        for (;;) {
-            const std::size_t slash = skills_inside.find('/', start);
-            const std::string_view part =
-                std::string_view(skills_inside)
-                    .substr(start, slash == std::string::npos ? std::string::npos : slash - start);
-            current = join_path(current, part);
-            const bool last = slash == std::string::npos;
+        while (start < inside.size()) {
+            const std::size_t slash = inside.find('/', start);
+            const std::size_t stop = slash == std::string::npos ? inside.size() : slash;
+            at = join_path(at, std::string_view(inside).substr(start, stop - start));
+            start = stop + 1;
             FileStat st;
             try {
-                st = reader_.stat(current);
+                st = reader_.stat(at);
             } catch (const NotFoundError&) {
-                // A plugin without a skills folder (commands or agents only) has no skills; a
-                // source that is not there is said.
-                if (!last) {
-                    refuse(manifest_path,
-                           fmt::format("{} is not used: its directory {} does not exist", label, current));
-                }
-                return;
+                return Step::missing;
             } catch (const std::exception& e) {
                 refuse(manifest_path,
-                       fmt::format("{} is not used: cannot inspect {}: {}", label, current, model_text(e.what())));
-                return;
+                       fmt::format("{} is not used: cannot inspect {}: {}", label, at, model_text(e.what())));
+                return Step::refused;
             }
             if (st.is_symlink) {
                 refuse(manifest_path, fmt::format("{} is not used: {} is a symbolic link; a plugin's folders must "
                                                   "lie inside {} without links",
-                                                  label, current, base));
-                return;
+                                                  label, at, base));
+                return Step::refused;
             }
             if (st.kind != EntryKind::directory) {
-                refuse(manifest_path, fmt::format("{} is not used: {} is not a directory", label, current));
+                refuse(manifest_path, fmt::format("{} is not used: {} is not a directory", label, at));
+                return Step::refused;
+            }
+        }
+        return Step::found;
+    }
+
+    // The plugin at `relative` below `base` ("" = `base` itself), named `name`. Its skills are
+    // those of the paths it declares (a skill directory, or a folder of skills), which replace
+    // the `skills/` folder; with none declared, `skills/` when it is there. `plugin_json`: the
+    // plugin's own `.claude-plugin/plugin.json` may declare paths too (a strict marketplace entry).
+    void add(const std::string& base, const std::string& relative, const std::string& name,
+             const std::string& manifest_path, const std::string& label, Declared declared, bool plugin_json) {
+        std::string inside;
+        if (!relative.empty()) {
+            std::string why;
+            if (!confine(relative, inside, why)) {
+                refuse(manifest_path, fmt::format("{} is not used: its source '{}' is not a path inside {}: {}", label,
+                                                  model_text(relative), base, why));
                 return;
             }
-            if (last) break;
-            start = slash + 1;
         }
-        Root r;
-        r.path = std::move(current);
-        r.is_default = true;  // skipped, not fatal, when unreadable
-        r.name_prefix = name + SKILL_GROUP_SEPARATOR;
-        r.origin = root_;
-        roots_.push_back(std::move(r));
+        std::string plugin_dir;
+        switch (walk(base, inside, manifest_path, label, plugin_dir)) {
+            case Step::found:
+                break;
+            case Step::missing:
+                refuse(manifest_path,
+                       fmt::format("{} is not used: its directory {} does not exist", label, plugin_dir));
+                return;
+            case Step::refused:
+                return;
+        }
+        if (plugin_json) {
+            nlohmann::json doc;
+            std::string why;
+            const std::string own = join_path(plugin_dir, plugin_manifest);
+            switch (read_manifest(reader_, plugin_dir, plugin_manifest, doc, why)) {
+                case Found::read:
+                    if (!declare(doc, own, label, declared)) return;
+                    break;
+                case Found::failed:
+                    refuse(own, fmt::format("{} is not used: its manifest {} cannot be used: {}", label, own, why));
+                    return;
+                case Found::absent:
+                    break;
+            }
+        }
+        // The plugin's folders, each whole (every child a skill) or with the children it names.
+        struct Folder {
+            std::string path;
+            bool whole = false;
+            std::vector<std::string> only;
+        };
+        std::vector<Folder> folders;
+        const auto folder = [&](const std::string& path) -> Folder& {
+            for (Folder& f : folders) {
+                if (f.path == path) return f;
+            }
+            return folders.emplace_back(Folder{path, false, {}});
+        };
+        if (!declared.any) {
+            std::string skills;
+            if (walk(plugin_dir, std::string(plugin_skills_folder), manifest_path, label, skills) != Step::found) {
+                return;  // no skills folder (commands or agents only): no skills, silently
+            }
+            folder(skills).whole = true;
+        }
+        std::size_t index = 0;
+        for (const auto& [path, from] : declared.paths) {
+            if (++index > SKILL_PLUGIN_MAX_SKILL_PATHS) {
+                refuse(from, fmt::format("{}: its 'skills' lists more than {} paths; the paths after entry {} are "
+                                         "not loaded",
+                                         label, SKILL_PLUGIN_MAX_SKILL_PATHS, SKILL_PLUGIN_MAX_SKILL_PATHS));
+                break;
+            }
+            const std::string skill_label = fmt::format("skill path '{}' of {}", model_text(path), label);
+            std::string below;
+            std::string why;
+            if (!confine(path, below, why)) {
+                refuse(from,
+                       fmt::format("{} is not used: it is not a path inside {}: {}", skill_label, plugin_dir, why));
+                continue;
+            }
+            std::string dir;
+            switch (walk(plugin_dir, below, from, skill_label, dir)) {
+                case Step::found:
+                    break;
+                case Step::missing:
+                    refuse(from, fmt::format("{} is not used: {} does not exist", skill_label, dir));
+                    continue;
+                case Step::refused:
+                    continue;
+            }
+            // A directory holding a SKILL.md is one skill (its parent's child of that name); any
+            // other is a folder of skills.
+            bool skill_dir = false;
+            if (!below.empty()) {
+                try {
+                    (void)reader_.stat(join_path(dir, skill_file_name));
+                    skill_dir = true;
+                } catch (const NotFoundError&) {
+                } catch (const std::exception& e) {
+                    refuse(from, fmt::format("{} is not used: cannot inspect {}: {}", skill_label,
+                                             join_path(dir, skill_file_name), model_text(e.what())));
+                    continue;
+                }
+            }
+            if (!skill_dir) {
+                folder(dir).whole = true;
+                continue;
+            }
+            const std::size_t slash = below.rfind('/');
+            folder(slash == std::string::npos ? plugin_dir : join_path(plugin_dir, below.substr(0, slash)))
+                .only.emplace_back(path_basename(dir));
+        }
+        for (Folder& f : folders) {
+            Root r;
+            r.path = std::move(f.path);
+            if (!f.whole) {  // a folder also declared whole keeps every child
+                std::sort(f.only.begin(), f.only.end());
+                f.only.erase(std::unique(f.only.begin(), f.only.end()), f.only.end());
+                r.only = std::move(f.only);
+            }
+            r.is_default = true;  // skipped, not fatal, when unreadable
+            r.name_prefix = name + SKILL_GROUP_SEPARATOR;
+            r.origin = root_;
+            roots_.push_back(std::move(r));
+        }
     }
 
     const std::string& root_;

@@ -113,8 +113,13 @@ void RootLister::list(const Root& root, std::size_t index) {
                      fmt::format("library root {} is not a directory", root.path));
         return;
     }
-    // The same library reached twice (a symlinked root) is scanned once.
+    // The same library reached twice (a symlinked root) is scanned once. Two plugins may share
+    // one folder (each naming its own skills in it, or under its own name): each is scanned.
     std::string key = storage_.library_key(root.path);
+    if (!root.name_prefix.empty() || !root.only.empty()) {
+        key.append(1, '\0').append(root.name_prefix);
+        for (const std::string& name : root.only) key.append(1, '\0').append(name);
+    }
     if (std::find(seen_libraries_.begin(), seen_libraries_.end(), key) != seen_libraries_.end()) return;
     seen_libraries_.push_back(std::move(key));
 
@@ -145,6 +150,9 @@ void RootLister::keep_child_directories(const Root& root, Listed& l) {
     sort_by_name(l.children);
     std::size_t n_children = 0;
     for (const RootEntry& e : l.children) {
+        if (!root.only.empty() && !std::binary_search(root.only.begin(), root.only.end(), e.name)) {
+            continue;  // a plugin's folder of which it declares some skills: another child
+        }
         if (!is_plain_entry_name(e.name)) {
             // Only a broken reader lists such a name; following it could leave the root.
             note(codes::entry_name_refused, Severity::warning, join_path(root.path, e.name),
