@@ -3485,6 +3485,16 @@ TEST_CASE("plugins: the skill paths a manifest declares replace its skills folde
         FilesystemSkillLoader loader({.roots = {t.path("tools")}, .include_default_roots = false});
         CHECK(names_of(loader.discover()) == std::vector<std::string>{"tools:b", "tools:c"});
     }
+    SECTION("two plugins naming one skill directory: it is loaded under both names") {
+        t.write(".claude-plugin/marketplace.json", R"({"plugins": [
+            {"name": "a", "source": "./", "skills": ["./skills/api"]},
+            {"name": "b", "source": "./", "skills": ["./skills/api", "./skills/art"]}]})");
+        FilesystemSkillLoader loader({.roots = {t.path()}, .include_default_roots = false});
+        const Discovery d = loader.discover();
+        CHECK(names_of(d) == std::vector<std::string>{"a:api", "b:api", "b:art"});
+        CHECK(d.skipped.empty());
+        CHECK(loader.load("b:api").manifest.root == loader.load("a:api").manifest.root);
+    }
     SECTION("a folder named whole and one of its skills named alone: every skill of the folder, once") {
         t.write(".claude-plugin/marketplace.json",
                 R"({"plugins": [{"name": "p", "source": "./", "skills": ["./skills/api", "./skills"]}]})");
