@@ -3378,6 +3378,12 @@ TEST_CASE("plugins: a marketplace root loads its local plugins and names the rem
         FilesystemSkillLoader loader({.roots = {t.path("plugins/auditor")}, .include_default_roots = false});
         CHECK(names_of(loader.discover()) == std::vector<std::string>{"auditor:auditor"});
     }
+    SECTION("a plugin's folder given as a plain root too: both sets of names; the same root twice: once") {
+        FilesystemSkillLoader loader(
+            {.roots = {t.path("plugins/helpers/skills"), t.path(), t.path()}, .include_default_roots = false});
+        CHECK(names_of(loader.discover()) ==
+              std::vector<std::string>{"format", "lint", "auditor:auditor", "helpers:format", "helpers:lint"});
+    }
     SECTION("metadata.pluginRoot is put before the sources") {
         t.write(".claude-plugin/marketplace.json",
                 R"({"metadata": {"pluginRoot": "./plugins"}, "plugins": [{"name": "helpers", "source": "helpers"}]})");
