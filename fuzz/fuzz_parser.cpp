@@ -4,7 +4,10 @@
 //   bit 0: reference profile       bit 1: require_valid name policy
 //   bit 2: a directory name is known ("demo")   bit 3: small limits (20 lines, 2 KiB)
 //   bit 4: the caller says the read was truncated   bit 5: the one pass counts lines
+//   bit 6: yaml_recovery plain_values (checked against a parse without it)
 // Also: the one pass over the text (scan_text) and is_valid_utf8 give utf8proc's UTF-8 verdict.
+#include <algorithm>
+
 #include <agentskills/base/names.hpp>
 #include <agentskills/parse/parser.hpp>
 
@@ -53,8 +56,35 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     opt.path = "lib/demo/SKILL.md";
     const bool truncated = (flags & 16) != 0;
     opt.truncated = truncated;
+    if ((flags & 64) != 0) opt.yaml_recovery = YamlRecovery::plain_values;
 
     const ParseResult r = parse_skill_md(text, opt);
+
+    // The recovery changes nothing of a file whose YAML reads, and recovers only after a
+    // yaml-syntax error; a recovered value is a warning on a line of the file.
+    if (opt.yaml_recovery != YamlRecovery::none) {
+        ParseOptions plain = opt;
+        plain.yaml_recovery = YamlRecovery::none;
+        const ParseResult without = parse_skill_md(text, plain);
+        std::size_t recovered = 0;
+        const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+        for (const Diagnostic& d : r.diagnostics) {
+            if (d.code != "yaml-recovered") continue;
+            ++recovered;
+            FUZZ_CHECK(d.severity == Severity::warning);
+            FUZZ_CHECK(d.line >= 2 && d.line <= lines);
+        }
+        FUZZ_CHECK(recovered == 0 || opt.profile == ValidationProfile::standard);
+        if (recovered == 0) {
+            FUZZ_CHECK(r.ok() == without.ok());
+            FUZZ_CHECK(r.diagnostics.size() == without.diagnostics.size());
+            if (r.ok()) FUZZ_CHECK(r.manifest()->description == without.manifest()->description);
+        } else {
+            FUZZ_CHECK(!without.ok());
+            FUZZ_CHECK(std::any_of(without.diagnostics.begin(), without.diagnostics.end(),
+                                   [](const Diagnostic& d) { return d.code == "yaml-syntax"; }));
+        }
+    }
 
     // Exactly one of: a manifest, or a skip reason with an error diagnostic.
     FUZZ_CHECK(r.ok() != r.skip_reason().has_value());

@@ -48,8 +48,9 @@ for f in files:
     n += 1
     with open(f, "rb") as i:
         data = i.read()
-    # Parser seeds: option byte 0 (standard profile, keep), some with 4 or 7 to vary options.
-    flag = {0: b"\x07", 1: b"\x04"}.get(n % 8, b"\x00")
+    # Parser seeds: option byte 0 (standard profile, keep), some with 4, 7 or 0x40 (yaml_recovery)
+    # to vary options.
+    flag = {0: b"\x07", 1: b"\x04", 2: b"\x40"}.get(n % 8, b"\x00")
     with open(os.path.join(out, "parser", "shared-%d" % n), "wb") as o:
         o.write(flag + data)
     with open(os.path.join(out, "frontmatter_diff", "shared-%d" % n), "wb") as o:

@@ -232,9 +232,10 @@ bool Parse::split_and_interpret(std::string_view text) {
     if (!parts) return false;
     const LargeParsePlace place(parts->frontmatter.size() > SKILL_LARGE_FRONTMATTER_BYTES);
     if (keep_instructions_) out_.instructions = trim_blank_lines(parts->body);
-    std::optional<YNode> root = read_frontmatter(parts->frontmatter);
+    std::string_view frontmatter = parts->frontmatter;
+    std::optional<YNode> root = read_frontmatter(frontmatter);
     if (!root) return false;
-    interpret(*root, parts->frontmatter);
+    interpret(*root, frontmatter);
     recycle_yaml_tree(std::move(*root));
     return true;
 }
@@ -328,9 +329,12 @@ std::optional<Parse::Split> Parse::split(std::string_view text) {
 
 // The YAML of the frontmatter as a tree whose root is a mapping; strict-YAML findings reported
 // (the reference profile's errors; the standard profile has no use for them).
-std::optional<YNode> Parse::read_frontmatter(std::string_view frontmatter) {
+std::optional<YNode> Parse::read_frontmatter(std::string_view& frontmatter) {
     StrictFindings strict;
     YamlRead yaml = read_yaml(frontmatter, reference() ? &strict : nullptr);
+    if (yaml.problem && yaml.problem->code == codes::yaml_syntax) {
+        if (std::optional<YamlRead> again = recover(frontmatter)) yaml = std::move(*again);
+    }
     if (yaml.problem) {
         fatal(yaml.problem->code, yaml.problem->line ? file_line(*yaml.problem->line) : 0,
               std::move(yaml.problem->message));
@@ -345,6 +349,26 @@ std::optional<YNode> Parse::read_frontmatter(std::string_view frontmatter) {
         return std::nullopt;
     }
     return std::move(yaml.root);
+}
+
+// ParseOptions::yaml_recovery: the frontmatter read again with its misread plain values quoted,
+// when that reads without a problem; each value recovered is a warning at its line.
+std::optional<YamlRead> Parse::recover(std::string_view& frontmatter) {
+    if (opt_.yaml_recovery != YamlRecovery::plain_values || reference()) return std::nullopt;
+    std::vector<RecoveredValue> values;
+    std::optional<std::string> text = recover_plain_values(frontmatter, frontmatter_options, values);
+    if (!text) return std::nullopt;
+    YamlRead again = read_yaml(*text);
+    if (again.problem) return std::nullopt;
+    for (const RecoveredValue& v : values) {
+        add(codes::yaml_recovered, Level::warning, Level::none, file_line(v.line),
+            fmt::format("the value of '{}' is not valid as plain YAML text (a ': ' or an indicator in it); it was "
+                        "read as quoted text",
+                        shown(v.key)));
+    }
+    recovered_storage_ = std::move(*text);
+    frontmatter = recovered_storage_;
+    return again;
 }
 
 }  // namespace detail

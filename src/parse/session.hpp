@@ -110,7 +110,9 @@ private:
     [[nodiscard]] bool check_text(std::string_view& text);
     [[nodiscard]] bool split_and_interpret(std::string_view text);
     [[nodiscard]] std::optional<Split> split(std::string_view text);
-    [[nodiscard]] std::optional<YNode> read_frontmatter(std::string_view frontmatter);
+    // `frontmatter` is set to the recovered text when ParseOptions::yaml_recovery changed it.
+    [[nodiscard]] std::optional<YNode> read_frontmatter(std::string_view& frontmatter);
+    [[nodiscard]] std::optional<YamlRead> recover(std::string_view& frontmatter);
 
     // The fields (parse_fields.cpp).
     void interpret(const YNode& root, std::string_view frontmatter);
@@ -138,6 +140,7 @@ private:
     const ParseOptions& opt_;
     ParseResult& out_;
     std::string text_storage_;        // the file with LF breaks, when it had a CR
+    std::string recovered_storage_;   // the frontmatter that ParseOptions::yaml_recovery rewrote
     std::optional<SkipReason> skip_;  // the first reason given; `invalid` when errors gave none
     std::size_t fm_first_line_ = 2;
     bool failed_ = false;

@@ -4,7 +4,8 @@
 // reader of the library is a view over that tree: the SKILL.md manifest (parse/parser.cpp and
 // parse/fields.cpp), agent specs and governance files (host/spec.cpp), the MCP frontmatter JSON
 // (mcp/shared/frontmatter_json.cpp) and the reference profile's strictyaml emulation
-// (compat/reference_yaml.cpp).
+// (compat/reference_yaml.cpp). A frontmatter yaml-cpp refused can be rewritten for one more read
+// (yaml_recover.cpp, ParseOptions::yaml_recovery).
 #pragma once
 
 #include <cstddef>
@@ -155,6 +156,23 @@ struct YamlTree {
 
 /// Reads the first document of `text` under `options` (see YamlOptions).
 [[nodiscard]] YamlTree read_yaml_tree(std::string_view text, const YamlOptions& options);
+
+/// A top-level entry recover_plain_values read as quoted text: its 0-based line and its key.
+struct RecoveredValue {
+    std::size_t line = 0;
+    std::string key;
+};
+
+/// The one recovery of a frontmatter that is not valid YAML (ParseOptions::yaml_recovery): each
+/// top-level entry `key: text` whose value starts as plain text (not a quote, `|`, `>` or `#`),
+/// which does not parse alone, and which parses alone once that text (with its indented
+/// continuation lines, to its last non-blank character) is written as a double-quoted scalar, is
+/// so written (`"` and `\` escaped; lines, and so every line number, are kept). An entry with a
+/// comment line of its own among its lines is left as it is. Gives the new text and lists the entries in
+/// `recovered`, or nullopt when no entry changed or the frontmatter is longer than
+/// SKILL_MAX_YAML_RECOVERY_BYTES. The caller reads the new text under `options` again.
+[[nodiscard]] std::optional<std::string> recover_plain_values(std::string_view frontmatter, const YamlOptions& options,
+                                                              std::vector<RecoveredValue>& recovered);
 
 /// The pre-scan of a SKILL.md frontmatter (run by read_yaml_tree under YamlOptions::prescan):
 /// more indicator characters than SKILL_MAX_YAML_INDICATORS, `[`/`{` nested deeper than

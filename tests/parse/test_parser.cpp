@@ -531,6 +531,125 @@ TEST_CASE("the YAML escapes \\_ and \\N give their characters in UTF-8", "[parse
     CHECK_NOTHROW(nlohmann::json(*r.manifest()).dump());
 }
 
+TEST_CASE("yaml_recovery plain_values reads a misread plain value as its text", "[parser][recovery]") {
+    ParseOptions recover;
+    recover.yaml_recovery = YamlRecovery::plain_values;
+    const auto described = [](const std::string& value) {
+        return "---\nname: demo\ndescription: " + value + "\n---\nBody.\n";
+    };
+    const auto description_of = [&](const std::string& text) {
+        const ParseResult r = parse(text, recover);
+        CAPTURE(text);
+        REQUIRE(r.ok());
+        CHECK(diag(r, "yaml-recovered").line == 3);
+        CHECK((*r.manifest()->frontmatter)["description"] == r.manifest()->description);
+        return r.manifest()->description;
+    };
+
+    SECTION("off by default: the skill is skipped, as the contract and the reference say") {
+        const ParseResult r = parse(described("Use this skill when: the user asks about PDFs"));
+        CHECK_FALSE(r.ok());
+        CHECK(diag(r, "yaml-syntax").message == "the frontmatter is not valid YAML: illegal map value");
+        CHECK_FALSE(has_code(r, "yaml-recovered"));
+    }
+    SECTION("a ': ' in a one-line value") {
+        const ParseResult r = parse(described("Use this skill when: the user asks about PDFs"), recover);
+        REQUIRE(r.ok());
+        CHECK(r.manifest()->description == "Use this skill when: the user asks about PDFs");
+        REQUIRE(r.diagnostics.size() == 1);
+        CHECK(r.diagnostics[0].code == "yaml-recovered");
+        CHECK(r.diagnostics[0].severity == Severity::warning);
+        CHECK(r.diagnostics[0].path == "lib/demo/SKILL.md");
+        CHECK(r.diagnostics[0].line == 3);
+        CHECK(r.diagnostics[0].message ==
+              "the value of 'description' is not valid as plain YAML text (a ': ' or an indicator in it); it was read "
+              "as quoted text");
+        CHECK(r.instructions == "Body.");
+    }
+    SECTION("indicators YAML gives another meaning at the start of a value, and text after ' #'") {
+        CHECK(description_of(described("*bold* claims: none")) == "*bold* claims: none");
+        CHECK(description_of(described("@mention the bot")) == "@mention the bot");
+        CHECK(description_of(described("`npm test` runs it")) == "`npm test` runs it");
+        CHECK(description_of(described("[Beta] Does X")) == "[Beta] Does X");
+        CHECK(description_of(described("Swift Testing: #expect and #require")) ==
+              "Swift Testing: #expect and #require");
+        CHECK(description_of(described("a \"quoted\" path C:\\dir\\: here")) == "a \"quoted\" path C:\\dir\\: here");
+        CHECK(description_of(described("ends with a colon:")) == "ends with a colon:");
+    }
+    SECTION("continuation lines fold as a plain scalar's do, and every later line keeps its number") {
+        ParseOptions o = recover;
+        o.directory_name = "other";
+        const ParseResult r = parse(
+            "---\ndescription: Build things. Use when: (1) one,\n  (2) two: more\n\n  and after a blank line\n"
+            "tools: [Read, Write]\nlicense: MIT: see LICENSE\nname: demo\n---\nBody.\n",
+            o);
+        REQUIRE(r.ok());
+        const SkillManifest& m = *r.manifest();
+        CHECK(m.description == "Build things. Use when: (1) one, (2) two: more\nand after a blank line");
+        CHECK(m.tools == std::vector<std::string>{"Read", "Write"});
+        CHECK(m.license == "MIT: see LICENSE");
+        REQUIRE(r.diagnostics.size() == 3);
+        CHECK(r.diagnostics[0].code == "yaml-recovered");
+        CHECK(r.diagnostics[0].line == 2);
+        CHECK(r.diagnostics[1].code == "yaml-recovered");
+        CHECK(r.diagnostics[1].line == 7);
+        CHECK(r.diagnostics[1].message ==
+              "the value of 'license' is not valid as plain YAML text (a ': ' or an indicator in it); it was read as "
+              "quoted text");
+        CHECK(r.diagnostics[2].code == "name-directory-mismatch");
+        CHECK(r.diagnostics[2].line == 8);
+    }
+    SECTION("a file with CRLF line ends is recovered alike") {
+        const ParseResult r =
+            parse("---\r\nname: demo\r\ndescription: Use when: x,\r\n  and y\r\n---\r\nBody.\r\n", recover);
+        REQUIRE(r.ok());
+        CHECK(r.manifest()->description == "Use when: x, and y");
+        CHECK(diag(r, "yaml-recovered").line == 3);
+    }
+    SECTION("what is not a misread plain value stays an error") {
+        for (const std::string& text : std::vector<std::string>{
+                 described("| Use when this capability is needed."),        // a block scalar's header with text
+                 described("\"quoted\" then: more"),                        // a quoted scalar the writer chose
+                 described("'single' then: more"),                          //
+                 described("Use when: x\n  # a comment line\n  and more"),  // a comment line among its lines
+                 std::string("---\nname: demo\ndescription: d\nmetadata:\n  author: github: someone\n---\n"),  // nested
+                 std::string(
+                     "---\nname: demo\ndescription: Use when: x\nmetadata:\n  tags: [a\n---\n"),  // another error
+             }) {
+            CAPTURE(text);
+            const ParseResult r = parse(text, recover);
+            CHECK_FALSE(r.ok());
+            CHECK(has_code(r, "yaml-syntax"));
+            CHECK_FALSE(has_code(r, "yaml-recovered"));
+        }
+    }
+    SECTION("valid YAML is read as before: no value is rewritten") {
+        const ParseResult r = parse(skill("license: \"MIT: see LICENSE\"\ntools: [Read]\n"), recover);
+        REQUIRE(r.ok());
+        CHECK(r.diagnostics.empty());
+        CHECK(r.manifest()->license == "MIT: see LICENSE");
+    }
+    SECTION("the reference profile never recovers") {
+        ParseOptions o = recover;
+        o.profile = ValidationProfile::reference;
+        const ParseResult r = parse(described("Use this skill when: the user asks"), o);
+        CHECK_FALSE(r.ok());
+        CHECK(has_code(r, "yaml-syntax"));
+    }
+    SECTION("a frontmatter longer than SKILL_MAX_YAML_RECOVERY_BYTES is not recovered") {
+        const auto padded = [&](std::size_t frontmatter_bytes) {
+            const std::string head = "name: demo\ndescription: Use when: x\n";
+            const std::string comment = "# ";
+            std::string pad = comment + std::string(frontmatter_bytes - head.size() - comment.size() - 1, 'p') + "\n";
+            return "---\n" + head + pad + "---\nBody.\n";
+        };
+        CHECK(parse(padded(SKILL_MAX_YAML_RECOVERY_BYTES), recover).ok());
+        const ParseResult over = parse(padded(SKILL_MAX_YAML_RECOVERY_BYTES + 1), recover);
+        CHECK_FALSE(over.ok());
+        CHECK(has_code(over, "yaml-syntax"));
+    }
+}
+
 TEST_CASE("a file with CR or CRLF line ends is the same skill as with LF", "[parser]") {
     const std::vector<std::string> texts = {
         skill("", "\n# Title\n\nSome text.\n\n"),

@@ -24,6 +24,9 @@ inline constexpr std::string_view frontmatter_not_mapping = "frontmatter-not-map
 inline constexpr std::string_view yaml_syntax = "yaml-syntax";
 inline constexpr std::string_view yaml_too_complex = "yaml-too-complex";
 inline constexpr std::string_view yaml_strict = "yaml-strict";
+/// A top-level value that YAML could not read as plain text was read as quoted text
+/// (ParseOptions::yaml_recovery).
+inline constexpr std::string_view yaml_recovered = "yaml-recovered";
 inline constexpr std::string_view duplicate_key = "duplicate-key";
 inline constexpr std::string_view unknown_field = "unknown-field";
 inline constexpr std::string_view field_type = "field-type";
@@ -115,6 +118,7 @@ inline constexpr std::array all = {
     yaml_syntax,
     yaml_too_complex,
     yaml_strict,
+    yaml_recovered,
     duplicate_key,
     unknown_field,
     field_type,

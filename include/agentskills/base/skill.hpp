@@ -87,6 +87,15 @@ enum class FrontmatterTyping {
                  ///< the typing the MCP server sends and `list --json` prints
 };
 
+/// What the parser does (ParseOptions::yaml_recovery) with a frontmatter that is not valid YAML (docs/skill-format.md,
+/// "Recovering plain values").
+enum class YamlRecovery {
+    none,         ///< the skill is skipped (`yaml-syntax`): the contract, and the reference's verdict
+    plain_values  ///< a top-level value written as plain text that YAML cannot read as plain text
+                  ///< (`description: Use when: the user asks`) is read as that text, with a
+                  ///< `yaml-recovered` warning; the agentskills.io client guide's fallback
+};
+
 /// Discovered metadata of one skill plus its locations in the reader's namespace.
 struct SkillManifest {
     std::string name;         ///< as written (trimmed); NFKC-normalized under require_valid

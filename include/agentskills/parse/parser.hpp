@@ -32,6 +32,10 @@ inline constexpr std::size_t SKILL_MAX_CONCURRENT_LARGE_PARSES = 1;
 /// duplicates); the rest are dropped with a `tool-list-too-long` warning.
 inline constexpr std::size_t SKILL_MAX_TOOL_NAMES = 1000;
 
+/// Longest frontmatter that ParseOptions::yaml_recovery tries to recover (docs/security.md): the
+/// recovery reads each top-level entry on its own, at most twice, then the whole text again.
+inline constexpr std::size_t SKILL_MAX_YAML_RECOVERY_BYTES = 64 * 1024;
+
 /// Which rule set `parse_skill_md` applies.
 enum class ValidationProfile {
     standard,  ///< this library's rules (docs/skill-format.md)
@@ -56,6 +60,9 @@ struct ParseOptions {
     /// core schema cannot make a JSON object (a key twice, `.inf`, a value its tag does not fit)
     /// is left empty (`{}`) with a `frontmatter-not-json` warning.
     FrontmatterTyping frontmatter_typing = FrontmatterTyping::text;
+    /// A frontmatter that is not valid YAML: skipped, or recovered (YamlRecovery). The reference
+    /// profile never recovers.
+    YamlRecovery yaml_recovery = YamlRecovery::none;
 };
 
 /// What `parse_skill_md` found: either a skill that is kept (`manifest()` is set) or a skill
