@@ -127,8 +127,12 @@ void add_loader_options(CLI::App& cmd, SourceArgs& args, bool max_bytes) {
     }
     add_policy(cmd, "--limits", args.limits,
                "Loader limits preset: standard (500 lines) or agents (no line limit, as Codex and Gemini CLI load)");
+    add_policy(cmd, "--yaml-recovery", args.yaml_recovery,
+               "A frontmatter that is not valid YAML: none (skip the skill; default) or plain_values (read a "
+               "top-level value such as 'description: Use when: ...' as text, with a warning)");
     cmd.add_option("--config", args.config,
-                   "Skills configuration file (YAML: skills: max_lines, max_bytes, limits, compat, overrides)")
+                   "Skills configuration file (YAML: skills: max_lines, max_bytes, limits, yaml_recovery, compat, "
+                   "overrides)")
         ->allow_extra_args(false);
     // After parsing: at least one source where the command needs one (a usage error, like a
     // missing required option), then the --config file, whose limits apply where no flag is given.
@@ -151,6 +155,7 @@ void add_loader_options(CLI::App& cmd, SourceArgs& args, bool max_bytes) {
             if (!args.max_lines) args.max_lines = config.max_lines;
             if (!args.max_lines && config.limits) args.max_lines = preset_lines(*config.limits);
             if (!args.max_bytes) args.max_bytes = config.max_bytes;
+            if (!args.yaml_recovery) args.yaml_recovery = config.yaml_recovery;
             if (args.compat.empty() && config.compat) args.compat = *config.compat;
         }
         if (!args.compat.empty() && args.has_mcp_sources()) {
@@ -166,6 +171,7 @@ ParseOptions SourceArgs::parse_options() const {
     if (name_policy) options.name_policy = *name_policy;
     if (max_lines) options.max_lines = *max_lines;
     if (max_bytes) options.max_bytes = *max_bytes;
+    if (yaml_recovery) options.yaml_recovery = *yaml_recovery;
     return options;
 }
 
@@ -219,6 +225,7 @@ FilesystemLoaderOptions filesystem_options(const SourceArgs& args, const SourceD
     if (args.name_policy) options.name_policy = *args.name_policy;
     if (args.max_lines) options.max_lines = *args.max_lines;
     if (args.max_bytes) options.max_bytes = *args.max_bytes;
+    if (args.yaml_recovery) options.yaml_recovery = *args.yaml_recovery;
     options.compat = args.compat;
     if (!args.include.empty()) options.include = args.include;
     options.exclude = args.exclude;

@@ -47,6 +47,8 @@ struct SourceArgs {
     /// --limits PRESET; after parsing, folded into max_lines (an explicit --max-lines wins, then
     /// --limits, then the --config file's `max_lines`, then its `limits`).
     std::optional<LoaderLimits> limits;
+    /// --yaml-recovery; after parsing, the --config file's `yaml_recovery` when the flag was not given.
+    std::optional<YamlRecovery> yaml_recovery;
     /// --compat AGENT[,AGENT...] (FilesystemLoaderOptions::compat); after parsing, the --config
     /// file's `compat` when the flag was not given.
     std::vector<AgentFolders> compat;
@@ -68,7 +70,8 @@ struct SourceArgs {
     /// but one occurrence of a flag carried several values (the order is then unknown).
     [[nodiscard]] std::vector<SourceSpec> sources() const;
     [[nodiscard]] bool has_mcp_sources() const noexcept { return !mcp_commands.empty() || !mcp_urls.empty(); }
-    /// The parser's options under these flags: name policy and limits (the defaults when unset).
+    /// The parser's options under these flags: name policy, limits and YAML recovery (the
+    /// defaults when unset).
     [[nodiscard]] ParseOptions parse_options() const;
 };
 
@@ -102,7 +105,8 @@ struct SourceDefaults {
 void add_source_options(CLI::App& cmd, SourceArgs& args, const SourceFlags& flags = {});
 
 /// The loader flags alone, for a command that reads one skill by its path (read-properties):
-/// --name-policy, --max-lines, --max-bytes (unless `max_bytes` is false) and --config. Part of
+/// --name-policy, --max-lines, --max-bytes (unless `max_bytes` is false), --limits,
+/// --yaml-recovery and --config. Part of
 /// add_source_options.
 void add_loader_options(CLI::App& cmd, SourceArgs& args, bool max_bytes = true);
 

@@ -86,7 +86,8 @@ FilesystemSkillLoader::Impl::Impl(FilesystemLoaderOptions opts)
     : options(std::move(opts)),
       storage(options.reader, options.sources),
       parse_cache(storage, ParseSettings{options.name_policy, options.max_lines, options.max_bytes, options.lazy_bodies,
-                                         options.keep_results, options.frontmatter_json, options.frontmatter_typing}) {
+                                         options.keep_results, options.frontmatter_json, options.frontmatter_typing,
+                                         options.yaml_recovery}) {
     if (options.include.has_value() && !options.exclude.empty()) {
         throw ConfigurationError("include and exclude cannot be used together");
     }

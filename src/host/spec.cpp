@@ -531,6 +531,10 @@ GovernanceConfig governance_from(std::string_view text, const AgentSpecLimits& l
                 out.limits = config_word<LoaderLimits>(v, k);
                 continue;
             }
+            if (k == "yaml_recovery") {
+                out.yaml_recovery = config_word<YamlRecovery>(v, k);
+                continue;
+            }
             if (k == "compat") {
                 if (!v.is_array()) {
                     throw ConfigurationError(
@@ -543,7 +547,7 @@ GovernanceConfig governance_from(std::string_view text, const AgentSpecLimits& l
             if (k != "overrides") {
                 throw ConfigurationError(
                     fmt::format("skills config: unknown key '{}' under 'skills' (accepted: "
-                                "max_lines, max_bytes, limits, compat, overrides)",
+                                "max_lines, max_bytes, limits, yaml_recovery, compat, overrides)",
                                 k));
             }
             const RuleLines lines = rule_lines(yaml.tree);

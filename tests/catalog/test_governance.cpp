@@ -471,9 +471,11 @@ TEST_CASE("skills config: errors name the line", "[governance][config]") {
     CHECK(message("skills:\n  overrides:\n    - name: a\n      mode: on\n      colour: red\n") ==
           "skills config: line 5: override rule 1, 'colour': unknown key (accepted: name, path, mode)");
     CHECK(message("skills:\n  other: 1\n") ==
-          "skills config: unknown key 'other' under 'skills' (accepted: max_lines, max_bytes, limits, compat, "
-          "overrides)");
+          "skills config: unknown key 'other' under 'skills' (accepted: max_lines, max_bytes, limits, yaml_recovery, "
+          "compat, overrides)");
     CHECK(message("skills:\n  limits: lax\n") == "skills config: 'limits' must be 'standard' or 'agents', not 'lax'");
+    CHECK(message("skills:\n  yaml_recovery: lenient\n") ==
+          "skills config: 'yaml_recovery' must be 'none' or 'plain_values', not 'lenient'");
     CHECK(message("skills:\n  compat: claude\n") ==
           "skills config: 'compat' must be a list of agent names, not 'claude'");
     CHECK(message("skills:\n  compat: [claude, cursor]\n") ==

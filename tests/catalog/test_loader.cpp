@@ -195,6 +195,44 @@ TEST_CASE("a byte-identical copy counts once, even under duplicate_names error",
     CHECK(has_diagnostic_for(d, "claude/shared/SKILL.md"));  // an info note, not a skip
 }
 
+TEST_CASE("yaml_recovery reaches every parse of the loader: discover, and load under each body mode",
+          "[loader][recovery]") {
+    auto mem = std::make_shared<MemorySkillReader>();
+    mem->add_file("lib/colon/SKILL.md", "---\nname: colon\ndescription: Use when: the user asks\n---\nColon body.\n");
+    mem->add_file("lib/plain/SKILL.md", skill_md("plain", "A plain skill."));
+    SECTION("none (the default): the skill is skipped with its YAML error") {
+        FilesystemSkillLoader loader(memory_options(mem, {"lib"}));
+        const Discovery d = loader.discover();
+        REQUIRE(d.skills.size() == 1);
+        CHECK(d.skills[0].name == "plain");
+        REQUIRE(d.skipped.size() == 1);
+        CHECK(d.skipped[0].path == "lib/colon/SKILL.md");
+        CHECK(d.skipped[0].reason == SkipReason::invalid);
+    }
+    for (const auto& [lazy, keep] : {std::pair{false, true}, std::pair{true, true}, std::pair{false, false}}) {
+        DYNAMIC_SECTION("plain_values, lazy_bodies " << lazy << ", keep_results " << keep) {
+            auto opts = memory_options(mem, {"lib"});
+            opts.yaml_recovery = YamlRecovery::plain_values;
+            opts.lazy_bodies = lazy;
+            opts.keep_results = keep;
+            FilesystemSkillLoader loader(opts);
+            const Discovery d = loader.discover();
+            REQUIRE(d.skills.size() == 2);
+            CHECK(d.skills[0].name == "colon");
+            CHECK(d.skills[0].description == "Use when: the user asks");
+            CHECK(d.skipped.empty());
+            const auto recovered = std::find_if(d.diagnostics.begin(), d.diagnostics.end(),
+                                                [](const Diagnostic& x) { return x.code == "yaml-recovered"; });
+            REQUIRE(recovered != d.diagnostics.end());
+            CHECK(recovered->path == "lib/colon/SKILL.md");
+            CHECK(recovered->line == 3);
+            const LoadedSkill loaded = loader.load("colon");
+            CHECK(loaded.manifest.description == "Use when: the user asks");
+            CHECK(loaded.instructions == "Colon body.");
+        }
+    }
+}
+
 TEST_CASE("an invalid SKILL.md does not hide a valid skill with its name", "[loader]") {
     auto mem = std::make_shared<MemorySkillReader>();
     mem->add_file("first/tool/SKILL.md", "---\nname: tool\ndescription: never closed\n");

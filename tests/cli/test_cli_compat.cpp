@@ -167,6 +167,48 @@ TEST_CASE("list --limits agents and the config's limits load a 679-line skill, s
           wordy_line);
 }
 
+TEST_CASE("list --yaml-recovery and the config's yaml_recovery load a skill whose description holds ': '",
+          "[cli][recovery]") {
+    TempDir t;
+    t.write("lib/colon/SKILL.md", "---\nname: colon\ndescription: Use when: the user asks\n---\nBody.\n");
+    t.write("lib/plain/SKILL.md", skill_md("plain", "Plain."));
+    const std::string file = t.path("lib/colon/SKILL.md");
+    const std::string colon_line = "colon\t" + file + "\n";
+    const std::string plain_line = "plain\t" + t.path("lib/plain/SKILL.md") + "\n";
+    const std::string recovered = file +
+                                  ":3: warning: the value of 'description' is not valid as plain YAML text (a ': ' or "
+                                  "an indicator in it); it was read as quoted text [yaml-recovered]\n";
+
+    const CliRun none = run_cli({"list", "--root", "lib"}, t.path());
+    CHECK(none.status == 0);
+    CHECK(none.out == plain_line);
+    CHECK(none.err.find(file + ":3: error: the frontmatter is not valid YAML: illegal map value [yaml-syntax]\n") !=
+          std::string::npos);
+
+    const CliRun plain = run_cli({"list", "--root", "lib", "--yaml-recovery", "plain_values"}, t.path());
+    CHECK(plain.status == 0);
+    CHECK(plain.out == colon_line + plain_line);
+    CHECK(plain.err == recovered);
+
+    const CliRun validate = run_cli({"validate", "--yaml-recovery", "plain_values", "lib/colon"}, t.path());
+    CHECK(validate.status == 0);
+    CHECK(validate.out ==
+          "lib/colon/SKILL.md:3: warning: the value of 'description' is not valid as plain YAML text (a ': ' or an "
+          "indicator in it); it was read as quoted text [yaml-recovered]\nlib/colon: ok\n");
+    const CliRun properties = run_cli({"read-properties", "--yaml-recovery", "plain_values", "lib/colon"}, t.path());
+    CHECK(properties.status == 0);
+    CHECK(nlohmann::json::parse(properties.out)["description"] == "Use when: the user asks");
+    CHECK(run_cli({"validate", "--profile", "reference", "--yaml-recovery", "plain_values", "lib/colon"}, t.path())
+              .status == 1);
+
+    // The config's key applies without the flag; the flag wins over it.
+    t.write("recover.yaml", "skills:\n  yaml_recovery: plain_values\n");
+    CHECK(run_cli({"list", "--root", "lib", "--config", "recover.yaml"}, t.path()).out == colon_line + plain_line);
+    CHECK(run_cli({"list", "--root", "lib", "--config", "recover.yaml", "--yaml-recovery", "none"}, t.path()).out ==
+          plain_line);
+    CHECK(run_cli({"list", "--root", "lib", "--yaml-recovery", "lenient"}, t.path()).status == 2);
+}
+
 #ifdef AGENTSKILLS_HAVE_LOCK
 TEST_CASE("the skills CLI's skills-lock.json: --lock refuses it naming the format, lock --output never overwrites it",
           "[cli][lock]") {

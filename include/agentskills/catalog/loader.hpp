@@ -166,6 +166,9 @@ struct FilesystemLoaderOptions {
     NamePolicy name_policy = NamePolicy::keep;
     std::size_t max_lines = SKILL_MAX_FILE_LINES;  ///< 0 = no limit
     std::size_t max_bytes = SKILL_MAX_FILE_BYTES;  ///< 0 = no limit
+    /// A frontmatter that is not valid YAML: the skill is skipped (`none`), or its misread plain
+    /// values are read as text (`plain_values`; ParseOptions::yaml_recovery).
+    YamlRecovery yaml_recovery = YamlRecovery::none;
     /// Only these names (after NFKC); an unknown name fails discovery. Not with `exclude`.
     std::optional<std::vector<std::string>> include = std::nullopt;
     /// Leave these names out (after NFKC).

@@ -24,7 +24,7 @@ struct PolicyWord {
 };
 
 /// The words of one policy enum, in the order the documentation lists them. Defined for
-/// MissingDirectories, DuplicateNames, NamePolicy, AgentFolders and LoaderLimits.
+/// MissingDirectories, DuplicateNames, NamePolicy, AgentFolders, LoaderLimits and YamlRecovery.
 template <class Enum>
 inline constexpr std::array<PolicyWord<Enum>, 0> policy_words{};
 
@@ -51,6 +51,10 @@ inline constexpr std::array<PolicyWord<AgentFolders>, 5> policy_words<AgentFolde
 template <>
 inline constexpr std::array<PolicyWord<LoaderLimits>, 2> policy_words<LoaderLimits>{
     {{"standard", LoaderLimits::standard}, {"agents", LoaderLimits::agents}}};
+
+template <>
+inline constexpr std::array<PolicyWord<YamlRecovery>, 2> policy_words<YamlRecovery>{
+    {{"none", YamlRecovery::none}, {"plain_values", YamlRecovery::plain_values}}};
 
 /// The enumerator `word` names (exact, case-sensitive), or nullopt.
 template <class Enum>
@@ -99,5 +103,6 @@ template <class Enum>
 [[nodiscard]] constexpr std::string_view to_string(NamePolicy value) noexcept { return policy_word(value); }
 [[nodiscard]] constexpr std::string_view to_string(AgentFolders value) noexcept { return policy_word(value); }
 [[nodiscard]] constexpr std::string_view to_string(LoaderLimits value) noexcept { return policy_word(value); }
+[[nodiscard]] constexpr std::string_view to_string(YamlRecovery value) noexcept { return policy_word(value); }
 
 }  // namespace agentskills

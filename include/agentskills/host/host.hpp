@@ -139,6 +139,7 @@ struct AgentSpecLimits {
 ///     skills:
 ///       max_lines: 0               # the loader's limits (FilesystemLoaderOptions); 0 = none
 ///       max_bytes: 2097152
+///       yaml_recovery: plain_values  # FilesystemLoaderOptions::yaml_recovery (none | plain_values)
 ///       overrides:
 ///         - name: code-review      # or  path: "team/*"
 ///           mode: name-only        # on | name-only | user-invocable-only | off
@@ -156,6 +157,9 @@ struct GovernanceConfig {
     std::optional<LoaderLimits> limits = std::nullopt;
     /// `compat`: a list of agent names (FilesystemLoaderOptions::compat); unset when not given.
     std::optional<std::vector<AgentFolders>> compat = std::nullopt;
+    /// `yaml_recovery`: `none` or `plain_values` (FilesystemLoaderOptions::yaml_recovery); unset
+    /// when not given.
+    std::optional<YamlRecovery> yaml_recovery = std::nullopt;
 };
 
 [[nodiscard]] GovernanceConfig parse_governance_config(std::string_view text, const AgentSpecLimits& limits = {});

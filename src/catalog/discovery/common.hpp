@@ -34,6 +34,7 @@
 #include "agentskills/base/diagnostics.hpp"
 #include "agentskills/base/skill.hpp"
 #include "agentskills/catalog/loader.hpp"
+#include "agentskills/parse/parser.hpp"
 #include "agentskills/storage/reader.hpp"
 
 namespace agentskills::detail {
@@ -435,6 +436,19 @@ struct ParseSettings {
     bool keep = true;  // FilesystemLoaderOptions::keep_results: cache the parsed files
     bool frontmatter_json = true;
     FrontmatterTyping frontmatter_typing = FrontmatterTyping::text;
+    YamlRecovery yaml_recovery = YamlRecovery::none;
+
+    /// The parse options of these settings (ParseOptions::path and directory_name unset).
+    [[nodiscard]] ParseOptions parse_options() const noexcept {
+        ParseOptions o;
+        o.name_policy = name_policy;
+        o.max_lines = max_lines;
+        o.max_bytes = max_bytes;
+        o.frontmatter_json = frontmatter_json;
+        o.frontmatter_typing = frontmatter_typing;
+        o.yaml_recovery = yaml_recovery;
+        return o;
+    }
 };
 
 struct Merged;

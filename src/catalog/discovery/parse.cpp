@@ -141,12 +141,7 @@ void ParseCache::store(Candidate& c, const FileStat& st, std::string_view data, 
     entry->stat = st;
     entry->verify = stat_needs_verification(st);
     entry->truncated = truncated;
-    ParseOptions popts;
-    popts.name_policy = settings_.name_policy;
-    popts.max_lines = settings_.max_lines;
-    popts.max_bytes = settings_.max_bytes;
-    popts.frontmatter_json = settings_.frontmatter_json;
-    popts.frontmatter_typing = settings_.frontmatter_typing;
+    ParseOptions popts = settings_.parse_options();
     popts.path = c.skill_file;  // for the diagnostics; the location is set below
     popts.directory_name = c.dir_name;
     popts.truncated = truncated;
@@ -214,12 +209,8 @@ std::string ParseCache::lazy_body(const CacheEntry& entry, const SkillLocation& 
     if (same && (entry.verify || entry.hashed)) {
         same = entry.hashed && std::hash<std::string_view>{}(read.data) == entry.text_hash;
     }
-    ParseOptions popts;
-    popts.name_policy = settings_.name_policy;
-    popts.max_lines = settings_.max_lines;
-    popts.max_bytes = settings_.max_bytes;
+    ParseOptions popts = settings_.parse_options();
     popts.frontmatter_json = settings_.frontmatter_json || frontmatter_json;
-    popts.frontmatter_typing = settings_.frontmatter_typing;
     popts.path = path;
     const std::string_view name_prefix = std::string_view(entry.dir_name).substr(0, entry.name_prefix_size);
     popts.directory_name = std::string_view(entry.dir_name).substr(entry.name_prefix_size);
