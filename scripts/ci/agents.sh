@@ -17,7 +17,8 @@
 #
 #  1. Gemini CLI: `gemini mcp add` our stdio server (`agentskills mcp --root LIB`) and our
 #     Streamable HTTP server (started here on 127.0.0.1, a free port); `gemini mcp list` must
-#     show both Connected.
+#     show both Connected; `gemini skills list` of a project holding tests/data/recovery in
+#     .gemini/skills must give each skill the description `list --yaml-recovery plain_values` reads.
 #  2. skills CLI (Node 22): in a git-initialised project, `skills add LIB --skill '*' -a codex -a
 #     gemini-cli -a opencode -a claude-code -y` for tests/data/library and a corpus library; the
 #     set of names it wrote (.agents/skills, the links in .claude/skills, skills-lock.json) must be
@@ -25,7 +26,9 @@
 #     from sub/dir, with and without `--compat claude`, must list exactly that set. A second
 #     project with `-a claude-code` alone: only `--compat claude` finds its skills. A global
 #     install of tests/data/marketplace-declared: the plugin it records for each skill
-#     (pluginName) must be the plugin part of the name `agentskills list` gives it.
+#     (pluginName) must be the plugin part of the name `agentskills list` gives it. The skills of
+#     tests/data/recovery (values that are not valid YAML): it installs the one that
+#     `agentskills list` loads without --yaml-recovery.
 #  3. Codex: `codex mcp add` the same two servers, then `codex app-server` over stdio
 #     (scripts/ci/codex_app_server.cjs): `mcpServerStatus/list` must show both with serverInfo,
 #     the tool activate_skill and one resource per skill, and again for a thread (started, no
@@ -147,6 +150,14 @@ done
 [ -n "$url" ] || { cat "$tmp/http.err" >&2; echo "agents.sh: the HTTP server did not start" >&2; exit 1; }
 echo "servers: $cli mcp --root $lib (stdio), $url (HTTP); skills: $(echo "$lib_names" | line)"
 
+# The recovery fixture as `list --yaml-recovery plain_values` reads it: name, tab, description.
+recovery=$repo/tests/data/recovery
+recovered=$("$cli" list --json --yaml-recovery plain_values --root "$recovery" 2>/dev/null | "$node" -e 'let s="";
+  process.stdin.on("data",c=>s+=c).on("end",()=>{const d=JSON.parse(s);
+  console.log(d.skills.map(x=>x.name+"\t"+x.description).sort().join("\n"))})')
+[ "$(echo "$recovered" | wc -l)" -eq "$(dir_names "$recovery" | wc -l)" ] ||
+  { echo "agents.sh: list --yaml-recovery plain_values does not load every skill of $recovery" >&2; exit 1; }
+
 # --- 1. Gemini CLI (in the background, beside 2 and 3: most of its time is Node starting) ------
 gemini_checks() {
   local start=$SECONDS ghome=$tmp/gemini-home status=0 want
@@ -177,6 +188,31 @@ EOF
       status=1
     fi
   done
+  # Skills whose values are not valid YAML (tests/data/recovery): Gemini CLI falls back to a
+  # line reader of name and description; `--yaml-recovery plain_values` must read the same text.
+  mkdir -p "$ghome/recovery/.gemini"
+  cp -R "$recovery" "$ghome/recovery/.gemini/skills"
+  if (cd "$ghome/recovery" && HOME=$ghome GEMINI_CLI_TRUST_WORKSPACE=true GEMINI_CLI_NO_RELAUNCH=true \
+    gemini skills list >"$tmp/gemini-skills.out" 2>"$tmp/gemini-skills.err"); then
+    local theirs
+    theirs=$(awk '/ \[(Enabled|Disabled)\]$/ { name = $1 } /^  Description: / { sub(/^  Description: /, ""); print name "\t" $0 }' \
+      "$tmp/gemini-skills.out" | LC_ALL=C sort)
+    if [ -n "$theirs" ] && [ "$theirs" = "$recovered" ]; then
+      echo "gemini $GEMINI_CLI_VERSION: skills list of tests/data/recovery = agentskills list --yaml-recovery plain_values, name and description: $(echo "$theirs" | cut -f1 | line)"
+    else
+      echo "agents.sh: FAILED: gemini skills list of tests/data/recovery against agentskills list --yaml-recovery plain_values:"
+      echo "--- gemini:"
+      echo "$theirs"
+      echo "--- ours:"
+      echo "$recovered"
+      cat "$tmp/gemini-skills.err"
+      status=1
+    fi
+  else
+    cat "$tmp/gemini-skills.out" "$tmp/gemini-skills.err"
+    echo "agents.sh: FAILED: gemini skills list exited non-zero"
+    status=1
+  fi
   echo "gemini: $((SECONDS - start)) s"
   return $status
 }
@@ -284,6 +320,15 @@ else
   cat "$base/skills.out" >&2
   fail "skills add $declared -g exited non-zero"
 fi
+
+# The same fixture without the recovery: the skills CLI's YAML reader refuses what ours refuses.
+skills_add recovery "$recovery" codex && {
+  installed=$(dir_names "$project/.agents/skills")
+  ours=$("$cli" list --json --root "$recovery" 2>/dev/null | json_names)
+  if [ -n "$installed" ] && expect_same "recovery: the skills CLI's install against agentskills list" "$ours" "$installed"; then
+    echo "skills $SKILLS_VERSION: tests/data/recovery: it installs only $(echo "$installed" | line), the one skill agentskills list loads without --yaml-recovery"
+  fi
+}
 
 echo "skills: $((SECONDS - start)) s"
 
