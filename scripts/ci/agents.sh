@@ -34,7 +34,9 @@
 #     the tool activate_skill and one resource per skill, and again for a thread (started, no
 #     turn), there with runtimeStatus connected; `skills/list` from the skills project's
 #     sub/dir must list what the skills CLI installed; and, on a project with skills in every
-#     folder Codex reads, `skills/list` must list what `agentskills list --compat codex` lists.
+#     folder Codex reads, `skills/list` must list what `agentskills list --compat codex` lists;
+#     and on tests/data/recovery, the skills it reads must have the descriptions
+#     `list --yaml-recovery plain_values` reads.
 set -euo pipefail
 
 install_only=
@@ -406,6 +408,31 @@ else
   cat "$tmp/codex-folders.out" >&2
   grep -v -e '^WARNING: proceeding' -e 'could not find bubblewrap' "$tmp/codex-folders.err" >&2 || true
   fail "codex skills/list against agentskills list --compat codex"
+fi
+
+# tests/data/recovery in a project's .agents/skills: Codex reads a one-line value that is not
+# valid YAML as its text (the same description `--yaml-recovery plain_values` reads) and refuses
+# the value continued on indented lines and the one with ' #' in it, which we read as text too.
+rhome=$tmp/codex-recovery/home
+rproject=$tmp/codex-recovery/project
+rm -rf "$tmp/codex-recovery"
+mkdir -p "$rhome/.codex" "$rproject/.agents"
+codex_config "$rhome/.codex"
+git -C "$rproject" init -q
+cp -R "$recovery" "$rproject/.agents/skills"
+"$cli" list --json --yaml-recovery plain_values --root "$recovery" 2>/dev/null | "$node" -e 'let s="";
+  process.stdin.on("data",c=>s+=c).on("end",()=>{const o={};
+  for (const x of JSON.parse(s).skills) o[x.name]=x.description; console.log(JSON.stringify(o))})' \
+  >"$tmp/codex-recovery/descriptions.json"
+codex_reads=$(dir_names "$recovery" | grep -v -x -e continued-lines -e hash-in-text | paste -sd, -)
+if HOME=$rhome CODEX_HOME=$rhome/.codex "$node" "$repo/scripts/ci/codex_app_server.cjs" --codex "$bin/codex" \
+  --skills-cwd "$rproject" --skills "$codex_reads" --descriptions "$tmp/codex-recovery/descriptions.json" \
+  >"$tmp/codex-recovery.out" 2>"$tmp/codex-recovery.err"; then
+  sed "s/^/codex $CODEX_VERSION: tests\/data\/recovery: /" "$tmp/codex-recovery.out"
+else
+  cat "$tmp/codex-recovery.out" >&2
+  grep -v -e '^WARNING: proceeding' -e 'could not find bubblewrap' "$tmp/codex-recovery.err" >&2 || true
+  fail "codex skills/list of tests/data/recovery against agentskills list --yaml-recovery plain_values"
 fi
 
 echo "codex: $((SECONDS - start)) s"

@@ -2,7 +2,8 @@
 // initialize, initialized, then the requests asked for, and checks their answers.
 //
 //   node codex_app_server.cjs --codex PATH [--server NAME,NAME,... --tool TOOL --resources URI,URI,...
-//                             [--thread-cwd DIR]] [--skills-cwd DIR --skills NAME,NAME,...]
+//                             [--thread-cwd DIR]] [--skills-cwd DIR --skills NAME,NAME,...
+//                             [--descriptions FILE]]
 //
 // --server: `mcpServerStatus/list` must list each MCP server NAME (as `codex mcp add` wrote them
 // into $CODEX_HOME/config.toml) with its serverInfo (the initialize handshake completed), no tool
@@ -12,6 +13,8 @@
 // same listing for that thread, where each server's `runtimeStatus` must be `connected`.
 // --skills-cwd: `skills/list {cwds: [DIR]}` must list, for DIR, exactly the skills NAME,... (the
 // skills Codex itself finds from DIR: its project folders and the user's; a check of its folders).
+// --descriptions: a JSON object {NAME: DESCRIPTION}; each skill listed that it names must have
+// that description, and the skills Codex refuses are printed with its message.
 //
 // The protocol is the one `codex app-server generate-json-schema --out DIR` writes out
 // (ClientRequest.json: `initialize` with `clientInfo`, the `initialized` notification,
@@ -149,6 +152,19 @@ async function main() {
     const names = found.map((s) => s.name).sort();
     console.log(`skills/list: ${names.length} skills (${found.map((s) => `${s.name}:${s.scope}`).join(' ')})` +
       `${entry?.errors?.length ? `, ${entry.errors.length} errors` : ''}`);
+    if (opts.descriptions !== undefined) {
+      const expected = JSON.parse(require('node:fs').readFileSync(opts.descriptions, 'utf-8'));
+      for (const s of found) {
+        if (!(s.name in expected)) continue;
+        if (s.description === expected[s.name]) {
+          console.log(`skills/list: ${s.name}: ${JSON.stringify(s.description)}`);
+        } else {
+          fail(`skills/list: ${s.name}: description ${JSON.stringify(s.description)}, expected ` +
+            JSON.stringify(expected[s.name]));
+        }
+      }
+      for (const e of entry?.errors ?? []) console.log(`skills/list: refused ${e.path}: ${e.message}`);
+    }
     const want = list(opts.skills ?? '');
     if (JSON.stringify(names) !== JSON.stringify(want)) {
       fail(`skills/list from ${opts['skills-cwd']}: expected ${want.join(' ')}, got ${names.join(' ')}`,
