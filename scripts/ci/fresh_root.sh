@@ -1,20 +1,31 @@
 #!/usr/bin/env bash
 # CI: the README's quick start on a fresh Debian 12. A `debootstrap --variant=minbase bookworm`
-# root (no compiler, none of the packages the CI machine has), a clone of this commit in it, and
-# the quick start's two commands run in it under chroot:
+# root (no compiler, none of the packages the CI machine has), the checkout in it, and the quick
+# start's two commands run in it under chroot:
 #   bash tools/dev.sh demo   must end with the example's final answer;
 #   bash tools/dev.sh test   must pass the whole suite.
 # It finds what a machine that is not the CI machine lacks: a package that a test or the demo
 # needs and that tools/dev.sh does not install. Needs root, debootstrap (installed when missing)
-# and a Debian mirror (AGENTSKILLS_DEBIAN_MIRROR, default deb.debian.org). The clone is of the
-# repository's HEAD: commit what you want checked.
+# and a Debian mirror (AGENTSKILLS_DEBIAN_MIRROR, default deb.debian.org).
 #
-#   scripts/ci/fresh_root.sh [ROOT_DIR]
+#   scripts/ci/fresh_root.sh [--in-place] [ROOT_DIR]
+#
+# By default the root gets a clone of the repository's HEAD (commit what you want checked) and
+# nothing of the commands' work comes back. With --in-place, the checkout itself is mounted into
+# the root at its own path, with ../shared beside it (read-only) when it exists, and the commands
+# build in the checkout's build-demo/ and build/: CI's one run of the test command, whose
+# programs its later stages use (the root has the same Debian 12 libraries as the machine).
+# CI and AGENTSKILLS_REQUIRE_CORPUS are passed into the root when set.
 #
 # ROOT_DIR must not exist yet or be empty (default: a new temporary directory); it is removed at
 # the end unless KEEP_ROOT=1.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
+in_place=0
+if [ "${1:-}" = --in-place ]; then
+  in_place=1
+  shift
+fi
 root=${1:-$(mktemp -d /tmp/agentskills-fresh-root.XXXXXX)}
 mirror=${AGENTSKILLS_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 fail() { echo "fresh_root.sh: FAIL: $*" >&2; exit 1; }
@@ -65,13 +76,31 @@ mount --bind /dev/pts "$root/dev/pts" && mounted+=("$root/dev/pts")
 # directory, writable by root only (PostgreSQL's server runs as nobody in the tests).
 mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$root/dev/shm" && mounted+=("$root/dev/shm")
 mount -t sysfs sysfs "$root/sys" && mounted+=("$root/sys")
-git clone -q "$repo" "$root/root/agentskills-cpp"
+if [ "$in_place" = 1 ]; then
+  # The checkout at its own path, so that the build's absolute paths hold outside the root too.
+  workdir=$repo
+  mkdir -p "$root$repo"
+  mount --bind "$repo" "$root$repo" && mounted+=("$root$repo")
+  shared=$(dirname "$repo")/shared
+  if [ -d "$shared" ]; then
+    mkdir -p "$root$shared"
+    mount --bind "$shared" "$root$shared" && mounted+=("$root$shared")
+    mount -o remount,bind,ro "$root$shared"
+  fi
+else
+  workdir=/root/agentskills-cpp
+  git clone -q "$repo" "$root$workdir"
+fi
+passed_env=()
+for v in CI AGENTSKILLS_REQUIRE_CORPUS; do
+  [ -z "${!v:-}" ] || passed_env+=("$v=${!v}")
+done
 echo "packages in the fresh root: $(chroot "$root" dpkg-query -W -f='${Status}\n' | grep -c 'install ok installed')"
 
 # A command of the quick start, as a root login on the fresh machine would run it.
 quick_start() {
   chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    TERM=dumb LANG=C.UTF-8 bash -c "cd /root/agentskills-cpp && $1"
+    TERM=dumb LANG=C.UTF-8 "${passed_env[@]}" bash -c "cd '$workdir' && $1"
 }
 
 step "bash tools/dev.sh demo"

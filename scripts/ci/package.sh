@@ -3,23 +3,32 @@
 # pkg-config, run both, check `agentskills --version`, remove the package and check that nothing
 # is left. Needs root (it installs into /usr), dpkg-dev (dpkg-shlibdeps), file, pkg-config.
 #
-#   scripts/ci/package.sh [BUILD_DIR] [TMP_DIR]
+#   scripts/ci/package.sh [--build-only] [BUILD_DIR] [TMP_DIR]
 #
+# --build-only configures and builds BUILD_DIR and stops: no root needed, nothing installed. A
+# later run with the same BUILD_DIR finds the build done (CI builds it in the background while
+# other stages run).
 # BUILD_DIR is where the Release build for the package goes (default: a new temporary
 # directory); TMP_DIR holds the consumers' builds (default: a new temporary directory).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
+build_only=0
+if [ "${1:-}" = --build-only ]; then
+  build_only=1
+  shift
+fi
 build=${1:-$(mktemp -d /tmp/agentskills-deb-build.XXXXXX)}
-tmp=${2:-$(mktemp -d /tmp/agentskills-deb-consumers.XXXXXX)}
-mkdir -p "$build" "$tmp"
+tmp=
+[ "$build_only" = 1 ] || tmp=${2:-$(mktemp -d /tmp/agentskills-deb-consumers.XXXXXX)}
+mkdir -p "$build" ${tmp:+"$tmp"}
 fail() { echo "package.sh: FAIL: $*" >&2; exit 1; }
 step() { printf '\n-- package.sh: %s\n' "$*"; }
 
-[ "$(id -u)" -eq 0 ] || fail "run as root: the package is installed into /usr"
+[ "$build_only" = 1 ] || [ "$(id -u)" -eq 0 ] || fail "run as root: the package is installed into /usr"
 for tool in cmake cpack dpkg-deb dpkg-shlibdeps file pkg-config g++ apt-get; do
   command -v "$tool" >/dev/null || fail "$tool is missing (apt-get install dpkg-dev file pkg-config)"
 done
-if dpkg-query -W -f='${Status}' agentskills 2>/dev/null | grep -q "install ok installed"; then
+if [ "$build_only" = 0 ] && dpkg-query -W -f='${Status}' agentskills 2>/dev/null | grep -q "install ok installed"; then
   fail "a package named agentskills is installed already; remove it first"
 fi
 
@@ -31,6 +40,7 @@ step "Release build with CMAKE_INSTALL_PREFIX=/usr in $build"
 cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr \
   -DAGENTSKILLS_BUILD_TESTS=OFF -DAGENTSKILLS_BUILD_EXAMPLES=OFF >/dev/null
 cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)"
+[ "$build_only" = 0 ] || exit 0
 (cd "$build" && rm -f agentskills_*.deb && cpack -G DEB >/dev/null)
 debs=("$build"/agentskills_*.deb)
 [ ${#debs[@]} -eq 1 ] && [ -f "${debs[0]}" ] || fail "cpack made no single agentskills_*.deb"
