@@ -17,6 +17,11 @@
 # programs its later stages use (the root has the same Debian 12 libraries as the machine).
 # CI and AGENTSKILLS_REQUIRE_CORPUS are passed into the root when set.
 #
+# The machine's package cache (AGENTSKILLS_APT_CACHE, default /var/cache/apt/archives; empty for
+# none) serves debootstrap and is mounted as the root's own: a .deb the machine has downloaded is
+# not downloaded again (debootstrap and apt check each against the mirror's checksums). Only the
+# downloads are shared: the root installs every package itself, from its own package lists.
+#
 # ROOT_DIR must not exist yet or be empty (default: a new temporary directory); it is removed at
 # the end unless KEEP_ROOT=1.
 set -euo pipefail
@@ -62,8 +67,12 @@ if ! command -v debootstrap >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
 fi
 
-step "debootstrap --variant=minbase bookworm $root $mirror"
-if ! debootstrap --variant=minbase bookworm "$root" "$mirror" >"$root.debootstrap.log" 2>&1; then
+apt_cache=${AGENTSKILLS_APT_CACHE-/var/cache/apt/archives}
+[ -z "$apt_cache" ] || { [[ $apt_cache == /* ]] && [ -d "$apt_cache" ]; } ||
+  fail "the package cache $apt_cache (AGENTSKILLS_APT_CACHE) is not an absolute path to a directory"
+step "debootstrap --variant=minbase bookworm $root $mirror${apt_cache:+ (cache $apt_cache)}"
+if ! debootstrap --variant=minbase ${apt_cache:+"--cache-dir=$apt_cache"} bookworm "$root" "$mirror" \
+     >"$root.debootstrap.log" 2>&1; then
   tail -20 "$root.debootstrap.log" >&2
   fail "debootstrap failed"
 fi
@@ -76,6 +85,9 @@ mount --bind /dev/pts "$root/dev/pts" && mounted+=("$root/dev/pts")
 # directory, writable by root only (PostgreSQL's server runs as nobody in the tests).
 mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$root/dev/shm" && mounted+=("$root/dev/shm")
 mount -t sysfs sysfs "$root/sys" && mounted+=("$root/sys")
+if [ -n "$apt_cache" ]; then
+  mount --bind "$apt_cache" "$root/var/cache/apt/archives" && mounted+=("$root/var/cache/apt/archives")
+fi
 if [ "$in_place" = 1 ]; then
   # The checkout at its own path, so that the build's absolute paths hold outside the root too.
   workdir=$repo
