@@ -23,7 +23,8 @@
 # downloads are shared: the root installs every package itself, from its own package lists.
 #
 # ROOT_DIR must not exist yet or be empty (default: a new temporary directory); it is removed at
-# the end unless KEEP_ROOT=1.
+# the end unless KEEP_ROOT=1 (KEEP_ROOT=background: removed by a process left running at nice 19
+# once the script ends and nothing is mounted in it).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 in_place=0
@@ -55,6 +56,11 @@ cleanup() {
   done
   if [ -n "$busy" ]; then
     echo "fresh_root.sh: $busy is still mounted; $root is left in place" >&2
+  elif [ "${KEEP_ROOT:-0}" = background ]; then
+    # A Debian installation of about a gigabyte: removed by a process of its own at nice 19, once
+    # nothing is mounted in it (a bind mount is on the same file system: --one-file-system would
+    # not stop at it).
+    (nice -n 19 rm -rf --one-file-system "$root" >/dev/null 2>&1 &)
   elif [ "${KEEP_ROOT:-0}" != 1 ]; then
     rm -rf --one-file-system "$root"
   fi
