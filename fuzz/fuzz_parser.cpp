@@ -67,7 +67,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         plain.yaml_recovery = YamlRecovery::none;
         const ParseResult without = parse_skill_md(text, plain);
         std::size_t recovered = 0;
-        const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+        // Lines as the parser counts them: LF, CRLF and a lone CR each end one.
+        std::size_t lines = 1;
+        for (std::size_t i = 0; i < text.size(); ++i) {
+            if (text[i] == '\n' || (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'))) ++lines;
+        }
         for (const Diagnostic& d : r.diagnostics) {
             if (d.code != "yaml-recovered") continue;
             ++recovered;

@@ -606,6 +606,17 @@ TEST_CASE("yaml_recovery plain_values reads a misread plain value as its text", 
         CHECK(r.manifest()->description == "Use when: x, and y");
         CHECK(diag(r, "yaml-recovered").line == 3);
     }
+    SECTION("a lone CR is a line break there too, and the lines count it") {
+        // CR-only lines in the frontmatter, LF after it: the warning names the third line, as
+        // the yaml-syntax error without the recovery does.
+        const std::string text = "---\rname: demo\rdescription: Use when: x\rlicense: MIT\n---\nBody.\n";
+        const ParseResult r = parse(text, recover);
+        REQUIRE(r.ok());
+        CHECK(r.manifest()->description == "Use when: x");
+        CHECK(r.manifest()->license == "MIT");
+        CHECK(diag(r, "yaml-recovered").line == 3);
+        CHECK(diag(parse(text), "yaml-syntax").line == 3);
+    }
     SECTION("what is not a misread plain value stays an error") {
         for (const std::string& text : std::vector<std::string>{
                  described("| Use when this capability is needed."),        // a block scalar's header with text
