@@ -339,6 +339,21 @@ std::string man_page(const CLI::App& app) {
             "archives, git: roots, MCP servers and lock files.");
     out += ".SH ENVIRONMENT\n.TP\n.B HOME\n" + roff("Where ~/.agents/skills is.") + ".TP\n.B PATH\n" +
            roff("Where --mcp-command finds a server program given by name.");
+    // The variables --compat reads, as the agents do (an absolute path; others are ignored).
+    constexpr std::pair<std::string_view, std::string_view> agent_variables[] = {
+        {"CLAUDE_CONFIG_DIR", "With --compat claude: its skills folder instead of ~/.claude/skills."},
+        {"COPILOT_HOME", "With --compat copilot: its skills folder instead of ~/.copilot/skills."},
+        {"GEMINI_CLI_HOME", "With --compat gemini: its .gemini/skills and .agents/skills instead of ~/.gemini/skills."},
+        {"XDG_CONFIG_HOME",
+         "With --compat opencode: opencode/skills and opencode/skill below it instead of below "
+         "~/.config."},
+        {"OPENCODE_CONFIG_DIR", "With --compat opencode: its skills and skill folders too."},
+        {"CODEX_HOME", "With --compat codex: its skills folder instead of ~/.codex/skills."},
+    };
+    for (const auto& [variable, what] : agent_variables) {
+        out += ".TP\n.B " + std::string(variable) + "\n" +
+               roff(std::string(what) + " An empty or relative value is ignored (docs/loading.md).");
+    }
     out += ".SH EXAMPLES\n";
     for (const Example& e : examples) out += ".TP\n.B " + roff(e.command) + roff(e.what);
     out += ".SH \"SEE ALSO\"\n" +

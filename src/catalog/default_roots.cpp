@@ -1,6 +1,7 @@
 // agentskills-cpp — the default roots of a local loader (default_roots.hpp).
 #include "default_roots.hpp"
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "../storage/local_fs.hpp"
@@ -10,22 +11,42 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Each agent's folders, from its documentation (docs/loading.md, "Other agents' folders"):
-// project folders (relative to each project level), then user folders (relative to $HOME).
-// Codex's are what its own `skills/list` finds (codex 0.171.0, scripts/ci/agents.sh checks it):
-// `.codex/skills` beside `.agents/skills` at each level, `~/.codex/skills` beside `~/.agents/skills`.
+// Each agent's folders, from its documentation and from what the agent itself lists
+// (docs/loading.md, "Other agents' folders"; scripts/ci/agents.sh compares them with Codex,
+// Gemini CLI, OpenCode and the GitHub Copilot CLI on every CI run): project folders (relative to
+// each project level), then user folders.
+//
+// A user folder is below the directory an environment variable of the agent names when that is
+// set to an absolute path (CODEX_HOME, COPILOT_HOME, ...: the agent then reads it instead of its
+// folder in the home directory), else below $HOME; `below_home` null: only when the variable is
+// set (OpenCode's OPENCODE_CONFIG_DIR adds a folder; Gemini CLI reads `.agents/skills` below
+// GEMINI_CLI_HOME, and below $HOME that folder is a standard root already).
+struct UserFolder {
+    const char* variable;  ///< nullptr: always below $HOME
+    const char* below_variable;
+    const char* below_home;  ///< nullptr: nothing without the variable
+};
+
 struct AgentFolderList {
     std::vector<const char*> project;
-    std::vector<const char*> user;
+    std::vector<UserFolder> user;
 };
 
 const AgentFolderList& folders_of(AgentFolders agent) {
-    static const AgentFolderList claude{{".claude/skills"}, {".claude/skills"}};
-    static const AgentFolderList copilot{{".github/skills", ".claude/skills"}, {".copilot/skills", ".claude/skills"}};
-    static const AgentFolderList gemini{{".gemini/skills"}, {".gemini/skills"}};
-    static const AgentFolderList opencode{{".opencode/skills", ".claude/skills"},
-                                          {".config/opencode/skills", ".claude/skills"}};
-    static const AgentFolderList codex{{".codex/skills"}, {".codex/skills"}};
+    static const AgentFolderList claude{{".claude/skills"}, {{"CLAUDE_CONFIG_DIR", "skills", ".claude/skills"}}};
+    static const AgentFolderList copilot{
+        {".github/skills", ".claude/skills"},
+        {{"COPILOT_HOME", "skills", ".copilot/skills"}, {nullptr, nullptr, ".claude/skills"}}};
+    static const AgentFolderList gemini{
+        {".gemini/skills"},
+        {{"GEMINI_CLI_HOME", ".gemini/skills", ".gemini/skills"}, {"GEMINI_CLI_HOME", ".agents/skills", nullptr}}};
+    static const AgentFolderList opencode{{".opencode/skills", ".opencode/skill", ".claude/skills"},
+                                          {{"XDG_CONFIG_HOME", "opencode/skills", ".config/opencode/skills"},
+                                           {"XDG_CONFIG_HOME", "opencode/skill", ".config/opencode/skill"},
+                                           {"OPENCODE_CONFIG_DIR", "skills", nullptr},
+                                           {"OPENCODE_CONFIG_DIR", "skill", nullptr},
+                                           {nullptr, nullptr, ".claude/skills"}}};
+    static const AgentFolderList codex{{".codex/skills"}, {{"CODEX_HOME", "skills", ".codex/skills"}}};
     switch (agent) {
         case AgentFolders::claude:
             return claude;
@@ -39,6 +60,15 @@ const AgentFolderList& folders_of(AgentFolders agent) {
             break;
     }
     return codex;
+}
+
+/// The directory an environment variable names: its value when that is an absolute path
+/// (lexically normal), else nothing (unset, empty or relative: ignored, as the XDG Base
+/// Directory specification says of its variables).
+std::string directory_from(const char* variable) {
+    const char* value = std::getenv(variable);
+    if (value == nullptr || value[0] != '/') return {};
+    return local::absolute_normal(value);
 }
 
 }  // namespace
@@ -57,13 +87,21 @@ std::vector<DefaultRoot> default_roots(const std::string& base, const std::vecto
     const auto add_user = [&](const char* folder) {
         if (!home.empty()) out.push_back({(fs::path(home) / folder).lexically_normal().string(), false, standard});
     };
+    const auto add_agent_user = [&](const UserFolder& folder) {
+        const std::string named = folder.variable != nullptr && base.empty() ? directory_from(folder.variable) : "";
+        if (!named.empty()) {
+            out.push_back({(fs::path(named) / folder.below_variable).lexically_normal().string(), false, standard});
+        } else if (folder.below_home != nullptr) {
+            add_user(folder.below_home);
+        }
+    };
     add_project(".agents/skills");
     add_user(".agents/skills");
     standard = false;
     for (const AgentFolders agent : compat) {
         const AgentFolderList& list = folders_of(agent);
         for (const char* folder : list.project) add_project(folder);
-        for (const char* folder : list.user) add_user(folder);
+        for (const UserFolder& folder : list.user) add_agent_user(folder);
     }
     return out;
 }

@@ -22,8 +22,9 @@ struct DefaultRoot {
 /// empty) and `~/.agents/skills` (the standard ones, which
 /// FilesystemLoaderOptions::include_default_roots turns on); then each agent of `compat`, its
 /// project folders at each level and its user folders. User folders only when `base` is empty
-/// (a reader with a base directory stands for that directory, not for the process user) and
-/// $HOME is set.
+/// (a reader with a base directory stands for that directory, not for the process user): below
+/// $HOME when it is set, or below the directory the agent's own variable names when that is an
+/// absolute path (CODEX_HOME, XDG_CONFIG_HOME, ...: docs/loading.md, "Other agents' folders").
 [[nodiscard]] std::vector<DefaultRoot> default_roots(const std::string& base, const std::vector<AgentFolders>& compat);
 
 }  // namespace agentskills::detail

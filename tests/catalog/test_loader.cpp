@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -948,21 +949,32 @@ TEST_CASE("a reader that fails for some skills: the others are still discovered"
 
 namespace {
 
-// Sets an environment variable and the working directory for one scope.
+// Sets $HOME and the working directory for one scope, and clears the variables other agents
+// read for their folders (CODEX_HOME, XDG_CONFIG_HOME, ...: `compat`), so that the machine's own
+// cannot change what a test finds; all are put back after it.
 class ProcessScope {
 public:
-    ProcessScope(const std::string& home, const std::filesystem::path& cwd)
-        : cwd_(std::filesystem::current_path()), had_home_(std::getenv("HOME") != nullptr) {
-        if (had_home_) home_ = std::getenv("HOME");
+    static constexpr std::array<const char*, 7> agent_variables = {
+        "CLAUDE_CONFIG_DIR", "COPILOT_HOME", "GEMINI_CLI_HOME", "XDG_CONFIG_HOME", "OPENCODE_CONFIG_DIR",
+        "CODEX_HOME",        "HOME"};
+
+    ProcessScope(const std::string& home, const std::filesystem::path& cwd) : cwd_(std::filesystem::current_path()) {
+        for (std::size_t i = 0; i < agent_variables.size(); ++i) {
+            if (const char* v = std::getenv(agent_variables[i])) saved_[i] = v;
+            ::unsetenv(agent_variables[i]);
+        }
         ::setenv("HOME", home.c_str(), 1);
         std::filesystem::current_path(cwd);
     }
     ~ProcessScope() {
-        std::filesystem::current_path(cwd_);
-        if (had_home_) {
-            ::setenv("HOME", home_.c_str(), 1);
-        } else {
-            ::unsetenv("HOME");
+        std::error_code ec;
+        std::filesystem::current_path(cwd_, ec);
+        for (std::size_t i = 0; i < agent_variables.size(); ++i) {
+            if (saved_[i]) {
+                ::setenv(agent_variables[i], saved_[i]->c_str(), 1);
+            } else {
+                ::unsetenv(agent_variables[i]);
+            }
         }
     }
     ProcessScope(const ProcessScope&) = delete;
@@ -970,8 +982,7 @@ public:
 
 private:
     std::filesystem::path cwd_;
-    bool had_home_;
-    std::string home_;
+    std::array<std::optional<std::string>, agent_variables.size()> saved_;
 };
 
 }  // namespace
@@ -3193,8 +3204,8 @@ TEST_CASE("compat: each agent adds its project folders (walked) and its user fol
     t.mkdir("repo/.git");
     t.write("repo/.agents/skills/standard/SKILL.md", skill_md("standard", "Standard."));
     const std::vector<std::pair<std::string, std::string>> project = {
-        {".claude/skills", "p-claude"},     {".github/skills", "p-github"}, {".gemini/skills", "p-gemini"},
-        {".opencode/skills", "p-opencode"}, {".codex/skills", "p-codex"},
+        {".claude/skills", "p-claude"},     {".github/skills", "p-github"},          {".gemini/skills", "p-gemini"},
+        {".opencode/skills", "p-opencode"}, {".opencode/skill", "p-opencode-skill"}, {".codex/skills", "p-codex"},
     };
     const std::vector<std::pair<std::string, std::string>> user = {
         {".agents/skills", "u-agents"},
@@ -3202,6 +3213,7 @@ TEST_CASE("compat: each agent adds its project folders (walked) and its user fol
         {".copilot/skills", "u-copilot"},
         {".gemini/skills", "u-gemini"},
         {".config/opencode/skills", "u-opencode"},
+        {".config/opencode/skill", "u-opencode-skill"},
         {".codex/skills", "u-codex"},
     };
     for (const auto& [folder, name] : project) {
@@ -3221,8 +3233,9 @@ TEST_CASE("compat: each agent adds its project folders (walked) and its user fol
     CHECK(with({AgentFolders::copilot}) ==
           V{"standard", "u-agents", "p-github-sub", "p-github", "p-claude-sub", "p-claude", "u-copilot", "u-claude"});
     CHECK(with({AgentFolders::gemini}) == V{"standard", "u-agents", "p-gemini-sub", "p-gemini", "u-gemini"});
-    CHECK(with({AgentFolders::opencode}) == V{"standard", "u-agents", "p-opencode-sub", "p-opencode", "p-claude-sub",
-                                              "p-claude", "u-opencode", "u-claude"});
+    CHECK(with({AgentFolders::opencode}) == V{"standard", "u-agents", "p-opencode-sub", "p-opencode",
+                                              "p-opencode-skill-sub", "p-opencode-skill", "p-claude-sub", "p-claude",
+                                              "u-opencode", "u-opencode-skill", "u-claude"});
     CHECK(with({AgentFolders::codex}) == V{"standard", "u-agents", "p-codex-sub", "p-codex", "u-codex"});
     // Two agents that share a folder: it is scanned once, where it first appears.
     CHECK(with({AgentFolders::claude, AgentFolders::copilot}) ==
@@ -3230,6 +3243,76 @@ TEST_CASE("compat: each agent adds its project folders (walked) and its user fol
     // Without the standard roots, the agents' folders still count.
     FilesystemSkillLoader only({.include_default_roots = false, .compat = {AgentFolders::gemini}});
     CHECK(names_of(only.discover()) == V{"p-gemini-sub", "p-gemini", "u-gemini"});
+}
+
+TEST_CASE("compat: an agent's home variable, set to an absolute path, moves its user folders", "[loader][compat]") {
+    TempDir t;
+    t.mkdir("repo/.git");
+    const std::vector<std::pair<std::string, std::string>> home = {
+        {".agents/skills", "u-agents"},
+        {".claude/skills", "u-claude"},
+        {".copilot/skills", "u-copilot"},
+        {".gemini/skills", "u-gemini"},
+        {".config/opencode/skills", "u-opencode"},
+        {".config/opencode/skill", "u-opencode-skill"},
+        {".codex/skills", "u-codex"},
+    };
+    for (const auto& [folder, name] : home) t.write("home/" + folder + "/" + name + "/SKILL.md", skill_md(name, "U."));
+    const std::vector<std::pair<std::string, std::string>> elsewhere = {
+        {"claude/skills", "e-claude"},
+        {"copilot/skills", "e-copilot"},
+        {"gemini/.gemini/skills", "e-gemini"},
+        {"gemini/.agents/skills", "e-gemini-agents"},
+        {"xdg/opencode/skills", "e-opencode"},
+        {"xdg/opencode/skill", "e-opencode-skill"},
+        {"opencode-dir/skills", "e-opencode-dir"},
+        {"opencode-dir/skill", "e-opencode-dir-skill"},
+        {"codex/skills", "e-codex"},
+    };
+    for (const auto& [folder, name] : elsewhere)
+        t.write("alt/" + folder + "/" + name + "/SKILL.md", skill_md(name, "E."));
+    ProcessScope scope(t.path("home"), t.path("repo"));
+    const auto with = [](AgentFolders agent) {
+        FilesystemSkillLoader loader({.compat = {agent}});
+        return names_of(loader.discover());
+    };
+    using V = std::vector<std::string>;
+
+    ::setenv("CLAUDE_CONFIG_DIR", t.path("alt/claude").c_str(), 1);
+    ::setenv("COPILOT_HOME", t.path("alt/copilot").c_str(), 1);
+    ::setenv("GEMINI_CLI_HOME", t.path("alt/gemini").c_str(), 1);
+    ::setenv("XDG_CONFIG_HOME", t.path("alt/xdg").c_str(), 1);
+    ::setenv("CODEX_HOME", t.path("alt/codex").c_str(), 1);
+    CHECK(with(AgentFolders::claude) == V{"u-agents", "e-claude"});
+    // Copilot's `~/.claude/skills` is not its own home's: it stays where it is.
+    CHECK(with(AgentFolders::copilot) == V{"u-agents", "e-copilot", "u-claude"});
+    // $HOME's .agents/skills is a standard root; Gemini CLI also reads the one below its home.
+    CHECK(with(AgentFolders::gemini) == V{"u-agents", "e-gemini", "e-gemini-agents"});
+    CHECK(with(AgentFolders::opencode) == V{"u-agents", "e-opencode", "e-opencode-skill", "u-claude"});
+    CHECK(with(AgentFolders::codex) == V{"u-agents", "e-codex"});
+    // OPENCODE_CONFIG_DIR adds its folders; it moves nothing.
+    ::setenv("OPENCODE_CONFIG_DIR", t.path("alt/opencode-dir").c_str(), 1);
+    CHECK(with(AgentFolders::opencode) ==
+          V{"u-agents", "e-opencode", "e-opencode-skill", "e-opencode-dir", "e-opencode-dir-skill", "u-claude"});
+    ::unsetenv("XDG_CONFIG_HOME");
+    CHECK(with(AgentFolders::opencode) ==
+          V{"u-agents", "u-opencode", "u-opencode-skill", "e-opencode-dir", "e-opencode-dir-skill", "u-claude"});
+
+    // An empty or relative value is ignored: the home's folder again.
+    ::setenv("CODEX_HOME", "", 1);
+    CHECK(with(AgentFolders::codex) == V{"u-agents", "u-codex"});
+    ::setenv("CODEX_HOME", "alt/codex", 1);
+    CHECK(with(AgentFolders::codex) == V{"u-agents", "u-codex"});
+    // A value is taken lexically normal; one that names a folder the list has already is
+    // scanned once, where it first appears.
+    ::setenv("CODEX_HOME", (t.path("home") + "/.agents/../.codex").c_str(), 1);
+    CHECK(with(AgentFolders::codex) == V{"u-agents", "u-codex"});
+    ::setenv("CLAUDE_CONFIG_DIR", t.path("home/.agents").c_str(), 1);
+    CHECK(with(AgentFolders::claude) == V{"u-agents"});
+
+    // A reader with a base stands for that directory: no user folders, named by a variable or not.
+    ::setenv("CODEX_HOME", t.path("alt/codex").c_str(), 1);
+    CHECK(names_of(based_loader(t.path("repo"), {.compat = {AgentFolders::codex}}).discover()).empty());
 }
 
 TEST_CASE("limit presets: agents loads a 679-line skill, descriptions over 1,024 characters are cut either way",

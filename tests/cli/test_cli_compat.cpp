@@ -1,10 +1,13 @@
 // Tests of where the program finds skills (issue 36): the default roots' walk up to the
 // repository root, --compat for other agents' folders, --limits, the --config keys for both,
 // and the npm `skills` CLI's lock file (they run the built program).
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,18 +26,34 @@ using agentskills_test::TempDir;
 
 namespace {
 
-// Runs the program with HOME set to `home` (the child inherits this process's environment).
-CliRun run_with_home(const std::string& home, const std::vector<std::string>& args, const std::string& cwd) {
-    const char* old = std::getenv("HOME");
-    const std::string saved = old != nullptr ? old : "";
+// Runs the program with HOME set to `home` and the variables other agents read for their folders
+// (--compat) set as `env` says, the others of them unset (the child inherits this process's
+// environment, which is put back after the run).
+CliRun run_with_env(const std::string& home, const std::map<std::string, std::string>& env,
+                    const std::vector<std::string>& args, const std::string& cwd) {
+    static const std::array<const char*, 7> variables = {
+        "HOME",      "CLAUDE_CONFIG_DIR", "COPILOT_HOME", "GEMINI_CLI_HOME", "XDG_CONFIG_HOME", "OPENCODE_CONFIG_DIR",
+        "CODEX_HOME"};
+    std::array<std::optional<std::string>, variables.size()> saved;
+    for (std::size_t i = 0; i < variables.size(); ++i) {
+        if (const char* v = std::getenv(variables[i])) saved[i] = v;
+        ::unsetenv(variables[i]);
+    }
     ::setenv("HOME", home.c_str(), 1);
+    for (const auto& [name, value] : env) ::setenv(name.c_str(), value.c_str(), 1);
     CliRun r = run_cli(args, cwd);
-    if (old != nullptr) {
-        ::setenv("HOME", saved.c_str(), 1);
-    } else {
-        ::unsetenv("HOME");
+    for (std::size_t i = 0; i < variables.size(); ++i) {
+        if (saved[i]) {
+            ::setenv(variables[i], saved[i]->c_str(), 1);
+        } else {
+            ::unsetenv(variables[i]);
+        }
     }
     return r;
+}
+
+CliRun run_with_home(const std::string& home, const std::vector<std::string>& args, const std::string& cwd) {
+    return run_with_env(home, {}, args, cwd);
 }
 
 std::string read_text(const std::string& path) {
@@ -54,6 +73,7 @@ void write_tree(const TempDir& t) {
     t.write("outside/repo/.github/skills/p-github/SKILL.md", skill_md("p-github", "P."));
     t.write("outside/repo/sub/.gemini/skills/p-gemini/SKILL.md", skill_md("p-gemini", "P."));
     t.write("outside/repo/.opencode/skills/p-opencode/SKILL.md", skill_md("p-opencode", "P."));
+    t.write("outside/repo/sub/.opencode/skill/p-opencode-skill/SKILL.md", skill_md("p-opencode-skill", "P."));
     t.write("outside/repo/.codex/skills/p-codex/SKILL.md", skill_md("p-codex", "P."));
     t.write("home/.agents/skills/u-agents/SKILL.md", skill_md("u-agents", "U."));
     t.write("home/.claude/skills/u-claude/SKILL.md", skill_md("u-claude", "U."));
@@ -104,6 +124,7 @@ TEST_CASE("list --compat adds each agent's project folders (walked) and user fol
     CHECK(list("gemini") == standard + line(t, "p-gemini", "outside/repo/sub/.gemini/skills") +
                                 line(t, "u-gemini", "home/.gemini/skills"));
     CHECK(list("opencode") == standard + line(t, "p-opencode", "outside/repo/.opencode/skills") +
+                                  line(t, "p-opencode-skill", "outside/repo/sub/.opencode/skill") +
                                   line(t, "p-claude", "outside/repo/.claude/skills") +
                                   line(t, "u-opencode", "home/.config/opencode/skills") +
                                   line(t, "u-claude", "home/.claude/skills"));
@@ -133,6 +154,37 @@ TEST_CASE("list --compat adds each agent's project folders (walked) and user fol
     CHECK(mcp.err.rfind("agentskills list: error: --compat: adds folders of the file system; it does not combine "
                         "with --mcp-command or --mcp-url\n",
                         0) == 0);
+}
+
+TEST_CASE("list --compat: the agents' home variables move their user folders", "[cli][compat]") {
+    TempDir t;
+    write_tree(t);
+    t.write("elsewhere/codex/skills/e-codex/SKILL.md", skill_md("e-codex", "E."));
+    t.write("elsewhere/xdg/opencode/skill/e-opencode/SKILL.md", skill_md("e-opencode", "E."));
+    t.write("elsewhere/gemini/.agents/skills/e-gemini/SKILL.md", skill_md("e-gemini", "E."));
+    const std::string cwd = t.path("outside/repo");
+    const std::string standard =
+        line(t, "top", "outside/repo/.agents/skills") + line(t, "u-agents", "home/.agents/skills");
+    const CliRun codex =
+        run_with_env(t.path("home"), {{"CODEX_HOME", t.path("elsewhere/codex")}}, {"list", "--compat", "codex"}, cwd);
+    CHECK(codex.status == 0);
+    CHECK(codex.err.empty());
+    CHECK(codex.out ==
+          standard + line(t, "p-codex", "outside/repo/.codex/skills") + line(t, "e-codex", "elsewhere/codex/skills"));
+    const CliRun opencode = run_with_env(t.path("home"), {{"XDG_CONFIG_HOME", t.path("elsewhere/xdg")}},
+                                         {"list", "--compat", "opencode"}, cwd);
+    CHECK(opencode.out == standard + line(t, "p-opencode", "outside/repo/.opencode/skills") +
+                              line(t, "p-claude", "outside/repo/.claude/skills") +
+                              line(t, "e-opencode", "elsewhere/xdg/opencode/skill") +
+                              line(t, "u-claude", "home/.claude/skills"));
+    const CliRun gemini = run_with_env(t.path("home"), {{"GEMINI_CLI_HOME", t.path("elsewhere/gemini")}},
+                                       {"list", "--compat", "gemini"}, cwd);
+    CHECK(gemini.out == standard + line(t, "e-gemini", "elsewhere/gemini/.agents/skills"));
+    // A relative value is ignored.
+    const CliRun relative =
+        run_with_env(t.path("home"), {{"CODEX_HOME", "elsewhere/codex"}}, {"list", "--compat", "codex"}, cwd);
+    CHECK(relative.out ==
+          standard + line(t, "p-codex", "outside/repo/.codex/skills") + line(t, "u-codex", "home/.codex/skills"));
 }
 
 TEST_CASE("list --limits agents and the config's limits load a 679-line skill, standard refuses it", "[cli][limits]") {

@@ -176,6 +176,10 @@ TEST_CASE("the man page: its sections, every command, 80 columns", "[cli][conven
         for (char c : name) escaped += c == '-' ? std::string("\\-") : std::string(1, c);
         CHECK(man.out.find(".SS \"agentskills " + escaped) != std::string::npos);
     }
+    // The variables --compat reads (docs/loading.md, "Other agents' folders").
+    CHECK(man.out.find(
+              "\n.B CODEX_HOME\nWith \\-\\-compat codex: its skills folder instead of ~/.codex/skills. An empty\n"
+              "or relative value is ignored (docs/loading.md).\n") != std::string::npos);
     // docs/cli.md's exit table, in its words.
     CHECK(man.out.find(".SH \"EXIT STATUS\"\n.TP\n.B 0\nsuccess\n.TP\n.B 1\nfailure about the input (unknown skill, "
                        "missing path or root, invalid skill)\n.TP\n.B 2\nusage error\n") != std::string::npos);

@@ -137,7 +137,9 @@ struct SkillSources {
 };
 
 /// Another agent whose skill folders a loader can add (FilesystemLoaderOptions::compat). The
-/// folders of each, from its own documentation, are in docs/loading.md ("Other agents' folders").
+/// folders of each, from its own documentation and what the agent itself lists, are in
+/// docs/loading.md ("Other agents' folders"); its user folders follow its home variable
+/// (CODEX_HOME, XDG_CONFIG_HOME, ...) when that is set to an absolute path.
 enum class AgentFolders { claude, copilot, gemini, opencode, codex };
 
 /// Named sets of loader limits (apply_loader_limits; docs/loading.md, "Limit presets").
