@@ -263,14 +263,15 @@ EOF
   for variant in home GEMINI_CLI_HOME; do
     local -a vars=("HOME=$fbase/home")
     [ "$variant" = home ] || vars+=("GEMINI_CLI_HOME=$fbase/elsewhere")
-    if ! theirs=$(cd "$fbase/project" && unset GEMINI_CLI_HOME && export "${vars[@]}" GEMINI_CLI_TRUST_WORKSPACE=true \
-      GEMINI_CLI_NO_RELAUNCH=true && gemini skills list 2>"$tmp/gemini-folders.err" |
-      awk '/ \[(Enabled|Disabled)\]$/ { print $1 }' | LC_ALL=C sort); then
-      cat "$tmp/gemini-folders.err"
+    # Into a file, not a pipe: a Node program that exits at once may cut what a pipe has not taken.
+    if ! (cd "$fbase/project" && unset GEMINI_CLI_HOME && export "${vars[@]}" GEMINI_CLI_TRUST_WORKSPACE=true \
+      GEMINI_CLI_NO_RELAUNCH=true && gemini skills list >"$tmp/gemini-folders.out" 2>"$tmp/gemini-folders.err"); then
+      cat "$tmp/gemini-folders.out" "$tmp/gemini-folders.err"
       echo "agents.sh: FAILED: gemini skills list ($variant) exited non-zero"
       status=1
       continue
     fi
+    theirs=$(awk '/ \[(Enabled|Disabled)\]$/ { print $1 }' "$tmp/gemini-folders.out" | LC_ALL=C sort)
     ours=$(compat_names "$fbase/project" gemini "${vars[@]}")
     # ~/.agents/skills is a default root of ours whatever GEMINI_CLI_HOME says.
     want=$theirs
@@ -538,12 +539,14 @@ for folder in xdg/opencode/skills xdg/opencode/skill opencode-dir/skills opencod
   put_skill "$abase/elsewhere/$folder" "elsewhere-$(echo "$folder" | tr / -)"
 done
 awork=$abase/outside/project/sub/dir
-# OpenCode: `opencode debug skill` prints its skills as JSON; its built-in one is left out.
+# OpenCode: `opencode debug skill` prints its skills as JSON; its built-in one is left out. Its
+# output goes into a file: through a pipe, OpenCode 1.18.33 cuts it at 64 KiB when it exits.
 opencode_names() {
   (cd "$awork" && env -u XDG_CONFIG_HOME -u OPENCODE_CONFIG_DIR HOME="$abase/home" OPENCODE_DISABLE_AUTOUPDATE=1 \
-    OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_LSP_DOWNLOAD=1 "$@" "$bin/opencode" debug skill 2>"$tmp/opencode.err") |
-    "$node" -e 'let s="";process.stdin.on("data",c=>s+=c).on("end",()=>{
-      console.log(JSON.parse(s).filter(x=>x.location!=="<built-in>").map(x=>x.name).sort().join("\n"))})'
+    OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_LSP_DOWNLOAD=1 "$@" "$bin/opencode" debug skill \
+    >"$tmp/opencode.out" 2>"$tmp/opencode.err") &&
+    "$node" -e 'const d=JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+      console.log(d.filter(x=>x.location!=="<built-in>").map(x=>x.name).sort().join("\n"))' "$tmp/opencode.out"
 }
 for variant in home XDG_CONFIG_HOME+OPENCODE_CONFIG_DIR; do
   vars=()
@@ -553,7 +556,7 @@ for variant in home XDG_CONFIG_HOME+OPENCODE_CONFIG_DIR; do
     expect_same "opencode $OPENCODE_VERSION debug skill ($variant) against agentskills list --compat opencode" "$theirs" "$ours" &&
       echo "opencode $OPENCODE_VERSION: its skills from sub/dir ($variant) = agentskills list --compat opencode: $(echo "$theirs" | line)"
   else
-    cat "$tmp/opencode.err" >&2
+    cat "$tmp/opencode.out" "$tmp/opencode.err" >&2
     fail "opencode debug skill ($variant) exited non-zero or listed nothing"
   fi
 done
@@ -562,9 +565,9 @@ done
 # not read it), and ~/.agents/skills is a default root of ours whatever COPILOT_HOME says.
 copilot_names() {
   (cd "$awork" && env -u COPILOT_HOME HOME="$abase/home" COPILOT_OFFLINE=true COPILOT_AUTO_UPDATE=false "$@" \
-    "$node" "$bin/copilot" skill list 2>"$tmp/copilot.err") |
-    awk '/^[A-Z][a-z]* skills:$/ { kind = $1; next } /^  [^ ]/ && kind != "Builtin" { sub(/^  /, ""); sub(/ - .*/, ""); print }' |
-    LC_ALL=C sort
+    "$node" "$bin/copilot" skill list >"$tmp/copilot.out" 2>"$tmp/copilot.err") &&
+    awk '/^[A-Z][a-z]* skills:$/ { kind = $1; next } /^  [^ ]/ && kind != "Builtin" { sub(/^  /, ""); sub(/ - .*/, ""); print }' \
+      "$tmp/copilot.out" | LC_ALL=C sort
 }
 for variant in home COPILOT_HOME; do
   vars=()
@@ -579,7 +582,7 @@ for variant in home COPILOT_HOME; do
       "$(with_extra "$theirs" "${extra[@]}")" "$ours" &&
       echo "copilot $COPILOT_VERSION: its skills from sub/dir ($variant) = agentskills list --compat copilot less ${extra[*]}: $(echo "$theirs" | line)"
   else
-    cat "$tmp/copilot.err" >&2
+    cat "$tmp/copilot.out" "$tmp/copilot.err" >&2
     fail "copilot skill list ($variant) exited non-zero or listed nothing"
   fi
 done
