@@ -45,7 +45,8 @@
 #     list what `agentskills list --compat opencode` lists, with the home alone and with
 #     XDG_CONFIG_HOME and OPENCODE_CONFIG_DIR set; `copilot skill list` what `--compat copilot`
 #     lists less ~/.claude/skills (which GitHub's documentation names and this CLI does not read),
-#     with the home alone and with COPILOT_HOME set (less ~/.agents/skills too).
+#     with the home alone and with COPILOT_HOME set (less ~/.agents/skills too). `opencode mcp
+#     list` must show our stdio and our HTTP server connected.
 set -euo pipefail
 
 install_only=
@@ -519,7 +520,7 @@ fi
 
 echo "codex: $((SECONDS - start)) s"
 
-# --- 4. OpenCode and the Copilot CLI: the folders they read against --compat -----------------
+# --- 4. OpenCode and the Copilot CLI: the folders they read against --compat; OpenCode's MCP ---
 # A skill in each folder either might read, at four levels (above the repository, its root, sub/
 # and sub/dir, the working directory), in the home and in the folders their variables name.
 start=$SECONDS
@@ -586,6 +587,28 @@ for variant in home COPILOT_HOME; do
     fail "copilot skill list ($variant) exited non-zero or listed nothing"
   fi
 done
+# OpenCode as a client of our two servers: `opencode mcp list` connects to each (the initialize
+# handshake, then the listings) and must show both connected.
+ocmcp=$abase/opencode-mcp
+mkdir -p "$ocmcp"
+git -C "$ocmcp" init -q
+"$node" -e 'const [cli, lib, url] = process.argv.slice(1); console.log(JSON.stringify({mcp: {
+  "agentskills-stdio": {type: "local", command: [cli, "mcp", "--root", lib]},
+  "agentskills-http": {type: "remote", url}}}))' "$cli" "$lib" "$url" >"$ocmcp/opencode.json"
+if (cd "$ocmcp" && HOME=$abase/home OPENCODE_DISABLE_AUTOUPDATE=1 OPENCODE_DISABLE_MODELS_FETCH=1 \
+  OPENCODE_DISABLE_LSP_DOWNLOAD=1 "$bin/opencode" mcp list >"$tmp/opencode-mcp.out" 2>&1); then
+  for name in agentskills-stdio agentskills-http; do
+    if sed 's/\x1b\[[0-9;]*m//g' "$tmp/opencode-mcp.out" | grep -q "✓ $name connected$"; then
+      echo "opencode $OPENCODE_VERSION: mcp list: $name connected"
+    else
+      cat "$tmp/opencode-mcp.out" >&2
+      fail "opencode mcp list does not show $name connected"
+    fi
+  done
+else
+  cat "$tmp/opencode-mcp.out" >&2
+  fail "opencode mcp list exited non-zero"
+fi
 echo "opencode, copilot: $((SECONDS - start)) s"
 
 gemini_status=0
