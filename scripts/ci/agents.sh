@@ -468,30 +468,24 @@ put_skill "$tmp/codex-folders/outside/.agents/skills" above-agents
 put_skill "$tmp/codex-folders/outside/.codex/skills" above-codex
 put_skill "$fhome/.agents/skills" home-agents
 put_skill "$fhome/.codex/skills" home-codex
-ours=$(compat_names "$fproject/sub/dir" codex "HOME=$fhome")
-if HOME=$fhome CODEX_HOME=$fhome/.codex "$node" "$repo/scripts/ci/codex_app_server.cjs" --codex "$bin/codex" \
-  --skills-cwd "$fproject/sub/dir" --skills "$(echo "$ours" | paste -sd, -)" >"$tmp/codex-folders.out" 2>"$tmp/codex-folders.err"; then
-  echo "codex $CODEX_VERSION: its skills/list from sub/dir of a project = agentskills list --compat codex: $(echo "$ours" | line)"
-else
-  cat "$tmp/codex-folders.out" >&2
-  grep -v -e '^WARNING: proceeding' -e 'could not find bubblewrap' "$tmp/codex-folders.err" >&2 || true
-  fail "codex skills/list against agentskills list --compat codex"
-fi
-
-# The same with CODEX_HOME elsewhere: Codex reads $CODEX_HOME/skills, and ~/.codex/skills no more.
+# Then with CODEX_HOME elsewhere: Codex reads $CODEX_HOME/skills, and ~/.codex/skills no more.
 celse=$tmp/codex-folders/elsewhere
 mkdir -p "$celse"
 codex_config "$celse"
 put_skill "$celse/skills" elsewhere-codex
-ours=$(compat_names "$fproject/sub/dir" codex "HOME=$fhome" "CODEX_HOME=$celse")
-if HOME=$fhome CODEX_HOME=$celse "$node" "$repo/scripts/ci/codex_app_server.cjs" --codex "$bin/codex" \
-  --skills-cwd "$fproject/sub/dir" --skills "$(echo "$ours" | paste -sd, -)" >"$tmp/codex-home.out" 2>"$tmp/codex-home.err"; then
-  echo "codex $CODEX_VERSION: with CODEX_HOME elsewhere, its skills/list = agentskills list --compat codex: $(echo "$ours" | line)"
-else
-  cat "$tmp/codex-home.out" >&2
-  grep -v -e '^WARNING: proceeding' -e 'could not find bubblewrap' "$tmp/codex-home.err" >&2 || true
-  fail "codex skills/list with CODEX_HOME elsewhere against agentskills list --compat codex"
-fi
+for codex_home in "$fhome/.codex" "$celse"; do
+  label="its skills/list from sub/dir of a project"
+  [ "$codex_home" = "$fhome/.codex" ] || label="with CODEX_HOME elsewhere, its skills/list"
+  ours=$(compat_names "$fproject/sub/dir" codex "HOME=$fhome" "CODEX_HOME=$codex_home")
+  if HOME=$fhome CODEX_HOME=$codex_home "$node" "$repo/scripts/ci/codex_app_server.cjs" --codex "$bin/codex" \
+    --skills-cwd "$fproject/sub/dir" --skills "$(echo "$ours" | paste -sd, -)" >"$tmp/codex-folders.out" 2>"$tmp/codex-folders.err"; then
+    echo "codex $CODEX_VERSION: $label = agentskills list --compat codex: $(echo "$ours" | line)"
+  else
+    cat "$tmp/codex-folders.out" >&2
+    grep -v -e '^WARNING: proceeding' -e 'could not find bubblewrap' "$tmp/codex-folders.err" >&2 || true
+    fail "codex: $label against agentskills list --compat codex"
+  fi
+done
 
 # tests/data/recovery in a project's .agents/skills: Codex reads a one-line value that is not
 # valid YAML as its text (the same description `--yaml-recovery plain_values` reads) and refuses

@@ -3198,15 +3198,11 @@ TEST_CASE("default roots: untrusted_project_root covers every project level, not
                                                 t.path("repo/sub/.claude/skills/claude-low/SKILL.md")});
 }
 
-TEST_CASE("compat: each agent adds its project folders (walked) and its user folders, after the standard roots",
-          "[loader][compat]") {
-    TempDir t;
-    t.mkdir("repo/.git");
-    t.write("repo/.agents/skills/standard/SKILL.md", skill_md("standard", "Standard."));
-    const std::vector<std::pair<std::string, std::string>> project = {
-        {".claude/skills", "p-claude"},     {".github/skills", "p-github"},          {".gemini/skills", "p-gemini"},
-        {".opencode/skills", "p-opencode"}, {".opencode/skill", "p-opencode-skill"}, {".codex/skills", "p-codex"},
-    };
+namespace {
+
+// A skill in each user folder of the agents `compat` knows, below home/ of `t`: u-agents,
+// u-claude, u-copilot, u-gemini, u-opencode, u-opencode-skill, u-codex.
+void write_user_folders(const TempDir& t) {
     const std::vector<std::pair<std::string, std::string>> user = {
         {".agents/skills", "u-agents"},
         {".claude/skills", "u-claude"},
@@ -3216,11 +3212,25 @@ TEST_CASE("compat: each agent adds its project folders (walked) and its user fol
         {".config/opencode/skill", "u-opencode-skill"},
         {".codex/skills", "u-codex"},
     };
+    for (const auto& [folder, name] : user) t.write("home/" + folder + "/" + name + "/SKILL.md", skill_md(name, "U."));
+}
+
+}  // namespace
+
+TEST_CASE("compat: each agent adds its project folders (walked) and its user folders, after the standard roots",
+          "[loader][compat]") {
+    TempDir t;
+    t.mkdir("repo/.git");
+    t.write("repo/.agents/skills/standard/SKILL.md", skill_md("standard", "Standard."));
+    const std::vector<std::pair<std::string, std::string>> project = {
+        {".claude/skills", "p-claude"},     {".github/skills", "p-github"},          {".gemini/skills", "p-gemini"},
+        {".opencode/skills", "p-opencode"}, {".opencode/skill", "p-opencode-skill"}, {".codex/skills", "p-codex"},
+    };
     for (const auto& [folder, name] : project) {
         t.write("repo/" + folder + "/" + name + "/SKILL.md", skill_md(name, "P."));
         t.write("repo/sub/" + folder + "/" + name + "-sub/SKILL.md", skill_md(name + "-sub", "P."));
     }
-    for (const auto& [folder, name] : user) t.write("home/" + folder + "/" + name + "/SKILL.md", skill_md(name, "U."));
+    write_user_folders(t);
     ProcessScope scope(t.path("home"), t.path("repo/sub"));
 
     const auto with = [](std::vector<AgentFolders> compat) {
@@ -3248,16 +3258,7 @@ TEST_CASE("compat: each agent adds its project folders (walked) and its user fol
 TEST_CASE("compat: an agent's home variable, set to an absolute path, moves its user folders", "[loader][compat]") {
     TempDir t;
     t.mkdir("repo/.git");
-    const std::vector<std::pair<std::string, std::string>> home = {
-        {".agents/skills", "u-agents"},
-        {".claude/skills", "u-claude"},
-        {".copilot/skills", "u-copilot"},
-        {".gemini/skills", "u-gemini"},
-        {".config/opencode/skills", "u-opencode"},
-        {".config/opencode/skill", "u-opencode-skill"},
-        {".codex/skills", "u-codex"},
-    };
-    for (const auto& [folder, name] : home) t.write("home/" + folder + "/" + name + "/SKILL.md", skill_md(name, "U."));
+    write_user_folders(t);
     const std::vector<std::pair<std::string, std::string>> elsewhere = {
         {"claude/skills", "e-claude"},
         {"copilot/skills", "e-copilot"},
