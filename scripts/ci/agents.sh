@@ -45,8 +45,10 @@
 #     list what `agentskills list --compat opencode` lists, with the home alone and with
 #     XDG_CONFIG_HOME and OPENCODE_CONFIG_DIR set; `copilot skill list` what `--compat copilot`
 #     lists less ~/.claude/skills (which GitHub's documentation names and this CLI does not read),
-#     with the home alone and with COPILOT_HOME set (less ~/.agents/skills too). `opencode mcp
-#     list` must show our stdio and our HTTP server connected.
+#     with the home alone and with COPILOT_HOME set (less ~/.agents/skills too). On
+#     tests/data/recovery, OpenCode must read the descriptions `--yaml-recovery plain_values`
+#     reads (but for the line breaks it keeps in one), the Copilot CLI load what `list` loads
+#     without it. `opencode mcp list` must show our stdio and our HTTP server connected.
 set -euo pipefail
 
 install_only=
@@ -581,6 +583,42 @@ for variant in home COPILOT_HOME; do
     fail "copilot skill list ($variant) exited non-zero or listed nothing"
   fi
 done
+# tests/data/recovery in a project's .agents/skills. OpenCode reads every value that is not
+# valid YAML as its text, as `--yaml-recovery plain_values` does, but keeps the line breaks of a
+# value continued on indented lines (a plain scalar's folding makes them spaces): each of its
+# descriptions must be ours once its line breaks are spaces, and only continued-lines may have
+# any. The Copilot CLI refuses them all: it must list what `agentskills list` loads without
+# --yaml-recovery.
+arec=$abase/recovery
+mkdir -p "$arec/.agents" "$abase/recovery-home"
+git -C "$arec" init -q
+cp -R "$recovery" "$arec/.agents/skills"
+if (cd "$arec" && HOME=$abase/recovery-home OPENCODE_DISABLE_AUTOUPDATE=1 OPENCODE_DISABLE_MODELS_FETCH=1 \
+  OPENCODE_DISABLE_LSP_DOWNLOAD=1 "$bin/opencode" debug skill >"$tmp/opencode-recovery.out" 2>"$tmp/opencode-recovery.err") &&
+  printf '%s\n' "$recovered" | "$node" -e 'const fs = require("fs");
+    const theirs = JSON.parse(fs.readFileSync(process.argv[1], "utf8")).filter(x => x.location !== "<built-in>");
+    const ours = Object.fromEntries(fs.readFileSync(0, "utf8").trim().split("\n").map(l => l.split("\t")));
+    const broken = theirs.filter(x => x.description.includes("\n")).map(x => x.name);
+    const differ = theirs.filter(x => x.description.replace(/\n/g, " ") !== ours[x.name]);
+    if (theirs.length !== Object.keys(ours).length || differ.length || broken.join() !== "continued-lines") {
+      console.error(JSON.stringify({theirs, ours})); process.exit(1); }
+    console.log(theirs.map(x => x.name).sort().join(" "))' "$tmp/opencode-recovery.out" >"$tmp/opencode-recovery.names"; then
+  echo "opencode $OPENCODE_VERSION: tests/data/recovery = agentskills list --yaml-recovery plain_values, its line breaks in continued-lines read as spaces: $(cat "$tmp/opencode-recovery.names")"
+else
+  cat "$tmp/opencode-recovery.err" >&2
+  fail "opencode debug skill of tests/data/recovery against agentskills list --yaml-recovery plain_values"
+fi
+if (cd "$arec" && HOME=$abase/recovery-home COPILOT_OFFLINE=true COPILOT_AUTO_UPDATE=false \
+  "$node" "$bin/copilot" skill list >"$tmp/copilot-recovery.out" 2>&1); then
+  theirs=$(awk '/^[A-Z][a-z]* skills:$/ { kind = $1; next } /^  [^ ]/ && kind != "Builtin" { sub(/^  /, ""); sub(/ - .*/, ""); print }' \
+    "$tmp/copilot-recovery.out" | LC_ALL=C sort)
+  ours=$("$cli" list --json --root "$recovery" 2>/dev/null | json_names)
+  expect_same "copilot $COPILOT_VERSION skill list of tests/data/recovery against agentskills list" "$ours" "$theirs" &&
+    echo "copilot $COPILOT_VERSION: tests/data/recovery: it loads only $(echo "$theirs" | line), as agentskills list does without --yaml-recovery"
+else
+  cat "$tmp/copilot-recovery.out" >&2
+  fail "copilot skill list of tests/data/recovery exited non-zero"
+fi
 # OpenCode as a client of our two servers: `opencode mcp list` connects to each (the initialize
 # handshake, then the listings) and must show both connected.
 ocmcp=$abase/opencode-mcp
