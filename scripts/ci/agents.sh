@@ -38,8 +38,8 @@
 #     turn), there with runtimeStatus connected; `skills/list` from the skills project's
 #     sub/dir must list what the skills CLI installed; and, on a project with skills in every
 #     folder Codex reads, `skills/list` must list what `agentskills list --compat codex` lists,
-#     with the home alone and with CODEX_HOME elsewhere; and on tests/data/recovery, the skills it reads must have the descriptions
-#     `list --yaml-recovery plain_values` reads.
+#     with the home alone and with CODEX_HOME elsewhere; and on tests/data/recovery, the skills
+#     it reads must have the descriptions `list --yaml-recovery plain_values` reads.
 #  4. OpenCode and the GitHub Copilot CLI, offline: on a project with a skill in every folder
 #     either might read, at four levels and in the home, `opencode debug skill` from sub/dir must
 #     list what `agentskills list --compat opencode` lists, with the home alone and with
@@ -134,7 +134,6 @@ echo "packages: ${packages[*]}; node $("$node" --version) (npm install: ${SECOND
 gemini() { "$node" "$bin/gemini" "$@"; }
 codex() { "$node" "$bin/codex" "$@"; }
 skills() { "$node" "$bin/skills" "$@"; }
-copilot() { "$node" "$bin/copilot" "$@"; }
 
 # Sorted names of a `list --json` document on stdin (schema 2: {skills: [{name, ...}]}).
 json_names() { "$node" -e 'let s="";process.stdin.on("data",c=>s+=c).on("end",()=>{const d=JSON.parse(s);
