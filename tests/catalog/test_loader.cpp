@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -40,6 +39,7 @@
 
 #include "fs_fixtures.hpp"
 #include "support/corpus.hpp"
+#include "support/home_environment.hpp"
 
 // =======================================================================================
 // Tests of loader.hpp: FilesystemSkillLoader discovery, policies, caching, resources, threads.
@@ -950,39 +950,23 @@ TEST_CASE("a reader that fails for some skills: the others are still discovered"
 namespace {
 
 // Sets $HOME and the working directory for one scope, and clears the variables other agents
-// read for their folders (CODEX_HOME, XDG_CONFIG_HOME, ...: `compat`), so that the machine's own
-// cannot change what a test finds; all are put back after it.
+// read for their folders (HomeEnvironment); all are put back after it.
 class ProcessScope {
 public:
-    static constexpr std::array<const char*, 7> agent_variables = {
-        "CLAUDE_CONFIG_DIR", "COPILOT_HOME", "GEMINI_CLI_HOME", "XDG_CONFIG_HOME", "OPENCODE_CONFIG_DIR",
-        "CODEX_HOME",        "HOME"};
-
-    ProcessScope(const std::string& home, const std::filesystem::path& cwd) : cwd_(std::filesystem::current_path()) {
-        for (std::size_t i = 0; i < agent_variables.size(); ++i) {
-            if (const char* v = std::getenv(agent_variables[i])) saved_[i] = v;
-            ::unsetenv(agent_variables[i]);
-        }
-        ::setenv("HOME", home.c_str(), 1);
+    ProcessScope(const std::string& home, const std::filesystem::path& cwd)
+        : cwd_(std::filesystem::current_path()), environment_(home) {
         std::filesystem::current_path(cwd);
     }
     ~ProcessScope() {
         std::error_code ec;
         std::filesystem::current_path(cwd_, ec);
-        for (std::size_t i = 0; i < agent_variables.size(); ++i) {
-            if (saved_[i]) {
-                ::setenv(agent_variables[i], saved_[i]->c_str(), 1);
-            } else {
-                ::unsetenv(agent_variables[i]);
-            }
-        }
     }
     ProcessScope(const ProcessScope&) = delete;
     ProcessScope& operator=(const ProcessScope&) = delete;
 
 private:
     std::filesystem::path cwd_;
-    std::array<std::optional<std::string>, agent_variables.size()> saved_;
+    agentskills_test::HomeEnvironment environment_;
 };
 
 }  // namespace

@@ -1,13 +1,11 @@
 // Tests of where the program finds skills (issue 36): the default roots' walk up to the
 // repository root, --compat for other agents' folders, --limits, the --config keys for both,
 // and the npm `skills` CLI's lock file (they run the built program).
-#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +14,7 @@
 
 #include "cli_runner.hpp"
 #include "fs_fixtures.hpp"
+#include "support/home_environment.hpp"
 
 namespace cli_compat_tests {
 
@@ -31,25 +30,8 @@ namespace {
 // environment, which is put back after the run).
 CliRun run_with_env(const std::string& home, const std::map<std::string, std::string>& env,
                     const std::vector<std::string>& args, const std::string& cwd) {
-    static const std::array<const char*, 7> variables = {
-        "HOME",      "CLAUDE_CONFIG_DIR", "COPILOT_HOME", "GEMINI_CLI_HOME", "XDG_CONFIG_HOME", "OPENCODE_CONFIG_DIR",
-        "CODEX_HOME"};
-    std::array<std::optional<std::string>, variables.size()> saved;
-    for (std::size_t i = 0; i < variables.size(); ++i) {
-        if (const char* v = std::getenv(variables[i])) saved[i] = v;
-        ::unsetenv(variables[i]);
-    }
-    ::setenv("HOME", home.c_str(), 1);
-    for (const auto& [name, value] : env) ::setenv(name.c_str(), value.c_str(), 1);
-    CliRun r = run_cli(args, cwd);
-    for (std::size_t i = 0; i < variables.size(); ++i) {
-        if (saved[i]) {
-            ::setenv(variables[i], saved[i]->c_str(), 1);
-        } else {
-            ::unsetenv(variables[i]);
-        }
-    }
-    return r;
+    const agentskills_test::HomeEnvironment environment(home, env);
+    return run_cli(args, cwd);
 }
 
 CliRun run_with_home(const std::string& home, const std::vector<std::string>& args, const std::string& cwd) {
