@@ -166,6 +166,9 @@ SnapshotPtr Server::Impl::build(const SkillCatalogPtr& catalog, const Snapshot* 
     SkillActivatorOptions activator;  // (named, not a designated temporary: GCC 12 -O3 warns of its std::function)
     activator.tool_name = options.tool_name;
     activator.include_directory = options.include_directory;
+    // The server shows no system-prompt block (a client builds its own from skills/list), so none
+    // is rendered: an empty one is given instead of the block of every served skill.
+    activator.prompt_block = std::string();
     snap->activator = std::make_shared<const SkillActivator>(snap->served, std::move(activator));
     return snap;
 }
