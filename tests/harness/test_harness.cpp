@@ -207,7 +207,13 @@ TEST_CASE("DefaultAgent runs one response's tool calls in parallel, keeping thei
                   int prev = peak.load();
                   while (now > prev && !peak.compare_exchange_weak(prev, now)) {
                   }
-                  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                  // Each call stays until another one is running beside it (or 10 s have passed):
+                  // calls run in parallel meet however late their threads start, and calls run
+                  // one after another never do.
+                  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+                  while (peak.load() < 2 && std::chrono::steady_clock::now() < deadline) {
+                      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                  }
                   --inside;
                   return c.id;
               }};

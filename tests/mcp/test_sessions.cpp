@@ -120,14 +120,18 @@ TEST_CASE("mcp sessions: a client over its cap gets 429, others still open their
 }
 
 TEST_CASE("mcp sessions: an idle session expires, a used one does not", "[mcp][http][sessions]") {
-    SessionFixture f(options(/*per_client=*/2, /*total=*/100, /*idle=*/600ms));
+    constexpr auto idle_timeout = 1500ms;
+    SessionFixture f(options(/*per_client=*/2, /*total=*/100, idle_timeout));
     const auto [idle, s1] = f.open();
     const auto [busy, s2] = f.open();
+    const auto opened = std::chrono::steady_clock::now();
     REQUIRE(s1 == 200);
     REQUIRE(s2 == 200);
     CHECK(f.open().second == 429);  // two per client
-    for (int i = 0; i < 6; ++i) {
-        std::this_thread::sleep_for(200ms);
+    // `busy` is used every 100 ms until `idle` has gone unused for longer than the timeout: a
+    // gap between two uses is far under the timeout, however late this thread is scheduled.
+    while (std::chrono::steady_clock::now() - opened < idle_timeout + 300ms) {
+        std::this_thread::sleep_for(100ms);
         CHECK(f.ping(busy) == 200);
     }
     CHECK(f.ping(idle) == 404);
@@ -203,13 +207,17 @@ public:
         return inner_.open(id, version, client, limits);
     }
     std::optional<std::string> touch(std::string_view id, std::chrono::milliseconds idle_timeout) override {
-        if (slow.load()) std::this_thread::sleep_for(2s);
+        if (slow.load()) {
+            ++waiting;
+            std::this_thread::sleep_for(2s);
+        }
         return inner_.touch(id, idle_timeout);
     }
     bool remove(std::string_view id) override { return inner_.remove(id); }
     ActivationStorePtr activations(std::string_view id) override { return inner_.activations(id); }
 
     std::atomic<bool> slow{false};
+    std::atomic<int> waiting{0};  ///< calls of `touch` that waited
 
 private:
     MemorySessionStore inner_;
@@ -228,7 +236,10 @@ TEST_CASE("mcp http: a request that waits on the session store holds no io threa
     store->slow = true;
     const std::string session = a;  // a lambda may not capture a structured binding (Clang 14)
     std::thread waiting([&] { CHECK(f.ping(session) == 200); });
-    std::this_thread::sleep_for(200ms);  // the ping is now waiting in touch()
+    // Until the ping waits in touch() (it does for 2 s from then on).
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    while (store->waiting.load() == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
+    REQUIRE(store->waiting.load() == 1);
     const auto start = std::chrono::steady_clock::now();
     auto list = f.post(
         R"({"jsonrpc":"2.0","id":4,"method":"skills/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}})",
@@ -243,7 +254,9 @@ TEST_CASE("mcp http: a request that waits on the session store holds no io threa
 
 TEST_CASE("MemorySessionStore: caps, idle expiry and removal", "[mcp][sessions]") {
     MemorySessionStore store;
-    const SessionLimits limits{.idle_timeout = 300ms, .max_per_client = 2, .max_sessions = 3};
+    // The steps before the wait take microseconds; the timeout leaves them a wide margin on a
+    // loaded machine.
+    const SessionLimits limits{.idle_timeout = 1500ms, .max_per_client = 2, .max_sessions = 3};
     CHECK(store.open("a", "2025-11-25", "c1", limits) == SessionOpen::opened);
     CHECK(store.open("b", "2025-11-25", "c1", limits) == SessionOpen::opened);
     CHECK(store.open("c", "2025-11-25", "c1", limits) == SessionOpen::client_full);
@@ -256,7 +269,7 @@ TEST_CASE("MemorySessionStore: caps, idle expiry and removal", "[mcp][sessions]"
     CHECK(store.remove("b"));
     CHECK_FALSE(store.remove("b"));
     CHECK(store.open("f", "2025-11-25", "c1", limits) == SessionOpen::opened);
-    std::this_thread::sleep_for(400ms);
+    std::this_thread::sleep_for(limits.idle_timeout + 100ms);
     CHECK_FALSE(store.touch("a", limits.idle_timeout).has_value());
     CHECK(store.open("g", "2025-11-25", "c1", limits) == SessionOpen::opened);
     CHECK(store.size() == 1);
