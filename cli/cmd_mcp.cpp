@@ -26,6 +26,10 @@ struct McpArgs {
 
 int run_mcp(const McpArgs& args) {
     FilesystemLoaderOptions options = filesystem_options(args.sources, {}, args.sources.roots);
+    // The server lists every skill and activates few, and its index holds each SKILL.md's bytes:
+    // the loader keeps no bodies (an activation reads the file again, with the checks of
+    // lazy_bodies), but keeps its results, so that a --watch refresh reads only what changed.
+    options.lazy_bodies = true;
     const Extras& e = extras("the mcp command", Component::mcp);
     if (e.serve_mcp == nullptr) throw ConfigurationError("this agentskills was built without the MCP server");
     return e.serve_mcp(args.serve, std::move(options));

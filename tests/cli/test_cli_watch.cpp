@@ -245,6 +245,67 @@ TEST_CASE("mcp --watch: an edit swaps the catalog and sends notifications/resour
     CHECK(WEXITSTATUS(status) == 0);
     ::close(from_server[0]);
 }
+
+TEST_CASE("mcp: a SKILL.md rewritten while served: tools/call and resources/read both give the new text",
+          "[cli][mcp]") {
+    TempDir t;
+    t.write("lib/alpha/SKILL.md", skill_md("alpha", "Alpha.", "Old body."));
+    const std::string root = t.path("lib");
+    int to_server[2];
+    int from_server[2];
+    REQUIRE(::pipe(to_server) == 0);
+    REQUIRE(::pipe(from_server) == 0);
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        ::dup2(to_server[0], 0);
+        ::dup2(from_server[1], 1);
+        const int null = ::open("/dev/null", O_WRONLY);
+        ::dup2(null, 2);
+        ::close(to_server[1]);
+        ::close(from_server[0]);
+        ::execl(AGENTSKILLS_CLI_PATH, AGENTSKILLS_CLI_PATH, "mcp", "--root", root.c_str(), nullptr);
+        ::_exit(127);
+    }
+    ::close(to_server[0]);
+    ::close(from_server[1]);
+    std::string pending;
+    const auto call = [&](int id, const std::string& method, const json& params) {
+        const std::string text =
+            json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}.dump() + "\n";
+        REQUIRE(::write(to_server[1], text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+        const auto reply = read_line(from_server[0], pending, std::chrono::seconds(20));
+        REQUIRE(reply.has_value());
+        const json j = json::parse(*reply);
+        CHECK(j.at("id") == id);
+        return j.at("result");
+    };
+    (void)call(1, "initialize",
+               {{"protocolVersion", "2025-11-25"},
+                {"capabilities", json::object()},
+                {"clientInfo", {{"name", "test"}, {"version", "1"}}}});
+    const std::string uri = "skill://alpha/SKILL.md";
+    CHECK(call(2, "resources/read", {{"uri", uri}}).at("contents").at(0).at("text") ==
+          skill_md("alpha", "Alpha.", "Old body."));
+
+    // Served, then rewritten under the same name (a larger file, so that the change is seen
+    // whatever the file system's time stamps).
+    t.write("lib/alpha/SKILL.md", skill_md("alpha", "Alpha.", "New body, longer than the old one."));
+    const json read = call(3, "resources/read", {{"uri", uri}});
+    CHECK(read.at("contents").at(0).at("text") == skill_md("alpha", "Alpha.", "New body, longer than the old one."));
+    const json activated = call(4, "tools/call", {{"name", "activate_skill"}, {"arguments", {{"name", "alpha"}}}});
+    CHECK(activated.at("isError") == false);
+    const std::string text = activated.at("content").at(0).at("text").get<std::string>();
+    CHECK(text.find("New body, longer than the old one.") != std::string::npos);
+    CHECK(text.find("Old body.") == std::string::npos);
+
+    ::close(to_server[1]);  // end of input: the server exits
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    ::close(from_server[0]);
+}
 #endif
 
 }  // namespace cli_watch_tests
