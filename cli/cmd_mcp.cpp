@@ -30,6 +30,9 @@ int run_mcp(const McpArgs& args) {
     // the loader keeps no bodies (an activation reads the file again, with the checks of
     // lazy_bodies), but keeps its results, so that a --watch refresh reads only what changed.
     options.lazy_bodies = true;
+    // What the server lists as a skill's frontmatter is read from the bytes it serves, split as
+    // the SDK's client splits them (its index); the manifests' own JSON would go unread.
+    options.frontmatter_json = false;
     const Extras& e = extras("the mcp command", Component::mcp);
     if (e.serve_mcp == nullptr) throw ConfigurationError("this agentskills was built without the MCP server");
     return e.serve_mcp(args.serve, std::move(options));
