@@ -179,132 +179,135 @@ std::optional<std::string> read_line(int fd, std::string& pending, std::chrono::
     }
 }
 
+/// `agentskills ARGS...` with its standard input and output on pipes (standard error to
+/// /dev/null): lines in, lines out. finish() ends its input and returns its exit status.
+class StdioServer {
+public:
+    explicit StdioServer(std::vector<std::string> args) {
+        int to_server[2];
+        int from_server[2];
+        REQUIRE(::pipe(to_server) == 0);
+        REQUIRE(::pipe(from_server) == 0);
+        std::vector<char*> argv{const_cast<char*>(AGENTSKILLS_CLI_PATH)};
+        for (auto& a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        pid_ = ::fork();
+        REQUIRE(pid_ >= 0);
+        if (pid_ == 0) {
+            ::dup2(to_server[0], 0);
+            ::dup2(from_server[1], 1);
+            const int null = ::open("/dev/null", O_WRONLY);
+            ::dup2(null, 2);
+            ::close(to_server[1]);
+            ::close(from_server[0]);
+            ::execv(AGENTSKILLS_CLI_PATH, argv.data());
+            ::_exit(127);
+        }
+        ::close(to_server[0]);
+        ::close(from_server[1]);
+        in_ = to_server[1];
+        out_ = from_server[0];
+    }
+    ~StdioServer() {
+        if (pid_ <= 0) return;  // finished
+        ::close(in_);
+        ::kill(pid_, SIGKILL);
+        (void)::waitpid(pid_, nullptr, 0);
+        ::close(out_);
+    }
+    StdioServer(const StdioServer&) = delete;
+    StdioServer& operator=(const StdioServer&) = delete;
+
+    void send(const std::string& line) {
+        const std::string text = line + "\n";
+        REQUIRE(::write(in_, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+    }
+    /// The next message, parsed; fails the test after 20 s without one.
+    json receive() {
+        const auto line = read_line(out_, pending_, std::chrono::seconds(20));
+        REQUIRE(line.has_value());
+        return json::parse(*line);
+    }
+    /// Sends a request and returns its `result`, skipping notifications sent before it.
+    json call(int id, const std::string& method, const json& params = json::object()) {
+        send(json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}.dump());
+        for (;;) {
+            json j = receive();
+            if (j.contains("id")) {
+                CHECK(j.at("id") == id);
+                return j.at("result");
+            }
+        }
+    }
+    /// Ends the server's input (it exits) and waits: its status as waitpid gives it.
+    int finish() {
+        ::close(in_);
+        int status = 0;
+        REQUIRE(::waitpid(pid_, &status, 0) == pid_);
+        pid_ = -1;
+        ::close(out_);
+        return status;
+    }
+
+private:
+    pid_t pid_ = -1;
+    int in_ = -1;
+    int out_ = -1;
+    std::string pending_;
+};
+
+const json INITIALIZE = {{"protocolVersion", "2025-11-25"},
+                         {"capabilities", json::object()},
+                         {"clientInfo", {{"name", "test"}, {"version", "1"}}}};
+
 }  // namespace
 
 TEST_CASE("mcp --watch: an edit swaps the catalog and sends notifications/resources/list_changed",
           "[cli][watch][mcp]") {
     TempDir t;
     t.write("lib/alpha/SKILL.md", skill_md("alpha", "Alpha."));
-    const std::string root = t.path("lib");
-    int to_server[2];
-    int from_server[2];
-    REQUIRE(::pipe(to_server) == 0);
-    REQUIRE(::pipe(from_server) == 0);
-    const pid_t pid = ::fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-        ::dup2(to_server[0], 0);
-        ::dup2(from_server[1], 1);
-        const int null = ::open("/dev/null", O_WRONLY);
-        ::dup2(null, 2);
-        ::close(to_server[1]);
-        ::close(from_server[0]);
-        ::execl(AGENTSKILLS_CLI_PATH, AGENTSKILLS_CLI_PATH, "mcp", "--watch", "--root", root.c_str(), nullptr);
-        ::_exit(127);
-    }
-    ::close(to_server[0]);
-    ::close(from_server[1]);
-    const auto send = [&](const std::string& line) {
-        const std::string text = line + "\n";
-        REQUIRE(::write(to_server[1], text.data(), text.size()) == static_cast<ssize_t>(text.size()));
-    };
-    std::string pending;
-    send(
-        R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}})");
-    auto reply = read_line(from_server[0], pending, std::chrono::seconds(20));
-    REQUIRE(reply.has_value());
-    CHECK(json::parse(*reply).at("id") == 1);
-    send(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
-    send(R"({"jsonrpc":"2.0","id":2,"method":"ping"})");
-    reply = read_line(from_server[0], pending, std::chrono::seconds(20));
-    REQUIRE(reply.has_value());
-    CHECK(json::parse(*reply).at("id") == 2);
+    StdioServer server({"mcp", "--watch", "--root", t.path("lib")});
+    (void)server.call(1, "initialize", INITIALIZE);
+    server.send(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+    (void)server.call(2, "ping");
 
     t.write("lib/beta/SKILL.md", skill_md("beta", "Beta."));
     std::optional<json> notification;
     while (!notification) {
-        reply = read_line(from_server[0], pending, std::chrono::seconds(20));
-        REQUIRE(reply.has_value());
-        const json j = json::parse(*reply);
+        const json j = server.receive();
         if (j.value("method", "") == "notifications/resources/list_changed") notification = j;
     }
     CHECK(*notification == json{{"jsonrpc", "2.0"}, {"method", "notifications/resources/list_changed"}});
-    send(R"({"jsonrpc":"2.0","id":3,"method":"resources/list"})");
-    std::optional<json> listed;
-    while (!listed) {
-        reply = read_line(from_server[0], pending, std::chrono::seconds(20));
-        REQUIRE(reply.has_value());
-        const json j = json::parse(*reply);
-        if (j.contains("id") && j["id"] == 3) listed = j;
-    }
-    CHECK(listed->dump().find("beta") != std::string::npos);
-    ::close(to_server[1]);  // end of input: the server exits
-    int status = 0;
-    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    CHECK(server.call(3, "resources/list").dump().find("beta") != std::string::npos);
+    const int status = server.finish();
     CHECK(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 0);
-    ::close(from_server[0]);
 }
 
 TEST_CASE("mcp: a SKILL.md rewritten while served: tools/call and resources/read both give the new text",
           "[cli][mcp]") {
     TempDir t;
     t.write("lib/alpha/SKILL.md", skill_md("alpha", "Alpha.", "Old body."));
-    const std::string root = t.path("lib");
-    int to_server[2];
-    int from_server[2];
-    REQUIRE(::pipe(to_server) == 0);
-    REQUIRE(::pipe(from_server) == 0);
-    const pid_t pid = ::fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-        ::dup2(to_server[0], 0);
-        ::dup2(from_server[1], 1);
-        const int null = ::open("/dev/null", O_WRONLY);
-        ::dup2(null, 2);
-        ::close(to_server[1]);
-        ::close(from_server[0]);
-        ::execl(AGENTSKILLS_CLI_PATH, AGENTSKILLS_CLI_PATH, "mcp", "--root", root.c_str(), nullptr);
-        ::_exit(127);
-    }
-    ::close(to_server[0]);
-    ::close(from_server[1]);
-    std::string pending;
-    const auto call = [&](int id, const std::string& method, const json& params) {
-        const std::string text =
-            json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}.dump() + "\n";
-        REQUIRE(::write(to_server[1], text.data(), text.size()) == static_cast<ssize_t>(text.size()));
-        const auto reply = read_line(from_server[0], pending, std::chrono::seconds(20));
-        REQUIRE(reply.has_value());
-        const json j = json::parse(*reply);
-        CHECK(j.at("id") == id);
-        return j.at("result");
-    };
-    (void)call(1, "initialize",
-               {{"protocolVersion", "2025-11-25"},
-                {"capabilities", json::object()},
-                {"clientInfo", {{"name", "test"}, {"version", "1"}}}});
+    StdioServer server({"mcp", "--root", t.path("lib")});
+    (void)server.call(1, "initialize", INITIALIZE);
     const std::string uri = "skill://alpha/SKILL.md";
-    CHECK(call(2, "resources/read", {{"uri", uri}}).at("contents").at(0).at("text") ==
+    CHECK(server.call(2, "resources/read", {{"uri", uri}}).at("contents").at(0).at("text") ==
           skill_md("alpha", "Alpha.", "Old body."));
 
     // Served, then rewritten under the same name (a larger file, so that the change is seen
     // whatever the file system's time stamps).
     t.write("lib/alpha/SKILL.md", skill_md("alpha", "Alpha.", "New body, longer than the old one."));
-    const json read = call(3, "resources/read", {{"uri", uri}});
+    const json read = server.call(3, "resources/read", {{"uri", uri}});
     CHECK(read.at("contents").at(0).at("text") == skill_md("alpha", "Alpha.", "New body, longer than the old one."));
-    const json activated = call(4, "tools/call", {{"name", "activate_skill"}, {"arguments", {{"name", "alpha"}}}});
+    const json activated =
+        server.call(4, "tools/call", {{"name", "activate_skill"}, {"arguments", {{"name", "alpha"}}}});
     CHECK(activated.at("isError") == false);
     const std::string text = activated.at("content").at(0).at("text").get<std::string>();
     CHECK(text.find("New body, longer than the old one.") != std::string::npos);
     CHECK(text.find("Old body.") == std::string::npos);
-
-    ::close(to_server[1]);  // end of input: the server exits
-    int status = 0;
-    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    const int status = server.finish();
     CHECK(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 0);
-    ::close(from_server[0]);
 }
 #endif
 
