@@ -174,6 +174,14 @@ struct LiveCatalog::Impl {
 
 LiveCatalog::LiveCatalog(SkillLoaderPtr loader, LiveCatalogOptions options) : impl_(std::make_unique<Impl>()) {
     if (!loader) throw ConfigurationError("LiveCatalog: the loader is null");
+    // The comparison by parse needs a loader that keeps its parses between discoveries: one that
+    // parses every file again would report every skill as changed at every refresh.
+    if (const auto* fs = dynamic_cast<const FilesystemSkillLoader*>(loader.get());
+        fs != nullptr && !fs->options().keep_results && !options.compare_by_value) {
+        throw ConfigurationError(
+            "LiveCatalog: the FilesystemSkillLoader keeps no results (keep_results is false), so every refresh would "
+            "parse every file again and report every skill as changed; keep its results, or set compare_by_value");
+    }
     impl_->loader = std::move(loader);
     impl_->options = std::move(options);
     std::shared_ptr<const Discovery> d = impl_->loader->discover_shared();

@@ -100,7 +100,10 @@ void Parse::interpret(const YNode& root, std::string_view frontmatter) {
     collect_fields(root);
     SkillManifest m;
     m.skill_file = std::string(opt_.path);
-    if (opt_.frontmatter_json) m.frontmatter = frontmatter_json(root, frontmatter);
+    // Without the tree, still an empty object of this parse's own: the identity of a manifest's
+    // frontmatter tells a file parsed again from a parse the loader kept (LiveCatalog's
+    // comparison by parse), and the shared default would make every parse look the same.
+    m.frontmatter = opt_.frontmatter_json ? frontmatter_json(root, frontmatter) : SharedJson(nlohmann::json::object());
     if (reference()) check_reference_keys();
     read_name(m);
     read_description(m);

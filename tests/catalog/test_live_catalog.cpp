@@ -157,6 +157,44 @@ TEST_CASE("live catalog: compare_by_value ignores a body-only edit", "[live]") {
     CHECK(cs->changed == Names{"alpha"});
 }
 
+TEST_CASE("live catalog: a body-only edit is a change with or without frontmatter JSON and bodies", "[live]") {
+    // The comparison by parse tells a file parsed again by its manifest's frontmatter object:
+    // that must hold whether the loader builds the frontmatter JSON and keeps bodies or not.
+    for (const bool frontmatter_json : {true, false}) {
+        for (const bool lazy_bodies : {false, true}) {
+            CAPTURE(frontmatter_json, lazy_bodies);
+            TempDir t;
+            t.write("lib/alpha/SKILL.md", skill_md("alpha", "Alpha."));
+            t.write("lib/beta/SKILL.md", skill_md("beta", "Beta."));
+            const auto loader = [&](bool keep_results) {
+                return std::make_shared<FilesystemSkillLoader>(
+                    FilesystemLoaderOptions{.roots = {t.path("lib")},
+                                            .include_default_roots = false,
+                                            .lazy_bodies = lazy_bodies,
+                                            .keep_results = keep_results,
+                                            .frontmatter_json = frontmatter_json,
+                                            .threads = 1});
+            };
+            LiveCatalog live(loader(true));
+            CHECK_FALSE(live.refresh().has_value());
+            t.write("lib/alpha/SKILL.md", skill_md("alpha", "Alpha.", "Another, longer body."));
+            const auto cs = live.refresh();
+            REQUIRE(cs.has_value());
+            CHECK(cs->changed == Names{"alpha"});
+            CHECK(cs->added.empty());
+            CHECK(cs->removed.empty());
+            CHECK_FALSE(live.refresh().has_value());
+            // A loader that parses everything again at each discover cannot be compared by parse.
+            CHECK_THROWS_WITH(LiveCatalog(loader(false)),
+                              "LiveCatalog: the FilesystemSkillLoader keeps no results (keep_results is false), so "
+                              "every refresh would parse every file again and report every skill as changed; keep its "
+                              "results, or set compare_by_value");
+            LiveCatalog by_value(loader(false), {.compare_by_value = true});
+            CHECK_FALSE(by_value.refresh().has_value());
+        }
+    }
+}
+
 TEST_CASE("live catalog: diff_catalogs compares two catalogs", "[live]") {
     TempDir t;
     t.write("one/alpha/SKILL.md", skill_md("alpha", "Alpha."));

@@ -279,6 +279,19 @@ TEST_CASE("mcp --watch: an edit swaps the catalog and sends notifications/resour
     }
     CHECK(*notification == json{{"jsonrpc", "2.0"}, {"method", "notifications/resources/list_changed"}});
     CHECK(server.call(3, "resources/list").dump().find("beta") != std::string::npos);
+
+    // An edit of a body alone (same name and description) is a change too.
+    const std::string before = server.call(4, "skills/get", {{"uri", "skill://alpha/SKILL.md"}}).dump();
+    t.write("lib/alpha/SKILL.md", skill_md("alpha", "Alpha.", "A new body, longer than the first."));
+    notification.reset();
+    while (!notification) {
+        const json j = server.receive();
+        if (j.value("method", "") == "notifications/resources/list_changed") notification = j;
+    }
+    const json after = server.call(5, "skills/get", {{"uri", "skill://alpha/SKILL.md"}});
+    CHECK(after.dump() != before);
+    CHECK(server.call(6, "resources/read", {{"uri", "skill://alpha/SKILL.md"}}).at("contents").at(0).at("text") ==
+          skill_md("alpha", "Alpha.", "A new body, longer than the first."));
     const int status = server.finish();
     CHECK(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 0);

@@ -77,8 +77,10 @@ struct LiveCatalogOptions {
     /// How a skill counts as changed. false (for the file-system loaders): its location or any
     /// manifest field differs, or its SKILL.md was parsed again (the loader re-parses a file
     /// when its size, modification time or identity changed, so body edits count; so does a
-    /// touch). true: only a different location or manifest value counts (for a custom loader
-    /// that builds new manifests at every discover; edits of the body alone are then not seen).
+    /// touch; it needs `keep_results`, and holds with or without `frontmatter_json` and
+    /// `lazy_bodies`). true: only a different location or manifest value counts (for a custom
+    /// loader that builds new manifests at every discover; edits of the body alone are then not
+    /// seen).
     bool compare_by_value = false;
 };
 
@@ -88,7 +90,9 @@ struct LiveCatalogOptions {
 /// refreshes are serialized.
 class LiveCatalog {
 public:
-    /// Discovers generation 1. Throws ConfigurationError for a null loader, DiscoveryError.
+    /// Discovers generation 1. Throws ConfigurationError for a null loader, and for a
+    /// FilesystemSkillLoader without `keep_results` unless `compare_by_value` is set (it parses
+    /// every file again at each discover, so every skill would count as changed); DiscoveryError.
     explicit LiveCatalog(SkillLoaderPtr loader, LiveCatalogOptions options = {});
     ~LiveCatalog();
     LiveCatalog(const LiveCatalog&) = delete;
