@@ -31,8 +31,9 @@ bool skill_changed(const SkillManifest& a, const SkillManifest& b, bool by_value
     if (!same_location(a, b)) return true;
     if (by_value) return nlohmann::json(a) != nlohmann::json(b);
     // The file-system loaders share one parse of a file between discoveries while its stat is
-    // unchanged: another frontmatter object means the file was parsed again.
-    if (&a.frontmatter.get() != &b.frontmatter.get()) return true;
+    // unchanged: another frontmatter object means the file was parsed again. (Compared as shared
+    // values: reading them would build every deferred tree.)
+    if (!a.frontmatter.shares(b.frontmatter)) return true;
     return a.name != b.name || a.description != b.description;
 }
 

@@ -506,6 +506,25 @@ TEST_CASE("the frontmatter JSON is shared by copies of a manifest", "[parser][ma
     CHECK(SkillManifest(copy).frontmatter == copy.frontmatter);
     CHECK(SharedJson(nlohmann::json::object()) == blank.frontmatter);  // equal values, different trees
     CHECK(nlohmann::json(copy)["frontmatter"] == *copy.frontmatter);
+
+    // `shares`: the same shared value, not an equal one.
+    CHECK(copy.frontmatter.shares(r.manifest()->frontmatter));
+    CHECK_FALSE(edited.frontmatter.shares(copy.frontmatter));
+    CHECK_FALSE(SharedJson(nlohmann::json::object()).shares(blank.frontmatter));
+    CHECK(SkillManifest().frontmatter.shares(blank.frontmatter));  // the default one
+    // Two parses of one file give two values, with or without the tree (LiveCatalog tells a file
+    // parsed again by this).
+    for (const bool tree : {true, false}) {
+        CAPTURE(tree);
+        const std::string text = "---\nname: demo\ndescription: d\n---\nBody\n";
+        const auto one = parse(text, {.frontmatter_json = tree});
+        const auto two = parse(text, {.frontmatter_json = tree});
+        REQUIRE(one.manifest());
+        REQUIRE(two.manifest());
+        CHECK_FALSE(one.manifest()->frontmatter.shares(two.manifest()->frontmatter));
+        CHECK(one.manifest()->frontmatter == two.manifest()->frontmatter);
+        CHECK(one.manifest()->frontmatter->empty() == !tree);
+    }
 }
 
 TEST_CASE("a YAML error that quotes one byte of a character is still valid UTF-8", "[parser][utf8]") {

@@ -64,6 +64,11 @@ public:
     [[nodiscard]] const nlohmann::json& operator*() const noexcept { return get(); }
     [[nodiscard]] const nlohmann::json* operator->() const noexcept { return &get(); }
 
+    /// The same shared value: copies of one SharedJson (two default ones too). Builds nothing.
+    [[nodiscard]] bool shares(const SharedJson& other) const noexcept {
+        return value_ == other.value_ && deferred_ == other.deferred_;
+    }
+
     /// Equal values (not only the same shared tree).
     friend bool operator==(const SharedJson& a, const SharedJson& b) noexcept {
         return (a.value_ == b.value_ && a.deferred_ == b.deferred_) || a.get() == b.get();
