@@ -392,7 +392,9 @@ LoadedSkill FilesystemSkillLoader::load(std::string_view name) {
     if (lazy.entry) {
         const SkillMode mode = out.manifest.mode;
         const bool take = !impl_->options.keep_results;
-        out.instructions = impl_->parse_cache.lazy_body(*lazy.entry, lazy.location(), out.manifest, take);
+        out.instructions = impl_->parse_cache.lazy_body(*lazy.entry, lazy.location(), out.manifest, take,
+                                                        /*frontmatter_json=*/false,
+                                                        /*refuse_changed=*/static_cast<bool>(impl_->options.lock));
         if (take) out.manifest.mode = mode;
     }
     ResourceList listed = list_skill_resources(
@@ -418,7 +420,8 @@ SharedJson FilesystemSkillLoader::frontmatter(std::string_view name) {
     }
     SkillManifest now;
     (void)impl_->parse_cache.lazy_body(*kept.entry, kept.location(), now, /*take_manifest=*/true,
-                                       /*frontmatter_json=*/true);
+                                       /*frontmatter_json=*/true,
+                                       /*refuse_changed=*/static_cast<bool>(impl_->options.lock));
     return now.frontmatter;
 }
 

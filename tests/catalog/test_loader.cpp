@@ -1785,6 +1785,42 @@ TEST_CASE("lazy bodies: a file edited after discovery is parsed again", "[loader
     }
 }
 
+TEST_CASE("lazy bodies under a lock: a file changed since discovery is refused, not served unchecked",
+          "[loader][lazy-bodies][lock]") {
+    // The lock verifier checked the bytes discovery read; load() and frontmatter() never serve
+    // others (an eager loader serves the body it kept). A fake verifier: every skill is locked.
+    for (const bool keep_results : {true, false}) {
+        CAPTURE(keep_results);
+        TempDir dir;
+        dir.write("alpha/SKILL.md", skill_md("alpha", "First skill.", "Old body."));
+        FilesystemLoaderOptions options = options_for(dir.path(), true);
+        options.keep_results = keep_results;
+        int checks = 0;
+        options.lock = [&checks](const SkillManifest&, const SkillReader&) {
+            ++checks;
+            return LockCheck{};
+        };
+        FilesystemSkillLoader loader(options);
+        REQUIRE(loader.discover().skills.size() == 1);
+        CHECK(checks == 1);
+        CHECK(loader.load("alpha").instructions == "Old body.");  // unchanged: served
+        dir.write("alpha/SKILL.md", skill_md("alpha", "First skill.", "New body, longer than before."));
+        const std::string path = (std::filesystem::path(dir.path()) / "alpha" / "SKILL.md").string();
+        const std::string expected =
+            path + " changed since discovery, which checked it against the lock; discover again to check it";
+        CHECK(error_of(loader, "alpha") == expected);
+        if (keep_results) {
+            CHECK(loader.frontmatter("alpha")->at("description") == "First skill.");  // the kept tree
+        } else {
+            CHECK_THROWS_WITH(loader.frontmatter("alpha"), expected);  // nothing kept: it would read the file
+        }
+        // A new discovery checks the file again, and then serves it.
+        REQUIRE(loader.discover().skills.size() == 1);
+        CHECK(checks == 2);
+        CHECK(loader.load("alpha").instructions == "New body, longer than before.");
+    }
+}
+
 TEST_CASE("lazy bodies: a reader without times or identities is checked byte for byte", "[loader][lazy-bodies]") {
     auto reader = std::make_shared<MemorySkillReader>();
     reader->add_file("alpha/SKILL.md", skill_md("alpha", "First skill.", "Body one."));

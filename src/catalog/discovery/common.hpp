@@ -466,9 +466,12 @@ public:
     /// no longer parses or now names another skill, and what the reader throws.
     /// With `take_manifest`, `manifest` becomes the one parsed now in every case (the entry's
     /// was given away: FilesystemLoaderOptions::keep_results). With `frontmatter_json`, the
-    /// manifest parsed now has its frontmatter JSON whatever the loader's setting.
+    /// manifest parsed now has its frontmatter JSON whatever the loader's setting. With
+    /// `refuse_changed` (a lock verifier checked the file at discovery), a file that changed since
+    /// is not parsed: IoError says so.
     [[nodiscard]] std::string lazy_body(const CacheEntry& entry, const SkillLocation& where, SkillManifest& manifest,
-                                        bool take_manifest = false, bool frontmatter_json = false) const;
+                                        bool take_manifest = false, bool frontmatter_json = false,
+                                        bool refuse_changed = false) const;
     /// Whether parsed files are kept for the next discovery (FilesystemLoaderOptions::keep_results).
     [[nodiscard]] bool keeps() const noexcept { return settings_.keep; }
     /// Forgets the files that are not in `live` (paths of SKILL.md files still there).

@@ -196,7 +196,7 @@ void ParseCache::store(Candidate& c, const FileStat& st, std::string_view data, 
 }
 
 std::string ParseCache::lazy_body(const CacheEntry& entry, const SkillLocation& where, SkillManifest& manifest,
-                                  bool take_manifest, bool frontmatter_json) const {
+                                  bool take_manifest, bool frontmatter_json, bool refuse_changed) const {
     const SkillReader& reader = storage_.reader();
     const std::string path(where.skill_file);
     const FileStat before = reader.stat(path);
@@ -208,6 +208,11 @@ std::string ParseCache::lazy_body(const CacheEntry& entry, const SkillLocation& 
                 read.truncated == entry.truncated && read.data.size() == entry.text_size;
     if (same && (entry.verify || entry.hashed)) {
         same = entry.hashed && std::hash<std::string_view>{}(read.data) == entry.text_hash;
+    }
+    // The lock vouched for the bytes discovery read, not for these.
+    if (!same && refuse_changed) {
+        throw IoError(fmt::format(
+            "{} changed since discovery, which checked it against the lock; discover again to check it", path));
     }
     ParseOptions popts = settings_.parse_options();
     popts.frontmatter_json = settings_.frontmatter_json || frontmatter_json;
