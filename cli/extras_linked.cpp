@@ -24,6 +24,7 @@
 #include "agentskills/catalog/loader.hpp"
 #include "command.hpp"
 #include "extras.hpp"
+#include "keep_until_exit.hpp"
 #include "messages.hpp"
 #if defined(AGENTSKILLS_HAVE_ARCHIVE)
 #include "agentskills/archive/archive_reader.hpp"
@@ -168,7 +169,11 @@ int serve_mcp(const McpServeArgs& args, FilesystemLoaderOptions options) {
     server_options.page_size = args.page_size;
     server_options.include_directory = args.skill_directory == "auto" ? !use_http : args.skill_directory == "yes";
     if (quiet()) server_options.log = [](std::string_view) {};  // its lines are notes (left out, changed)
-    auto server = std::make_unique<mcp::Server>(catalog, server_options);
+    // The index and the catalog live until the process exits: freeing them (every file kept,
+    // every manifest) takes longer than the operating system takes to reclaim them.
+    const auto server = std::make_shared<mcp::Server>(catalog, server_options);
+    keep_until_exit(server);
+    keep_until_exit(catalog);
     print_note(
         fmt::format("serving {} skills ({} left out)", server->served_skill_names().size(), server->left_out().size()));
     if (live) {

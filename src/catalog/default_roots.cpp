@@ -1,8 +1,11 @@
 // agentskills-cpp — the default roots of a local loader (default_roots.hpp).
 #include "default_roots.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+
+#include "agentskills/catalog/policy_words.hpp"
 
 #include "../storage/local_fs.hpp"
 
@@ -102,6 +105,18 @@ std::vector<DefaultRoot> default_roots(const std::string& base, const std::vecto
         const AgentFolderList& list = folders_of(agent);
         for (const char* folder : list.project) add_project(folder);
         for (const UserFolder& folder : list.user) add_agent_user(folder);
+    }
+    return out;
+}
+
+std::vector<std::string> default_root_variables() {
+    std::vector<std::string> out{"HOME"};
+    for (const auto& word : policy_words<AgentFolders>) {
+        for (const UserFolder& folder : folders_of(word.value).user) {
+            if (folder.variable != nullptr && std::find(out.begin(), out.end(), folder.variable) == out.end()) {
+                out.emplace_back(folder.variable);
+            }
+        }
     }
     return out;
 }

@@ -27,4 +27,9 @@ struct DefaultRoot {
 /// absolute path (CODEX_HOME, XDG_CONFIG_HOME, ...: docs/loading.md, "Other agents' folders").
 [[nodiscard]] std::vector<DefaultRoot> default_roots(const std::string& base, const std::vector<AgentFolders>& compat);
 
+/// Every environment variable default_roots reads: HOME, then each agent's own variables (once
+/// each, in the order of its table). Tests clear them all so the machine's values cannot change
+/// what they find.
+[[nodiscard]] std::vector<std::string> default_root_variables();
+
 }  // namespace agentskills::detail

@@ -3336,6 +3336,13 @@ TEST_CASE("compat: an agent's home variable, set to an absolute path, moves its 
     CHECK(names_of(based_loader(t.path("repo"), {.compat = {AgentFolders::codex}}).discover()).empty());
 }
 
+TEST_CASE("compat: the variables the default roots read, as docs/loading.md lists them", "[loader][compat]") {
+    // HomeEnvironment clears exactly these; an agent added to the table adds its variable here.
+    CHECK(agentskills::detail::default_root_variables() ==
+          std::vector<std::string>{"HOME", "CLAUDE_CONFIG_DIR", "COPILOT_HOME", "GEMINI_CLI_HOME", "XDG_CONFIG_HOME",
+                                   "OPENCODE_CONFIG_DIR", "CODEX_HOME"});
+}
+
 TEST_CASE("limit presets: agents loads a 679-line skill, descriptions over 1,024 characters are cut either way",
           "[loader][limits]") {
     TempDir t;

@@ -71,7 +71,7 @@ public:
 
     /// Equal values (not only the same shared tree).
     friend bool operator==(const SharedJson& a, const SharedJson& b) noexcept {
-        return (a.value_ == b.value_ && a.deferred_ == b.deferred_) || a.get() == b.get();
+        return a.shares(b) || a.get() == b.get();
     }
 
 private:
