@@ -77,6 +77,7 @@ public:
 
     void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                   const std::string& value) override {
+        if (tag != "?") check_closed(mark);
         YNode n = node(YNode::Kind::scalar, mark, anchor);
         if (tag == "?") n.flags |= YNode::plain;
         note_tag(n, tag);
@@ -213,6 +214,30 @@ private:
         p.open = innermost_open();
         out_.problem = std::move(p);
         throw Stop{};
+    }
+
+    // yaml-cpp 0.7 reads a quoted scalar that is never closed to the end of the text when a line
+    // break comes before the end (its check for the end runs only within a line): the keys after
+    // the opening quote become the scalar's text. YAML, and every other reader, refuses that.
+    void check_closed(const YAML::Mark& mark) {
+        if (mark.pos < 0) return;
+        const auto at = static_cast<std::size_t>(mark.pos);
+        if (at >= source_.size() || (source_[at] != '"' && source_[at] != '\'')) return;
+        const char quote = source_[at];
+        for (std::size_t i = at + 1; i < source_.size(); ++i) {
+            if (quote == '"' && source_[i] == '\\') {
+                ++i;  // an escape: the next byte is never the closing quote
+            } else if (source_[i] == quote) {
+                if (quote == '\'' && i + 1 < source_.size() && source_[i + 1] == '\'') {
+                    ++i;  // '' is a quote inside a single-quoted scalar
+                    continue;
+                }
+                return;
+            }
+        }
+        fail_syntax(quote == '"' ? "end of the text inside a double-quoted scalar (no closing \")"
+                                 : "end of the text inside a single-quoted scalar (no closing ')",
+                    mark_of(mark));
     }
 
     [[noreturn]] void fail(YamlProblem::Kind kind, YamlMark at) {

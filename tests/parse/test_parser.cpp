@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -1031,6 +1032,40 @@ TEST_CASE("a YAML document marker inside the frontmatter is a syntax error", "[p
     const auto fine = parse("---\nname: demo\ndescription: wait... ---\nx: |\n  ...\n  --- \n...more: 1\n---\n");
     REQUIRE(fine.ok());
     CHECK(fine.manifest()->frontmatter->at("x") == "...\n--- \n");
+}
+
+TEST_CASE("a quoted scalar never closed is a syntax error, not the rest of the frontmatter", "[parser][hardening]") {
+    // yaml-cpp alone read these to the end of the text: the keys after the quote became its text.
+    const std::string dq =
+        "the frontmatter is not valid YAML: end of the text inside a double-quoted scalar (no closing \")";
+    const std::string sq =
+        "the frontmatter is not valid YAML: end of the text inside a single-quoted scalar (no closing ')";
+    const std::vector<std::tuple<std::string, std::size_t, std::string>> cases = {
+        {"---\nname: demo\ndescription: \"Helper\ndisable-model-invocation: true\n---\nBody\n", 3, dq},
+        {"---\nname: demo\ndescription: 'abc\nlicense: MIT\n---\nBody\n", 3, sq},
+        {"---\nname: demo\ndescription: \"abc\\\n---\nBody\n", 3, dq},
+        {"---\nname: demo\ndescription: \"abc\n  def\n---\nBody\n", 3, dq},
+        {"---\nname: demo\ndescription: 'a\n  b''\n---\nBody\n", 3, sq},
+        {"---\nname: demo\ndescription: d\nmetadata: {\"a\": \"b}\n---\nBody\n", 4, dq},
+        {"---\r\nname: demo\r\ndescription: \"Helper\r\nlicense: MIT\r\n---\r\nBody\r\n", 3, dq},
+    };
+    for (const auto& [text, line, message] : cases) {
+        INFO(text);
+        for (const ParseOptions& opt : {ParseOptions{}, reference_profile(), strict_names()}) {
+            const auto r = parse(text, opt);
+            REQUIRE_FALSE(r.ok());
+            CHECK(*r.skip_reason() == SkipReason::invalid);
+            CHECK(diag(r, "yaml-syntax").line == line);
+            CHECK(diag(r, "yaml-syntax").message == message);
+        }
+    }
+    // Closed ones, over lines, with escaped quotes inside, as keys: read as before.
+    const auto fine =
+        parse("---\nname: demo\ndescription: \"a\\\"b\n  c\"\n'it''s': 'x''\n  y'\n\"k\": \"v\\\\\"\n---\nBody\n");
+    REQUIRE(fine.ok());
+    CHECK(fine.manifest()->description == "a\"b c");
+    CHECK(fine.manifest()->frontmatter->at("it's") == "x' y");
+    CHECK(fine.manifest()->frontmatter->at("k") == "v\\");
 }
 
 // ---- 14. Blank means invisible too
