@@ -582,6 +582,16 @@ TEST_CASE("mcp: skills over the extension's limits or rules are left out", "[mcp
     dir.write("lib/Upper/SKILL.md", "---\nname: Upper\ndescription: d\n---\nx\n");
     dir.write("lib/café/SKILL.md", "---\nname: café\ndescription: d\n---\nx\n");
     dir.write("lib/ok/SKILL.md", "---\nname: ok\ndescription: d\n---\nx\n");
+    // Files whose URI resources/read would refuse (parse_skill_uri): never listed, the skill is left out.
+    for (const std::string name : {"nl", "badutf", "del", "long"}) {
+        dir.write("lib/" + name + "/SKILL.md", "---\nname: " + name + "\ndescription: d\n---\nx\n");
+    }
+    dir.write("lib/nl/a\nb.md", "x");
+    dir.write("lib/badutf/bad\xff.md", "x");
+    std::filesystem::create_directories(dir.path("lib/del/d\x7f"));
+    dir.write("lib/long/" + std::string(250, 'x') + "/" + std::string(250, 'y') + "/" + std::string(250, 'z') + "/" +
+                  std::string(250, 'w') + "/" + std::string(250, 'v') + "/u.md",
+              "x");
     auto loader = std::make_shared<FilesystemSkillLoader>(
         FilesystemLoaderOptions{.roots = {dir.path("lib")}, .include_default_roots = false});
     std::vector<std::string> logs;
@@ -591,12 +601,21 @@ TEST_CASE("mcp: skills over the extension's limits or rules are left out", "[mcp
     CHECK(server.served_skill_names() == std::vector<std::string>{"ok"});
     std::map<std::string, std::string> reasons;
     for (const auto& l : server.left_out()) reasons[l.name] = l.reason;
+    CHECK(
+        reasons.at("nl") ==
+        "its file skill://nl/a%0Ab.md cannot be read back by that URI: a segment that decodes to a control character");
+    CHECK(reasons.at("badutf") ==
+          "its file skill://badutf/bad%FF.md cannot be read back by that URI: a segment that is not UTF-8");
+    CHECK(reasons.at("del") ==
+          "its directory skill://del/d%7F cannot be read back by that URI: a segment that decodes to a control "
+          "character");
+    CHECK(reasons.at("long").find("cannot be read back by that URI: longer than 1024 bytes") != std::string::npos);
     CHECK(reasons.at("many") == "it has more than 512 files");
     CHECK(reasons.at("inf") == "the number .inf cannot be represented in JSON");
     CHECK(reasons.at("Upper") == "the name \"Upper\" is not 1-64 ASCII lowercase letters, digits and single hyphens");
     // Valid for Agent Skills, but not a URI segment and refused by the extension's clients.
     CHECK(reasons.at("café") == "the name \"café\" is not 1-64 ASCII lowercase letters, digits and single hyphens");
-    CHECK(logs.size() == 4);
+    CHECK(logs.size() == 8);
 }
 
 TEST_CASE("mcp: skills of plugins and groups are served at skill://plugin/skill/SKILL.md", "[mcp]") {

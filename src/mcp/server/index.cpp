@@ -249,6 +249,17 @@ EntryPtr build_entry(const SkillManifest& manifest, std::shared_ptr<const FileSo
         throw std::runtime_error("its skill file is not named SKILL.md");
     }
     const std::vector<std::string> rels = walk(*source, manifest.root, max_depth, entry->dirs);
+    // Every file and directory is listed only under a URI that a read takes back (the one parser
+    // of skill:// URIs): a name with a control character or bytes that are not UTF-8, or a path
+    // over the URI bounds, would be listed and then refused.
+    const auto check_uri = [](const std::string& uri, std::string_view what) {
+        if (std::string why; !parse_skill_uri(uri, why)) {
+            throw std::runtime_error(fmt::format("its {} {} cannot be read back by that URI: {}", what, uri, why));
+        }
+    };
+    for (const auto& d : entry->dirs) {
+        if (!d.empty()) check_uri(file_uri(entry->root_uri, d), "directory");
+    }
     std::uint64_t total = 0;
     std::string bytes;                            // one buffer for every file of the skill
     std::unique_ptr<const BeneathDirectory> dir;  // the skill directory, opened at its first read
@@ -256,6 +267,7 @@ EntryPtr build_entry(const SkillManifest& manifest, std::shared_ptr<const FileSo
         SkillFile f;
         f.rel = rel;
         f.uri = file_uri(entry->root_uri, rel);
+        check_uri(f.uri, "file");
         f.path = join_path(manifest.root, rel);
         // A file indexed before whose version is unchanged and was trusted keeps its digest and
         // cached bytes; it is not read again (SKILL.md is, for its frontmatter, unless cached).
