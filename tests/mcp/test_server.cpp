@@ -501,6 +501,8 @@ TEST_CASE("mcp: every answer carries the request's id exactly as it was written"
         {"1.50", "1.50"},
         {"1e2", "1e2"},
         {"-0.0", "-0.0"},
+        {"-0", "0"},  // an integer, which nlohmann gives without its text: the same number
+        {"0", "0"},
         {"7", "7"},
         {"-3", "-3"},
         {"\"abc\"", "\"abc\""},
@@ -753,13 +755,26 @@ TEST_CASE("mcp: stdio transport, one message per line, over-long lines refused",
     input += std::string(mcp::DEFAULT_MAX_MESSAGE_BYTES + 10, ' ') + "x\n";
     input += R"({"jsonrpc":"2.0","id":2,"method":"ping"})"
              "\r\n";
+    // Exactly the limit, with LF and with CRLF (the CR is not part of the message); one byte more.
+    const auto ping_of = [](std::size_t size, int id) {
+        std::string m = R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":"ping"})";
+        m.insert(1, size - m.size(), ' ');
+        return m;
+    };
+    const std::size_t limit = mcp::DEFAULT_MAX_MESSAGE_BYTES;
+    input += ping_of(limit, 3) + "\n" + ping_of(limit, 4) + "\r\n" + ping_of(limit + 1, 5) + "\r\n" +
+             ping_of(limit, 6) + "\r\r\n";
     std::istringstream in(input);
     std::ostringstream out;
     CHECK(mcp::serve_stdio(*f.server, in, out) == 0);
     std::istringstream lines(out.str());
     std::vector<json> replies;
     for (std::string line; std::getline(lines, line);) replies.push_back(json::parse(line));
-    REQUIRE(replies.size() == 3);
+    REQUIRE(replies.size() == 7);
+    CHECK(replies[3] == json{{"jsonrpc", "2.0"}, {"id", 3}, {"result", json::object()}});
+    CHECK(replies[4] == json{{"jsonrpc", "2.0"}, {"id", 4}, {"result", json::object()}});
+    CHECK(replies[5].at("error").at("code") == -32600);
+    CHECK(replies[6].at("error").at("code") == -32600);
     CHECK(replies[0].at("result").at("protocolVersion") == "2025-11-25");
     CHECK(replies[1] == json::parse(R"({"jsonrpc":"2.0","id":null,"error":{"code":-32600,
         "message":"Invalid Request: the message is larger than 4194304 bytes"}})"));

@@ -63,7 +63,7 @@ int serve_stdio(const Server& server, std::istream& in, std::ostream& out) {
             }
             if (c == '\n') break;
             if (too_long) continue;
-            if (line.size() >= limit) {
+            if (line.size() >= limit + (c == '\r' ? 1 : 0)) {  // a CR before the '\n' is not counted
                 too_long = true;
                 line.clear();
                 line.shrink_to_fit();
