@@ -272,22 +272,27 @@ int print_lock(const std::vector<std::string>& roots, FilesystemLoaderOptions op
     if (!output.empty()) check_lock_output(output);
     FilesystemSkillLoader loader(std::move(options));
     Discovery d = loader.discover();
+    // Each skill through its own reader (git:, archives); one whose files cannot be digested is
+    // left out of the lock (status 1), the others are still locked.
+    std::vector<SkippedSkill> left_out;
+    SkillLock lock = make_skill_lock(d.skills, loader, left_out);
     {
         MessageBatch notes;  // one write for them all
         for (const auto& s : d.skipped) notes.note(fmt::format("skipped ({}): {}", to_string(s.reason), s.message));
+        for (const auto& s : left_out) notes.note(fmt::format("left out of the lock: {}", s.message));
     }
-    SkillLock lock = make_skill_lock(d.skills, loader);  // each skill through its own reader (git:, archives)
     for (auto& s : lock.skills) s.source = source_of(s.source, roots);
     const std::string text = to_lock_text(lock);
+    const int status = left_out.empty() ? exit_ok : exit_failure;
     if (output.empty()) {
         std::fwrite(text.data(), 1, text.size(), stdout);
-        return exit_ok;
+        return status;
     }
     std::ofstream out(output, std::ios::binary | std::ios::trunc);
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
     out.close();
     if (!out) throw IoError(fmt::format("lock --output '{}': the file could not be written", output));
-    return exit_ok;
+    return status;
 }
 
 LockVerifier lock_verifier(const std::string& lock_file) { return make_lock_verifier(load_skill_lock(lock_file)); }

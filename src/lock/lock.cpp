@@ -226,15 +226,38 @@ SkillLock make_skill_lock(const std::vector<SkillManifest>& skills, const SkillR
     return lock;
 }
 
-SkillLock make_skill_lock(const std::vector<SkillManifest>& skills, const SkillLoader& loader) {
+namespace {
+
+// The lock of `skills`, each through the reader the loader names for it; a skill that fails
+// goes to `left_out` when there is one, else its error ends the lock.
+SkillLock lock_through(const std::vector<SkillManifest>& skills, const SkillLoader& loader,
+                       std::vector<SkippedSkill>* left_out) {
     const LocalSkillReader local;
     SkillLock lock;
     lock.skills.reserve(skills.size());
     for (const auto& m : skills) {
         const SkillReaderPtr reader = loader.reader_for(m.name);
-        lock.skills.push_back(LockedSkill{m.name, m.library, digest_skill_files(reader ? *reader : local, m.root)});
+        try {
+            lock.skills.push_back(LockedSkill{m.name, m.library, digest_skill_files(reader ? *reader : local, m.root)});
+        } catch (const Error& e) {
+            if (left_out == nullptr) throw;
+            left_out->push_back(
+                SkippedSkill{m.skill_file, SkipReason::unreadable,
+                             fmt::format("{}: the files of {} cannot be locked: {}", m.skill_file, m.name, e.what())});
+        }
     }
     return lock;
+}
+
+}  // namespace
+
+SkillLock make_skill_lock(const std::vector<SkillManifest>& skills, const SkillLoader& loader) {
+    return lock_through(skills, loader, nullptr);
+}
+
+SkillLock make_skill_lock(const std::vector<SkillManifest>& skills, const SkillLoader& loader,
+                          std::vector<SkippedSkill>& left_out) {
+    return lock_through(skills, loader, &left_out);
 }
 
 std::string to_lock_text(const SkillLock& lock) {

@@ -288,6 +288,23 @@ TEST_CASE("the skills CLI's skills-lock.json: --lock refuses it naming the forma
         CHECK(read_text(t.path("agentskills-lock.json")) == printed.out);
     }
     CHECK(run_cli({"list", "--root", "lib", "--lock", "agentskills-lock.json", "--lock-strict"}, t.path()).status == 0);
+
+    // A skill whose files cannot be digested costs only itself: left out with a note, status 1,
+    // the rest locked (to standard output and to --output alike).
+    t.write("lib/zz-big/SKILL.md", skill_md("zz-big", "Big."));
+    t.write("lib/zz-big/data.bin", "");
+    std::filesystem::resize_file(t.path("lib/zz-big/data.bin"), 64 * 1024 * 1024 + 1);  // sparse
+    const std::string note = "agentskills lock: left out of the lock: " + t.path("lib/zz-big/SKILL.md") +
+                             ": the files of zz-big cannot be locked: " + t.path("lib/zz-big/data.bin") +
+                             " is larger than the lock limit of 67108864 bytes\n";
+    const CliRun partial = run_cli({"lock", "--root", "lib"}, t.path());
+    CHECK(partial.status == 1);
+    CHECK(partial.out == printed.out);
+    CHECK(partial.err == note);
+    const CliRun partial_file = run_cli({"lock", "--root", "lib", "--output", "agentskills-lock.json"}, t.path());
+    CHECK(partial_file.status == 1);
+    CHECK(partial_file.err == note);
+    CHECK(read_text(t.path("agentskills-lock.json")) == printed.out);
 }
 #endif
 

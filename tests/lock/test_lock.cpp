@@ -1,6 +1,7 @@
 // Tests of lock.hpp (agentskills::lock): the lock file's exact text, its reading, and a loader
 // that refuses skills whose files changed or that the lock does not hold.
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -65,6 +66,33 @@ FilesystemSkillLoader locked_loader(const TempDir& lib, SkillLock lock, bool str
 TEST_CASE("sha256_digest is the MCP extension's form", "[lock]") {
     CHECK(sha256_digest("") == "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     CHECK(sha256_digest("echo run\n") == run_digest);
+}
+
+TEST_CASE("lock: a skill whose files cannot be digested is left out, the others are locked", "[lock]") {
+    TempDir lib;
+    lib.write("alpha/SKILL.md", skill_md("alpha", "Alpha does a."));
+    lib.write("big/SKILL.md", skill_md("big", "Big is large."));
+    lib.write("big/data.bin", "");
+    std::filesystem::resize_file(lib.path("big/data.bin"), SKILL_LOCK_MAX_FILE_BYTES + 1);  // sparse
+    lib.write("omega/SKILL.md", skill_md("omega", "Omega does o."));
+    FilesystemSkillLoader loader({.roots = {lib.path()}, .include_default_roots = false});
+    const Discovery d = loader.discover();
+    REQUIRE(names_of(d) == std::vector<std::string>{"alpha", "big", "omega"});
+    // The whole lock stops at the first failure...
+    CHECK_THROWS_AS((void)make_skill_lock(d.skills, loader), IoError);
+    // ... or leaves that skill out and says why.
+    std::vector<SkippedSkill> left_out;
+    const SkillLock lock = make_skill_lock(d.skills, loader, left_out);
+    REQUIRE(lock.skills.size() == 2);
+    CHECK(lock.skills[0].name == "alpha");
+    CHECK(lock.skills[1].name == "omega");
+    REQUIRE(left_out.size() == 1);
+    CHECK(left_out[0].path == lib.path("big/SKILL.md"));
+    CHECK(left_out[0].reason == SkipReason::unreadable);
+    CHECK(left_out[0].message == fmt::format("{}: the files of big cannot be locked: {} is larger than the lock limit "
+                                             "of {} bytes",
+                                             lib.path("big/SKILL.md"), lib.path("big/data.bin"),
+                                             SKILL_LOCK_MAX_FILE_BYTES));
 }
 
 TEST_CASE("lock: the exact lock file text", "[lock]") {

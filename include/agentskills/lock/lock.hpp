@@ -64,6 +64,13 @@ struct SkillLock {
 /// local file system.
 [[nodiscard]] SkillLock make_skill_lock(const std::vector<SkillManifest>& skills, const SkillLoader& loader);
 
+/// As above, except that one skill whose files cannot be read or digested (a bound of
+/// digest_skill_files, a file or directory the reader refuses) does not cost the others: it is
+/// left out of the lock and added to `left_out` (path its skill file, reason `unreadable`, a
+/// message naming the skill and the cause). `agentskills lock` uses this one.
+[[nodiscard]] SkillLock make_skill_lock(const std::vector<SkillManifest>& skills, const SkillLoader& loader,
+                                        std::vector<SkippedSkill>& left_out);
+
 /// The lock file text: JSON indented by two spaces, keys sorted, one final newline:
 ///
 ///     {
