@@ -402,6 +402,12 @@ std::string yaml_cpp_error(const Source& src, const front::YamlProblem& e, const
         return marked_error(src, "while parsing a block mapping", src.at_pointer(open->start),
                             "expected <block end>, but found '-'", m);
     }
+    if (problem == front::UNCLOSED_DOUBLE_QUOTE || problem == front::UNCLOSED_SINGLE_QUOTE) {
+        // The front end found the quoted scalar that yaml-cpp read to the end (the mark is its
+        // opening quote); ruamel's scanner stops at the end of the stream.
+        return marked_error(src, "while scanning a quoted scalar", m, "found unexpected end of stream",
+                            src.at_pointer(src.cps().size()));
+    }
     if (problem == YAML::ErrorMsg::EOF_IN_SCALAR) {
         // A quoted scalar the end of the text cuts: its opening quote is the last one that starts
         // a token before the end.

@@ -88,6 +88,7 @@ public:
     void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
         const YamlMark at = mark_of(mark);
         const bool key = at_key();
+        check_value_indent(at, false);
         const YNode* target = resolve(anchor);
         if (target == nullptr) {
             YNode n = node(YNode::Kind::null, mark, anchor);
@@ -235,9 +236,7 @@ private:
                 return;
             }
         }
-        fail_syntax(quote == '"' ? "end of the text inside a double-quoted scalar (no closing \")"
-                                 : "end of the text inside a single-quoted scalar (no closing ')",
-                    mark_of(mark));
+        fail_syntax(std::string(quote == '"' ? UNCLOSED_DOUBLE_QUOTE : UNCLOSED_SINGLE_QUOTE), mark_of(mark));
     }
 
     [[noreturn]] void fail(YamlProblem::Kind kind, YamlMark at) {
@@ -278,8 +277,22 @@ private:
         return total;
     }
 
+    // A value that starts on a line after its key must be indented more than the key (YAML's
+    // rule for a block mapping's value; a block sequence may stand at the key's own indentation).
+    // yaml-cpp takes a flow collection, a quoted scalar or an alias at the key's indentation, or
+    // left of it, as the value; YAML, and every other reader, reads it as a key without a ':'.
+    void check_value_indent(YamlMark at, bool block_sequence) {
+        if (block_sequence || stack_.empty()) return;
+        const YNode& map = stack_.back();
+        if (map.kind != YNode::Kind::mapping || map.has(YNode::flow) || map.items.size() % 2 == 0) return;
+        const YNode& key = map.items.back();
+        if (at.line > key.line && at.column <= map.column) fail_syntax("could not find expected ':'", at);
+    }
+
     void leaf(YNode n) {
         const YamlMark at = n.mark();
+        // An empty value (`key:` and nothing) is marked where the next token is.
+        if (!(n.kind == YNode::Kind::null && n.text.empty())) check_value_indent(at, false);
         if (keys_need_colon_ && n.has(YNode::key) && n.has(YNode::plain) && !stack_.back().has(YNode::flow) &&
             !implicit_key_has_colon(at.offset)) {
             fail_syntax("could not find expected ':'", at);
@@ -295,6 +308,7 @@ private:
               YAML::EmitterStyle::value style) {
         YNode n = node(kind, mark, anchor);
         if (style == YAML::EmitterStyle::Flow) n.flags |= YNode::flow;
+        check_value_indent(n.mark(), kind == YNode::Kind::sequence && !n.has(YNode::flow));
         note_tag(n, tag);
         if (over(stack_.size() + 1, bounds_.max_depth)) fail(YamlProblem::Kind::depth, n.mark());
         if (bounds_.keys_count || !n.has(YNode::key)) charge({1, 0, 0}, n.mark());
@@ -421,6 +435,13 @@ std::optional<YamlProblem> prescan_yaml(std::string_view fm) {
         const std::string_view start = fm.substr(i, 3);
         if ((start == "---" || start == "...") && blank_or_end(i + 3)) {
             return problem(YamlProblem::Kind::document_marker, i, start);
+        }
+        // A directive stands only before a document's `---`, and the frontmatter is after it;
+        // nothing else starts a line with '%' (a quoted value's next lines are indented).
+        // yaml-cpp reads such a line as a directive and drops it, with the keys on it.
+        if (start.substr(0, 1) == "%") {
+            return problem(YamlProblem::Kind::syntax, i,
+                           "a line starts with '%', a YAML directive, which can only come before the document");
         }
         return std::nullopt;
     };

@@ -99,6 +99,13 @@ struct YamlOptions {
     bool keys_need_colon = true;
 };
 
+/// The `syntax` problem's message for a quoted scalar that yaml-cpp read to the end of the text
+/// (it has no closing quote); its mark is the opening quote.
+inline constexpr std::string_view UNCLOSED_DOUBLE_QUOTE =
+    "end of the text inside a double-quoted scalar (no closing \")";
+inline constexpr std::string_view UNCLOSED_SINGLE_QUOTE =
+    "end of the text inside a single-quoted scalar (no closing ')";
+
 /// Why a read stopped: yaml-cpp refused the text, a bound was passed, or the pre-scan refused it.
 struct YamlProblem {
     enum class Kind : std::uint8_t {

@@ -701,7 +701,6 @@ TEST_CASE("mcp: a frontmatter the SDK's reader does not read is left out, with w
         {"1: one\n", "a key that is not a string ('1') on line 4"},
         {"? complex\n: value\n", "a complex key (`? key`) on line 4"},
         {"x: plain\n \tcontinued\n", "a tab in the indentation on line 5"},
-        {"x: a\n%y\n", "a line starting with '%' (a YAML directive) on line 5"},
         {"x: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[z]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n",
          "nesting deeper than 32 levels on line 4"},
     };

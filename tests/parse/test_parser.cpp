@@ -1068,6 +1068,50 @@ TEST_CASE("a quoted scalar never closed is a syntax error, not the rest of the f
     CHECK(fine.manifest()->frontmatter->at("k") == "v\\");
 }
 
+TEST_CASE("a value on a later line must be indented more than its key; no line starts with '%'",
+          "[parser][hardening]") {
+    // yaml-cpp took these as the values of the key above (or dropped the '%' line, keys and all);
+    // YAML, and every other reader, refuses them.
+    const std::string colon = "the frontmatter is not valid YAML: could not find expected ':'";
+    const std::string percent =
+        "the frontmatter is not valid YAML: a line starts with '%', a YAML directive, which can only come before "
+        "the document";
+    const std::vector<std::tuple<std::string, std::size_t, std::string>> cases = {
+        {"req:\n  mcp:\n  [rube]\n", 7, colon},
+        {"req:\n[rube]\n", 6, colon},
+        {"req:\n  mcp:\n  {a: b}\n", 7, colon},
+        {"req:\n  mcp:\n  \"rube\"\n", 7, colon},
+        {"req:\n'x'\n", 6, colon},
+        {"x: &a d\nreq:\n*a\n", 7, colon},
+        {"req:\n  mcp:\n  &x [rube]\n", 7, colon},
+        {"req:\n  mcp:\n  !!seq [rube]\n", 7, colon},
+        {"req:\n%  mcp: [rube]\n", 6, percent},
+        {"%YAML 1.2\n", 5, percent},
+        {"x: \"a\n%b\"\n", 6, percent},
+    };
+    for (const auto& [extra, line, message] : cases) {
+        const std::string text = "---\nname: demo\ndescription: d\nlicense: MIT\n" + extra + "---\nBody\n";
+        INFO(text);
+        for (const ParseOptions& opt : {ParseOptions{}, strict_names()}) {
+            const auto r = parse(text, opt);
+            REQUIRE_FALSE(r.ok());
+            CHECK(diag(r, "yaml-syntax").line == line);
+            CHECK(diag(r, "yaml-syntax").message == message);
+        }
+    }
+    // Indented more, a block sequence at the key's indentation, an empty value, '%' inside a line
+    // or on an indented line of a quoted value: read as before.
+    const auto fine = parse(
+        "---\nname: demo\ndescription: d\nreq:\n  mcp:\n   [rube]\nlist:\n- x\nempty:\nnext: 50%\nq: \"a\n  "
+        "%b\"\n---\n");
+    REQUIRE(fine.ok());
+    CHECK(fine.manifest()->frontmatter->at("req").at("mcp") == nlohmann::json::array({"rube"}));
+    CHECK(fine.manifest()->frontmatter->at("list") == nlohmann::json::array({"x"}));
+    CHECK(fine.manifest()->frontmatter->contains("empty"));
+    CHECK(fine.manifest()->frontmatter->at("next") == "50%");
+    CHECK(fine.manifest()->frontmatter->at("q") == "a %b");
+}
+
 // ---- 14. Blank means invisible too
 
 TEST_CASE("blank text: white space and default-ignorable code points", "[names][hardening]") {
