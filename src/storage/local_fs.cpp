@@ -90,6 +90,7 @@ int list_directory(int dir_fd, const ListOptions& options, std::string& names, s
                     if (options.follow_symlinks && ::fstatat(dir_fd, name, &target, 0) == 0) {
                         st = target;
                         item.kind = kind_of(st.st_mode);
+                        item.special_target = item.kind == EntryKind::other;
                     }  // else: not followed, dangling or a loop: other, with the link's own time
                 } else {
                     item.kind = kind_of(st.st_mode);
@@ -116,7 +117,7 @@ bool list_kinds(const std::string& path, std::string& names, std::vector<NameKin
     std::vector<ListedEntry> listed;
     if (list_directory(path, ListOptions{.follow_symlinks = true, .stats = false}, names, listed) != 0) return false;
     items.reserve(items.size() + listed.size());
-    for (const ListedEntry& e : listed) items.push_back({e.offset, e.size, e.kind, e.is_symlink});
+    for (const ListedEntry& e : listed) items.push_back({e.offset, e.size, e.kind, e.is_symlink, e.special_target});
     return true;
 }
 

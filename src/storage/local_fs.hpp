@@ -56,6 +56,7 @@ struct NameKind {
     std::size_t size = 0;
     EntryKind kind = EntryKind::other;
     bool is_symlink = false;
+    bool special_target = false;  ///< as ListedEntry's
 };
 
 /// One child of a listed directory (list_directory): its name at names[offset, offset + size).
@@ -64,6 +65,8 @@ struct ListedEntry {
     std::size_t size = 0;
     EntryKind kind = EntryKind::other;  ///< of the link's target when links are followed
     bool is_symlink = false;
+    /// A followed link whose target is neither a file nor a directory (DirEntry::special_target).
+    bool special_target = false;
     std::uint64_t bytes = 0;    ///< with `stats`: the size of a file (0 for anything else)
     std::int64_t mtime_ns = 0;  ///< with `stats`: of the target, or of a dangling link itself
 };

@@ -126,6 +126,7 @@ std::vector<DirEntry> list_local(const std::string& p, std::string_view path, bo
         entry.name.assign(names, item.offset, item.size);
         entry.kind = item.kind;
         entry.is_symlink = item.is_symlink;
+        entry.special_target = item.special_target;
         entry.size = item.bytes;
         entry.mtime_ns = item.mtime_ns;
         out.push_back(std::move(entry));
@@ -162,6 +163,7 @@ FileStat LocalSkillReader::stat(std::string_view path) const {
     }
     FileStat out = local::file_stat_of(target);
     out.is_symlink = true;
+    out.special_target = out.kind == EntryKind::other;  // a FIFO, device or socket, reached
     return out;
 }
 

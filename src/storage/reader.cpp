@@ -69,8 +69,11 @@ FileStat SkillReader::stat(std::string_view path) const {
     const std::string_view name = path_basename(trimmed);
     for (const DirEntry& entry : list_dir(path_parent(trimmed))) {
         if (entry.name == name) {
-            return FileStat{
-                .kind = entry.kind, .is_symlink = entry.is_symlink, .size = entry.size, .mtime_ns = entry.mtime_ns};
+            return FileStat{.kind = entry.kind,
+                            .is_symlink = entry.is_symlink,
+                            .size = entry.size,
+                            .mtime_ns = entry.mtime_ns,
+                            .special_target = entry.special_target};
         }
     }
     throw NotFoundError(fmt::format("'{}' does not exist", path));

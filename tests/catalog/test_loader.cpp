@@ -2637,6 +2637,47 @@ TEST_CASE("a SKILL.md that is a dangling or looping symlink says so", "[hostile]
     }
 }
 
+TEST_CASE("a symbolic link to a FIFO or a device is reported as such, not as dangling", "[hostile]") {
+    // The kind of the link's target is known from the stat that followed it: a SKILL.md that links
+    // to a FIFO or a device, and a library child that links to a FIFO, say what they are.
+    TempDir tmp;
+    const std::string lib = make_library(tmp);
+    const std::string fifo = tmp.path("outside-fifo");
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    fs::create_directory(lib + "/to-fifo");
+    fs::create_symlink(fifo, lib + "/to-fifo/SKILL.md");
+    fs::create_directory(lib + "/to-device");
+    fs::create_symlink("/dev/null", lib + "/to-device/SKILL.md");
+    fs::create_symlink(fifo, lib + "/child-fifo");
+    fs::create_directory(lib + "/dangling");
+    fs::create_symlink(tmp.path("nowhere"), lib + "/dangling/SKILL.md");
+    const Discovery d = discover_local(lib);
+    CHECK(names_of(d) == std::vector<std::string>{"alpha", "zulu"});
+    const std::string special =
+        " is a symbolic link to something that is not a regular file (a FIFO, device or socket)";
+    const std::vector<std::pair<std::string, std::string>> expected{
+        {lib + "/child-fifo", lib + "/child-fifo" + special},
+        {lib + "/dangling/SKILL.md",
+         lib + "/dangling/SKILL.md is a symbolic link that cannot be followed (dangling, a loop, or no permission)"},
+        {lib + "/to-device/SKILL.md", lib + "/to-device/SKILL.md" + special},
+        {lib + "/to-fifo/SKILL.md", lib + "/to-fifo/SKILL.md" + special},
+    };
+    for (const auto& [path, message] : expected) {
+        INFO(path);
+        const auto skipped =
+            std::find_if(d.skipped.begin(), d.skipped.end(), [&](const SkippedSkill& s) { return s.path == path; });
+        REQUIRE(skipped != d.skipped.end());
+        CHECK(skipped->reason == SkipReason::unreadable);
+        CHECK(skipped->message == message);
+        const auto diag = std::find_if(d.diagnostics.begin(), d.diagnostics.end(),
+                                       [&](const Diagnostic& x) { return x.path == path; });
+        REQUIRE(diag != d.diagnostics.end());
+        CHECK(diag->code == codes::skill_unreadable);
+        CHECK(diag->line == 0);  // no line applies: the file is not read
+        CHECK(diag->message == message);
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Faults of the reader
 

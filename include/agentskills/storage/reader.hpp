@@ -23,6 +23,10 @@ struct DirEntry {
     bool is_symlink = false;
     std::uint64_t size = 0;
     std::int64_t mtime_ns = 0;  ///< modification time, ns since the epoch (0 if unknown)
+    /// A symlink (`kind` `other`) whose target was reached and is a FIFO, device or socket, not
+    /// a link that cannot be followed (dangling, a loop, no permission), which is `other` too.
+    /// False for every other entry, and from readers that do not follow links.
+    bool special_target = false;
 
     friend bool operator==(const DirEntry&, const DirEntry&) = default;
 };
@@ -36,6 +40,8 @@ struct FileStat {
     std::int64_t mtime_ns = 0;
     std::uint64_t identity = 0;
     std::int64_t ctime_ns = 0;  ///< status change time, ns since the epoch (0 if unknown)
+    /// As DirEntry::special_target: a symlink to a FIFO, device or socket (`kind` `other`).
+    bool special_target = false;
 
     friend bool operator==(const FileStat&, const FileStat&) = default;
 };

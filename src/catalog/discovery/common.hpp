@@ -49,9 +49,12 @@ inline constexpr std::string_view skill_file_name = "SKILL.md";
 }
 
 // The one sentence for a symbolic link where a skill may be (a skill directory, a SKILL.md) that
-// discovery cannot follow.
-[[nodiscard]] inline std::string unfollowable_link_message(std::string_view path) {
-    return std::string(path).append(" is a symbolic link that cannot be followed (dangling, a loop, or no permission)");
+// discovery does not follow: one it cannot follow, or one whose target is a FIFO, device or socket
+// (`special_target`: FileStat's, DirEntry's).
+[[nodiscard]] inline std::string unfollowable_link_message(std::string_view path, bool special_target) {
+    return std::string(path).append(
+        special_target ? " is a symbolic link to something that is not a regular file (a FIFO, device or socket)"
+                       : " is a symbolic link that cannot be followed (dangling, a loop, or no permission)");
 }
 
 // A name a directory listing may hold: one component, not "." or "..", no NUL. Anything else
@@ -270,6 +273,7 @@ struct RootEntry {
     std::string_view name;
     EntryKind kind = EntryKind::file;
     bool is_symlink = false;
+    bool special_target = false;  // DirEntry::special_target
 };
 
 // The entries of one root's listing; once filtered, the child directories in name order.

@@ -86,7 +86,7 @@ void ParseCache::process(Candidate& c, int root_fd) {
         c.has_skill_file = true;
         if (st.kind != EntryKind::file) {
             c.fail(SkipReason::unreadable, st.is_symlink && st.kind == EntryKind::other
-                                               ? unfollowable_link_message(c.skill_file)
+                                               ? unfollowable_link_message(c.skill_file, st.special_target)
                                                : fmt::format("{} is not a regular file", c.skill_file));
             return;
         }

@@ -162,11 +162,11 @@ void RootLister::keep_child_directories(const Root& root, Listed& l) {
             continue;
         }
         if (e.kind == EntryKind::other && e.is_symlink) {
-            // A dangling link, a link loop, or a target we may not look at: it may have been a
-            // skill, so say so rather than pass over it.
+            // A dangling link, a link loop, a target we may not look at, or a link to a FIFO,
+            // device or socket: it may have been a skill, so say so rather than pass over it.
             if (!selection_.selected(nfkc(e.name))) continue;
             std::string path = join_path(root.path, e.name);
-            std::string message = unfollowable_link_message(path);
+            std::string message = unfollowable_link_message(path, e.special_target);
             note(codes::skill_unreadable, Severity::warning, path, message);
             out_.skipped.push_back(SkippedSkill{std::move(path), SkipReason::unreadable, std::move(message)});
             continue;

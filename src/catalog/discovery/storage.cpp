@@ -54,8 +54,8 @@ void Storage::list_root(const std::string& root, Listed& out) const {
             // Views only now: the buffer no longer moves.
             out.children.reserve(items.size());
             for (const local::NameKind& item : items) {
-                out.children.push_back(
-                    RootEntry{std::string_view(out.names).substr(item.offset, item.size), item.kind, item.is_symlink});
+                out.children.push_back(RootEntry{std::string_view(out.names).substr(item.offset, item.size), item.kind,
+                                                 item.is_symlink, item.special_target});
             }
             return;
         }
@@ -63,7 +63,8 @@ void Storage::list_root(const std::string& root, Listed& out) const {
     }
     out.entries = routed_reader_->list_dir(root);
     out.children.reserve(out.entries.size());
-    for (const DirEntry& e : out.entries) out.children.push_back(RootEntry{e.name, e.kind, e.is_symlink});
+    for (const DirEntry& e : out.entries)
+        out.children.push_back(RootEntry{e.name, e.kind, e.is_symlink, e.special_target});
 }
 
 std::string Storage::skill_dir(const std::string& child_dir, bool is_symlink) const {
