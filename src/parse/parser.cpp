@@ -95,47 +95,6 @@ constexpr YamlOptions frontmatter_options{.bounds = {.max_nodes = max_yaml_nodes
                                           .valid_utf8 = true,  // check_text has seen to it
                                           .one_document = false};
 
-FrontmatterProblem frontmatter_problem(const YamlProblem& p) {
-    const std::optional<std::size_t> line =
-        p.mark ? std::optional<std::size_t>(p.mark->line) : std::optional<std::size_t>();
-    switch (p.kind) {
-        case YamlProblem::Kind::document_marker:
-            return {codes::yaml_syntax, line,
-                    fmt::format("the frontmatter has the YAML document marker '{}' on line {}; it must be one YAML "
-                                "document (keys after the marker would be lost)",
-                                p.message, p.mark->line + 1)};
-        case YamlProblem::Kind::flow_depth:
-            return {
-                codes::yaml_too_complex, line,
-                fmt::format("the frontmatter nests '[' and '{{' deeper than {} levels", SKILL_MAX_FRONTMATTER_DEPTH)};
-        case YamlProblem::Kind::indicators:
-            return {codes::yaml_too_complex, line,
-                    fmt::format("the frontmatter has more than {} YAML indicator characters ([ ] {{ }} , & * ! - ? :); "
-                                "it is refused before parsing",
-                                SKILL_MAX_YAML_INDICATORS)};
-        case YamlProblem::Kind::syntax:
-            // yaml-cpp may quote one byte of a multi-byte character ("unknown escape character").
-            return {codes::yaml_syntax, line,
-                    fmt::format("the frontmatter is not valid YAML: {}", valid_utf8(p.message))};
-        case YamlProblem::Kind::depth:
-            return {codes::yaml_too_complex, std::nullopt,
-                    fmt::format("the frontmatter nests collections deeper than {} levels (line {})",
-                                SKILL_MAX_FRONTMATTER_DEPTH, p.mark ? p.mark->line + 1 : 1)};
-        case YamlProblem::Kind::json_bytes:
-            return {codes::yaml_too_complex, std::nullopt,
-                    fmt::format("the frontmatter is larger than {} bytes as JSON (aliases count once per use)",
-                                SKILL_MAX_FRONTMATTER_JSON_BYTES)};
-        case YamlProblem::Kind::nodes:
-        case YamlProblem::Kind::text_bytes:
-        case YamlProblem::Kind::second_document:
-            break;
-    }
-    return {codes::yaml_too_complex, std::nullopt,
-            fmt::format("the frontmatter expands past the YAML budget ({} nodes, {} bytes of text copied by anchors "
-                        "and aliases); is it an alias bomb?",
-                        max_yaml_nodes, max_yaml_copied_bytes)};
-}
-
 // What strict YAML refuses, from `n` on, in document order; an alias's copy is one finding.
 void add_findings(const YamlTree& tree, const YNode& n, StrictFindings& out) {
     if (n.has(YNode::alias)) {
@@ -160,7 +119,7 @@ YamlRead read_yaml(std::string_view frontmatter, StrictFindings* strict) {
     YamlTree tree = read_yaml_tree(frontmatter, frontmatter_options);
     YamlRead out;
     if (tree.problem) {
-        out.problem = frontmatter_problem(*tree.problem);
+        out.problem = std::move(tree.problem);
         return out;
     }
     if (strict != nullptr) *strict = strict_findings(tree);
@@ -327,17 +286,63 @@ std::optional<Parse::Split> Parse::split(std::string_view text) {
     return std::nullopt;
 }
 
+// Every line the sentence names is the diagnostic's: the file's line of the YAML mark.
+FrontmatterProblem Parse::frontmatter_problem(const YamlProblem& p) const {
+    const std::size_t line = p.mark ? file_line(p.mark->line) : 0;
+    switch (p.kind) {
+        case YamlProblem::Kind::document_marker:
+            return {codes::yaml_syntax, line,
+                    fmt::format("the frontmatter has the YAML document marker '{}' on line {}; it must be one YAML "
+                                "document (keys after the marker would be lost)",
+                                p.message, line)};
+        case YamlProblem::Kind::flow_depth:
+            return {
+                codes::yaml_too_complex, line,
+                fmt::format("the frontmatter nests '[' and '{{' deeper than {} levels", SKILL_MAX_FRONTMATTER_DEPTH)};
+        case YamlProblem::Kind::indicators:
+            return {codes::yaml_too_complex, line,
+                    fmt::format("the frontmatter has more than {} YAML indicator characters ([ ] {{ }} , & * ! - ? :); "
+                                "it is refused before parsing",
+                                SKILL_MAX_YAML_INDICATORS)};
+        case YamlProblem::Kind::syntax:
+            // yaml-cpp may quote one byte of a multi-byte character ("unknown escape character").
+            return {codes::yaml_syntax, line,
+                    fmt::format("the frontmatter is not valid YAML: {}", valid_utf8(p.message))};
+        case YamlProblem::Kind::depth:
+            return {codes::yaml_too_complex, line,
+                    fmt::format("the frontmatter nests collections deeper than {} levels (line {})",
+                                SKILL_MAX_FRONTMATTER_DEPTH, line)};
+        case YamlProblem::Kind::json_bytes:
+            return {codes::yaml_too_complex, 0,
+                    fmt::format("the frontmatter is larger than {} bytes as JSON (aliases count once per use)",
+                                SKILL_MAX_FRONTMATTER_JSON_BYTES)};
+        case YamlProblem::Kind::nodes:
+        case YamlProblem::Kind::text_bytes:
+        case YamlProblem::Kind::second_document:
+            break;
+    }
+    // `line`: where the budget ran out (the node or alias being read).
+    return {codes::yaml_too_complex, line,
+            fmt::format("the frontmatter expands past the YAML budget ({} nodes, {} bytes of text copied by anchors "
+                        "and aliases); is it an alias bomb?",
+                        max_yaml_nodes, max_yaml_copied_bytes)};
+}
+
 // The YAML of the frontmatter as a tree whose root is a mapping; strict-YAML findings reported
 // (the reference profile's errors; the standard profile has no use for them).
 std::optional<YNode> Parse::read_frontmatter(std::string_view& frontmatter) {
     StrictFindings strict;
     YamlRead yaml = read_yaml(frontmatter, reference() ? &strict : nullptr);
-    if (yaml.problem && yaml.problem->code == codes::yaml_syntax) {
-        if (std::optional<YamlRead> again = recover(frontmatter)) yaml = std::move(*again);
+    std::optional<FrontmatterProblem> problem;
+    if (yaml.problem) problem = frontmatter_problem(*yaml.problem);
+    if (problem && problem->code == codes::yaml_syntax) {
+        if (std::optional<YamlRead> again = recover(frontmatter)) {
+            yaml = std::move(*again);  // read without a problem
+            problem.reset();
+        }
     }
-    if (yaml.problem) {
-        fatal(yaml.problem->code, yaml.problem->line ? file_line(*yaml.problem->line) : 0,
-              std::move(yaml.problem->message));
+    if (problem) {
+        fatal(problem->code, problem->line, std::move(problem->message));
         return std::nullopt;
     }
     for (const auto& [line, what] : strict.list) {

@@ -30,11 +30,11 @@ struct StrictFindings {
 // The strict-YAML findings of a tree in document order: flow collections, anchors, aliases, tags.
 [[nodiscard]] StrictFindings strict_findings(const YamlTree& tree);
 
-// A refusal of the frontmatter: a diagnostic code, the 0-based frontmatter line when one applies,
-// and the sentence to report.
+// A refusal of the frontmatter (Parse::frontmatter_problem): a diagnostic code, the line of the
+// file (0 when no line applies) and the sentence to report.
 struct FrontmatterProblem {
     std::string_view code;
-    std::optional<std::size_t> line;
+    std::size_t line = 0;
     std::string message;
 };
 
@@ -43,7 +43,7 @@ struct FrontmatterProblem {
 // `strict`, the tree's strict-YAML findings are added to it.
 struct YamlRead {
     std::optional<YNode> root;
-    std::optional<FrontmatterProblem> problem;
+    std::optional<YamlProblem> problem;
 };
 [[nodiscard]] YamlRead read_yaml(std::string_view frontmatter, StrictFindings* strict = nullptr);
 
@@ -105,6 +105,8 @@ private:
                SkipReason reason = SkipReason::invalid);
 
     [[nodiscard]] std::size_t file_line(std::size_t yaml_line) const noexcept { return yaml_line + fm_first_line_; }
+    // The code, file line and sentence of a frontmatter that read_yaml refused.
+    [[nodiscard]] FrontmatterProblem frontmatter_problem(const YamlProblem& p) const;
 
     // Stages of `run` (parser.cpp); each returns false (or nullopt) when the skill is skipped.
     [[nodiscard]] bool check_text(std::string_view& text);

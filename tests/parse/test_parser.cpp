@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include <fmt/core.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -891,10 +892,71 @@ TEST_CASE("frontmatter nesting deeper than the bound is too complex", "[parser][
         REQUIRE_FALSE(r.ok());
         CHECK(has_code(r, "yaml-too-complex"));
     }
+    SECTION("the line of the collection past the bound, in the diagnostic and its message") {
+        // name (line 2), description (3), then one `k:` a line from line 4: the mapping that is
+        // one too deep is the value of the `k:` on line 67, and starts on line 68.
+        std::string yaml;
+        for (std::size_t i = 0; i <= over + 4; ++i) yaml += std::string(i, ' ') + "k:\n";
+        const auto r = parse(skill(yaml), {.max_lines = 0});
+        REQUIRE_FALSE(r.ok());
+        const Diagnostic& d = diag(r, "yaml-too-complex");
+        CHECK(d.line == 68);
+        CHECK(d.message == "the frontmatter nests collections deeper than 64 levels (line 68)");
+        // A block sequence of one `-` a line, from line 5.
+        std::string seq = "x:\n";
+        for (std::size_t i = 1; i <= over + 4; ++i) seq += std::string(i, ' ') + "-\n";
+        const auto s = parse(skill(seq), {.max_lines = 0});
+        REQUIRE_FALSE(s.ok());
+        const Diagnostic& ds = diag(s, "yaml-too-complex");
+        CHECK(ds.line == 68);
+        CHECK(ds.message == "the frontmatter nests collections deeper than 64 levels (line 68)");
+    }
     SECTION("one level less is fine, in both profiles") {
         const std::string yaml = "x: " + std::string(over - 1, '[') + "a" + std::string(over - 1, ']') + "\n";
         REQUIRE(parse(skill(yaml)).ok());
         CHECK_FALSE(has_code(parse(skill(yaml), reference_profile()), "yaml-too-complex"));
+    }
+}
+
+TEST_CASE("the YAML budgets report the line where they ran out", "[parser][hardening]") {
+    const std::string budget =
+        "the frontmatter expands past the YAML budget (100000 nodes, 4194304 bytes of text copied by anchors and "
+        "aliases); is it an alias bomb?";
+    SECTION("copied text: the aliases on line 6") {
+        const std::string yaml =
+            "big: &b " + std::string(600000, 'x') + "\nother: o\nc: [*b, *b, *b, *b, *b, *b, *b]\n";
+        const auto r = parse(skill(yaml), {.max_bytes = 0});
+        REQUIRE_FALSE(r.ok());
+        const Diagnostic& d = diag(r, "yaml-too-complex");
+        CHECK(d.line == 6);
+        CHECK(d.message == budget);
+    }
+    SECTION("nodes built: one key and value a line from line 4") {
+        // The top-level mapping, name and description are 5 nodes; 2 a line from then on: the
+        // 100,001st node is the value on the line of the 49,998th key (line 50,001).
+        std::string yaml;
+        for (std::size_t i = 0; i < 60000; ++i) yaml += fmt::format("k{}: v\n", i);
+        const auto r = parse(skill(yaml), {.max_lines = 0, .max_bytes = 0});
+        REQUIRE_FALSE(r.ok());
+        const Diagnostic& d = diag(r, "yaml-too-complex");
+        CHECK(d.line == 50001);
+        CHECK(d.message == budget);
+    }
+    SECTION("nodes copied by aliases: an alias on line 8") {
+        // 10, 100, ..., 100,000 items on lines 4 to 8: the copy past 100,000 nodes is one of line 8's.
+        std::string yaml = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+        std::string prev = "a";
+        for (char c = 'b'; c <= 'f'; ++c) {
+            yaml += std::string(1, c) + ": &" + c + " [";
+            for (int i = 0; i < 10; ++i) yaml += (i ? ", *" : "*") + prev;
+            yaml += "]\n";
+            prev = std::string(1, c);
+        }
+        const auto r = parse(skill(yaml));
+        REQUIRE_FALSE(r.ok());
+        const Diagnostic& d = diag(r, "yaml-too-complex");
+        CHECK(d.line == 8);
+        CHECK(d.message == budget);
     }
 }
 
@@ -1110,6 +1172,29 @@ TEST_CASE("a value on a later line must be indented more than its key; no line s
     CHECK(fine.manifest()->frontmatter->contains("empty"));
     CHECK(fine.manifest()->frontmatter->at("next") == "50%");
     CHECK(fine.manifest()->frontmatter->at("q") == "a %b");
+}
+
+TEST_CASE("a document marker's diagnostic and its message name the same line of the file", "[parser][hardening]") {
+    const auto message = [](std::string_view marker, std::size_t line) {
+        return fmt::format(
+            "the frontmatter has the YAML document marker '{}' on line {}; it must be one YAML "
+            "document (keys after the marker would be lost)",
+            marker, line);
+    };
+    const std::vector<std::tuple<std::string, std::string, std::size_t>> cases = {
+        {"---\nname: demo\ndescription: d\n...\n---\nBody\n", "...", 4},
+        {"---\nname: demo\ndescription: d\n--- y\n---\nBody\n", "---", 4},
+        {"---\r\nname: demo\r\ndescription: d\r\n...\r\n---\r\nBody\r\n", "...", 4},
+        {"---\nname: demo\n\n# a comment\ndescription: d\n\n...\n---\nBody\n", "...", 7},
+    };
+    for (const auto& [text, marker, line] : cases) {
+        INFO(text);
+        const auto r = parse(text);
+        REQUIRE_FALSE(r.ok());
+        const Diagnostic& d = diag(r, "yaml-syntax");
+        CHECK(d.line == line);
+        CHECK(d.message == message(marker, line));
+    }
 }
 
 // ---- 14. Blank means invisible too
