@@ -414,10 +414,16 @@ std::string render_activation_text(const LoadedSkill& skill, const ActivationTex
         out += fmt::format("  and {} more files are not listed.\n", skill.omitted_resources);
     }
     // Whatever the reader: a directory whose files could not be listed is named, never dropped.
-    for (const std::string& dir : skill.unlisted_directories) {
+    for (std::size_t i = 0; i < skill.unlisted_directories.size(); ++i) {
         out += "  The files in the directory \"";
-        detail::append_finished_xml(out, dir);
-        out += "\" are not listed: it could not be read in full.\n";
+        detail::append_finished_xml(out, skill.unlisted_directories[i]);
+        if (i >= skill.unlisted_reasons.size()) {
+            out += "\" are not listed: it could not be read in full.\n";  // the loader did not say why
+        } else if (skill.unlisted_reasons[i] == UnlistedReason::too_deep) {
+            out += "\" are not listed: it lies too deep below the skill directory.\n";
+        } else {
+            out += "\" are not listed: it could not be read.\n";
+        }
     }
     if (skill.resources_incomplete && skill.unlisted_directories.empty()) {
         out += "  The listing stopped early: more files may exist.\n";

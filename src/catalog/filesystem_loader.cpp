@@ -404,6 +404,7 @@ LoadedSkill FilesystemSkillLoader::load(std::string_view name) {
     out.omitted_resources = listed.omitted;
     out.unlisted_directories = std::move(listed.unlisted_directories);
     out.resources_incomplete = listed.incomplete;
+    out.unlisted_reasons = std::move(listed.unlisted_reasons);
     return out;
 }
 

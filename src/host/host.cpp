@@ -7,7 +7,8 @@
 namespace agentskills {
 
 std::string SkillDefinition::render(std::optional<std::string_view> arguments, std::size_t max_bytes) const {
-    const LoadedSkill skill{manifest, body, resources, omitted_resources, unlisted_directories, resources_incomplete};
+    const LoadedSkill skill{
+        manifest, body, resources, omitted_resources, unlisted_directories, resources_incomplete, unlisted_reasons};
     // The activation text: render() without arguments is exactly what the model is handed.
     return render_activation_text(skill, {.include_directory = in_run_workspace,
                                           .layout = ActivationLayout::skill_content,
@@ -31,6 +32,7 @@ SkillDefinition SkillDefinition::from_loaded(LoadedSkill skill, bool in_run_work
     def.omitted_resources = skill.omitted_resources;
     def.unlisted_directories = std::move(skill.unlisted_directories);
     def.resources_incomplete = skill.resources_incomplete;
+    def.unlisted_reasons = std::move(skill.unlisted_reasons);
     return def;
 }
 

@@ -15,6 +15,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "../catalog/incomplete_listing.hpp"
 #include "agentskills/base/errors.hpp"
 #include "agentskills/base/names.hpp"
 #include "agentskills/catalog/loader.hpp"
@@ -80,8 +81,7 @@ std::vector<std::string> skill_files(const SkillReader& reader, const std::strin
         throw IoError(fmt::format("{} holds more than {} files", skill_dir, SKILL_LOCK_MAX_FILES));
     }
     if (listed.incomplete) {
-        throw IoError(fmt::format("{} holds more than {} directory entries or nests deeper than {} levels", skill_dir,
-                                  SKILL_RESOURCE_WALK_LIMIT, SKILL_MAX_RESOURCE_DEPTH));
+        throw IoError(detail::incomplete_listing_message(listed, skill_dir, SKILL_MAX_RESOURCE_DEPTH));
     }
     std::vector<std::string> paths;
     paths.reserve(listed.resources.size() + 1);

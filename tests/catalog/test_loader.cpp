@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/core.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -1264,6 +1265,107 @@ TEST_CASE("resource listing goes exactly 64 levels deep", "[loader][hardening][r
     CHECK(std::none_of(res.begin(), res.end(), [](const SkillResource& r) { return r.path.ends_with("at-65"); }));
 }
 
+namespace {
+
+// A reader that lists each directory backwards (as a file system's own order may be anything),
+// and cannot list the directories named in `unreadable`.
+class BackwardsReader final : public SkillReader {
+public:
+    explicit BackwardsReader(std::shared_ptr<MemorySkillReader> inner) : inner_(std::move(inner)) {}
+    std::vector<std::string> unreadable;
+    ReadResult read_file(std::string_view path, std::size_t max_bytes) const override {
+        return inner_->read_file(path, max_bytes);
+    }
+    std::vector<DirEntry> list_dir(std::string_view path) const override {
+        if (std::find(unreadable.begin(), unreadable.end(), path) != unreadable.end()) {
+            throw IoError(fmt::format("cannot list '{}': Permission denied", path));
+        }
+        auto entries = inner_->list_dir(path);
+        std::reverse(entries.begin(), entries.end());
+        return entries;
+    }
+    FileStat stat(std::string_view path) const override { return inner_->stat(path); }
+
+private:
+    std::shared_ptr<MemorySkillReader> inner_;
+};
+
+}  // namespace
+
+TEST_CASE("the resource walk keeps the documented order whatever the reader's", "[loader][resources]") {
+    auto mem = std::make_shared<MemorySkillReader>();
+    mem->add_file("s/SKILL.md", "x");
+    // '-' and '.' sort before '/': "a-b" comes before "a/c" by path.
+    for (const char* f : {"a/c", "a-b", "a.b/c", "b.txt", "assets/y", "references/z", "scripts/x", "scripts/a/b",
+                          "scripts-old/w", "0"}) {
+        mem->add_file(std::string("s/") + f, "");
+    }
+    const BackwardsReader reader(mem);
+    const ResourceList all = list_skill_resources(reader, "s", {.max_resources = 0});
+    CHECK(all.resources == std::vector<SkillResource>{{"scripts/a/b"},
+                                                      {"scripts/x"},
+                                                      {"references/z"},
+                                                      {"assets/y"},
+                                                      {"0"},
+                                                      {"a-b"},
+                                                      {"a.b/c"},
+                                                      {"a/c"},
+                                                      {"b.txt"},
+                                                      {"scripts-old/w"}});
+    const ResourceList three = list_skill_resources(reader, "s", {.max_resources = 3});
+    CHECK(three.resources == std::vector<SkillResource>{{"scripts/a/b"}, {"scripts/x"}, {"references/z"}});
+    CHECK(three.omitted == 7);
+    CHECK_FALSE(three.incomplete);
+}
+
+TEST_CASE("the resource walk stopped at its entry limit lists the first files by path", "[loader][resources]") {
+    // One directory of more entries than the walk looks at, listed backwards: the first 1,000 by
+    // path are still the ones listed.
+    auto mem = std::make_shared<MemorySkillReader>();
+    mem->add_file("s/SKILL.md", "x");
+    for (std::size_t i = 0; i < SKILL_RESOURCE_WALK_LIMIT + 50; ++i) mem->add_file(fmt::format("s/r/f{:06}", i), "");
+    const ResourceList listed = list_skill_resources(BackwardsReader(mem), "s", {});
+    REQUIRE(listed.resources.size() == SKILL_MAX_RESOURCES);
+    CHECK(listed.resources.front().path == "r/f000000");
+    CHECK(listed.resources.back().path == "r/f000999");
+    // SKILL.md and r/ are two of the entries looked at.
+    CHECK(listed.omitted == SKILL_RESOURCE_WALK_LIMIT - 2 - SKILL_MAX_RESOURCES);
+    CHECK(listed.incomplete);
+    CHECK(listed.entry_limit_reached);
+    CHECK(listed.unlisted_directories.empty());
+}
+
+TEST_CASE("a resource directory left out says why: unreadable or too deep", "[loader][resources]") {
+    auto mem = std::make_shared<MemorySkillReader>();
+    mem->add_file("lib/res/SKILL.md", skill_md("res", "R."));
+    mem->add_file("lib/res/notes.md", "n");
+    mem->add_file("lib/res/secret/f", "s");
+    std::string deep = "deep";
+    for (std::size_t level = 1; level <= SKILL_MAX_RESOURCE_DEPTH; ++level) deep += "/d";
+    mem->add_file("lib/res/" + deep + "/f", "f");
+    auto reader = std::make_shared<BackwardsReader>(mem);
+    reader->unreadable = {"lib/res/secret"};
+    const ResourceList listed = list_skill_resources(*reader, "lib/res", {});
+    CHECK(listed.unlisted_directories == std::vector<std::string>{deep, "secret"});
+    CHECK(listed.unlisted_reasons == std::vector<UnlistedReason>{UnlistedReason::too_deep, UnlistedReason::unreadable});
+    CHECK(listed.incomplete);
+    CHECK_FALSE(listed.entry_limit_reached);
+
+    FilesystemSkillLoader loader({.roots = {"lib"}, .reader = reader});
+    (void)loader.discover();
+    const LoadedSkill skill = loader.load("res");
+    CHECK(skill.resources == std::vector<SkillResource>{{"notes.md"}});
+    CHECK(skill.unlisted_directories == listed.unlisted_directories);
+    CHECK(skill.unlisted_reasons == listed.unlisted_reasons);
+    CHECK(render_activation_text(skill, {.include_directory = false})
+              .ends_with("<skill_resources>\n  <file path=\"notes.md\" />\n"
+                         "  The files in the directory \"" +
+                         deep +
+                         "\" are not listed: it lies too deep below the skill directory.\n"
+                         "  The files in the directory \"secret\" are not listed: it could not be read.\n"
+                         "</skill_resources>\n</skill_content>"));
+}
+
 TEST_CASE("dotfiles and dot-directories are not resources unless asked for", "[loader][hardening][resources]") {
     TempDir tmp;
     tmp.write("lib/tool/SKILL.md", skill_md("tool", "T."));
@@ -1295,6 +1397,42 @@ int run_unprivileged(F&& body) {
     int status = 0;
     ::waitpid(pid, &status, 0);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 98;
+}
+
+TEST_CASE("a resource directory nobody may read is named as unreadable", "[loader][resources][local]") {
+    TempDir tmp;
+    ::chmod(tmp.path().c_str(), 0755);
+    tmp.write("lib/res/SKILL.md", skill_md("res", "R."));
+    tmp.write("lib/res/secret/f", "s");
+    for (const char* d : {"lib", "lib/res"}) ::chmod(tmp.path(d).c_str(), 0755);
+    ::chmod(tmp.path("lib/res/SKILL.md").c_str(), 0644);
+    ::chmod(tmp.path("lib/res/secret").c_str(), 0);
+    constexpr int cannot_reach = 42;  // the temporary directory is not reachable without root
+    const int status = run_unprivileged([&]() -> int {
+        if (::access(tmp.path("lib/res/SKILL.md").c_str(), R_OK) != 0) return cannot_reach;
+        try {
+            FilesystemSkillLoader loader({.roots = {tmp.path("lib")}, .include_default_roots = false});
+            (void)loader.discover();
+            const LoadedSkill skill = loader.load("res");
+            if (!skill.resources.empty()) return 1;
+            if (skill.unlisted_directories != std::vector<std::string>{"secret"}) return 2;
+            if (skill.unlisted_reasons != std::vector<UnlistedReason>{UnlistedReason::unreadable}) return 3;
+            if (render_activation_text(skill, {.include_directory = false})
+                    .find("  The files in the directory \"secret\" are not listed: it could not be read.\n") ==
+                std::string::npos) {
+                return 4;
+            }
+            return 0;
+        } catch (...) {
+            return 5;
+        }
+    });
+    ::chmod(tmp.path("lib/res/secret").c_str(), 0755);
+    if (status == cannot_reach) {
+        WARN("the temporary directory is not reachable as nobody; not checked");
+        return;
+    }
+    CHECK(status == 0);
 }
 
 TEST_CASE("a default root that cannot be listed is skipped and the home root still counts",

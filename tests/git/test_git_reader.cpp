@@ -315,10 +315,11 @@ TEST_CASE("a git-root skill's directory over the listing limit is named, not dro
     const LoadedSkill skill = loader.load("wide");
     CHECK(skill.resources == std::vector<SkillResource>{{"notes.md"}});
     CHECK(skill.unlisted_directories == std::vector<std::string>{"references"});
+    CHECK(skill.unlisted_reasons == std::vector<UnlistedReason>{UnlistedReason::unreadable});
     CHECK(skill.resources_incomplete);
     const std::string text = render_activation_text(skill, {.include_directory = false});
     CHECK(text.find("<skill_resources>\n  <file path=\"notes.md\" />\n"
-                    "  The files in the directory \"references\" are not listed: it could not be read in full.\n"
+                    "  The files in the directory \"references\" are not listed: it could not be read.\n"
                     "</skill_resources>") != std::string::npos);
     // Within the limit, everything is listed and nothing is said.
     FilesystemSkillLoader wide_enough({.roots = {"skills"}, .reader = GitTreeReader::open(dir, "main")});

@@ -1,5 +1,6 @@
 // Tests of lock.hpp (agentskills::lock): the lock file's exact text, its reading, and a loader
 // that refuses skills whose files changed or that the lock does not hold.
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -309,6 +310,60 @@ TEST_CASE("lock: a key that appears twice in one object is refused, naming it an
     // Keys that differ only by an escape are the same key once decoded.
     CHECK(lock_error(R"({"version":1,"skills":[],"\u0076ersion":1})") ==
           "lock file: duplicate key 'version' in the top-level object");
+}
+
+namespace {
+
+// A memory reader that cannot list the directories named in `unreadable`.
+class UnlistableReader final : public SkillReader {
+public:
+    explicit UnlistableReader(std::shared_ptr<MemorySkillReader> inner) : inner_(std::move(inner)) {}
+    std::vector<std::string> unreadable;
+    ReadResult read_file(std::string_view path, std::size_t max_bytes) const override {
+        return inner_->read_file(path, max_bytes);
+    }
+    std::vector<DirEntry> list_dir(std::string_view path) const override {
+        if (std::find(unreadable.begin(), unreadable.end(), path) != unreadable.end()) {
+            throw IoError(fmt::format("cannot list '{}': Permission denied", path));
+        }
+        return inner_->list_dir(path);
+    }
+    FileStat stat(std::string_view path) const override { return inner_->stat(path); }
+
+private:
+    std::shared_ptr<MemorySkillReader> inner_;
+};
+
+std::string digest_error(const SkillReader& reader, std::string_view skill_dir) {
+    try {
+        (void)digest_skill_files(reader, skill_dir);
+    } catch (const IoError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("lock: a skill whose files cannot all be listed is refused with the reason", "[lock]") {
+    auto mem = std::make_shared<MemorySkillReader>();
+    mem->add_file("s/SKILL.md", "x");
+    mem->add_file("s/secret/f", "s");
+    UnlistableReader reader(mem);
+    reader.unreadable = {"s/secret"};
+    CHECK(digest_error(reader, "s") == "the directory s/secret could not be read");
+
+    auto deep = std::make_shared<MemorySkillReader>();
+    deep->add_file("s/SKILL.md", "x");
+    std::string dir = "s";
+    for (std::size_t level = 1; level <= SKILL_MAX_RESOURCE_DEPTH + 1; ++level) dir += "/d";
+    deep->add_file(dir + "/f", "f");
+    CHECK(digest_error(*deep, "s") == "the directory " + dir + " lies deeper than 64 levels below s");
+
+    auto wide = std::make_shared<MemorySkillReader>();
+    wide->add_file("s/SKILL.md", "x");
+    for (std::size_t i = 0; i < SKILL_RESOURCE_WALK_LIMIT + 1; ++i) wide->add_directory(fmt::format("s/d{}", i));
+    CHECK(digest_error(*wide, "s") == "s holds more than 100000 directory entries");
 }
 
 TEST_CASE("lock: nesting deeper than the format is refused", "[lock]") {

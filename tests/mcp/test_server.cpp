@@ -620,6 +620,66 @@ TEST_CASE("mcp: skills over the extension's limits or rules are left out", "[mcp
     CHECK(logs.size() == 8);
 }
 
+namespace {
+
+// The local file system, except that the directories named in `unreadable` cannot be listed
+// (as a directory of mode 000 is, for anyone but root).
+class UnlistableLocalReader final : public SkillReader {
+public:
+    std::vector<std::string> unreadable;
+    ReadResult read_file(std::string_view path, std::size_t max_bytes) const override {
+        return local_.read_file(path, max_bytes);
+    }
+    std::vector<DirEntry> list_dir(std::string_view path) const override {
+        refuse(path);
+        return local_.list_dir(path);
+    }
+    std::vector<DirEntry> list_dir_kinds(std::string_view path) const override {
+        refuse(path);
+        return local_.list_dir_kinds(path);
+    }
+    FileStat stat(std::string_view path) const override { return local_.stat(path); }
+    // Absolute paths, as the local reader's; discovery's own listing of the root goes straight to
+    // the file system, the resource walk through this reader.
+    [[nodiscard]] bool is_local() const noexcept override { return true; }
+
+private:
+    void refuse(std::string_view path) const {
+        if (std::find(unreadable.begin(), unreadable.end(), path) != unreadable.end()) {
+            throw IoError("cannot list '" + std::string(path) + "': Permission denied");
+        }
+    }
+    LocalSkillReader local_;
+};
+
+}  // namespace
+
+TEST_CASE("mcp: a skill whose files cannot all be listed is left out with the true reason", "[mcp]") {
+    TempDir dir;
+    dir.write("lib/unread/SKILL.md", "---\nname: unread\ndescription: d\n---\nx\n");
+    dir.write("lib/unread/secret/f", "s");
+    dir.write("lib/deep/SKILL.md", "---\nname: deep\ndescription: d\n---\nx\n");
+    std::string deep = "d";
+    for (std::size_t level = 2; level <= mcp::DEFAULT_MAX_JSON_DEPTH + 1; ++level) deep += "/d";
+    dir.write("lib/deep/" + deep + "/f", "f");
+    dir.write("lib/ok/SKILL.md", "---\nname: ok\ndescription: d\n---\nx\n");
+    auto reader = std::make_shared<UnlistableLocalReader>();
+    reader->unreadable = {dir.path("lib/unread/secret")};
+    auto loader = std::make_shared<FilesystemSkillLoader>(
+        FilesystemLoaderOptions{.roots = {dir.path("lib")}, .include_default_roots = false, .reader = reader});
+    std::vector<std::string> logs;
+    mcp::ServerOptions options;
+    options.log = [&](std::string_view l) { logs.emplace_back(l); };
+    mcp::Server server(discover_skill_catalog(loader), options);
+    CHECK(server.served_skill_names() == std::vector<std::string>{"ok"});
+    CHECK(logs.size() == 2);
+    std::map<std::string, std::string> reasons;
+    for (const auto& l : server.left_out()) reasons[l.name] = l.reason;
+    CHECK(reasons.at("unread") == "the directory " + dir.path("lib/unread/secret") + " could not be read");
+    CHECK(reasons.at("deep") == "the directory " + dir.path("lib/deep/" + deep) + " lies deeper than 64 levels below " +
+                                    dir.path("lib/deep"));
+}
+
 TEST_CASE("mcp: skills of plugins and groups are served at skill://plugin/skill/SKILL.md", "[mcp]") {
     // A marketplace (two plugins) and a plain library that has a skill named like one plugin.
     TempDir dir;

@@ -166,6 +166,13 @@ struct SkillResource {
     friend bool operator==(const SkillResource&, const SkillResource&) = default;
 };
 
+/// Why the files of a directory below a skill are missing from its resource listing
+/// (ResourceList::unlisted_reasons, LoadedSkill::unlisted_reasons).
+enum class UnlistedReason {
+    unreadable,  ///< the reader could not list it (no permission, vanished, over its own listing limit)
+    too_deep,    ///< it lies past the directory levels the listing descends (SKILL_MAX_RESOURCE_DEPTH)
+};
+
 /// What `SkillLoader::load` returns: manifest, instructions (body without frontmatter), resources.
 struct LoadedSkill {
     SkillManifest manifest;
@@ -179,6 +186,9 @@ struct LoadedSkill {
     /// (these or the walk limit), so files may be missing from it; activation text says so.
     std::vector<std::string> unlisted_directories = {};
     bool resources_incomplete = false;
+    /// Why each of `unlisted_directories` is not listed, index for index. A loader that leaves it
+    /// empty says nothing of the reason: activation text then says "could not be read in full".
+    std::vector<UnlistedReason> unlisted_reasons = {};
 };
 
 enum class SkipReason {

@@ -306,13 +306,21 @@ struct ResourceList {
     /// could not list them (over its own listing limit, vanished, no permission) or they lie past
     /// `max_depth`: relative paths in the order met, at most SKILL_MAX_UNLISTED_DIRECTORIES.
     std::vector<std::string> unlisted_directories = {};
+    /// Why each of `unlisted_directories` is not listed, index for index.
+    std::vector<UnlistedReason> unlisted_reasons = {};
+    /// The walk looked at SKILL_RESOURCE_WALK_LIMIT directory entries and stopped there. The
+    /// files listed are still the first of the documented order (the walk goes in that order);
+    /// files after the last one looked at are missing, and `omitted` does not count them.
+    bool entry_limit_reached = false;
 };
 
 /// Lists the resources of a skill directory through `reader`: every file below `skill_dir`
 /// except its own SKILL.md, not following directory symlinks, at most SKILL_MAX_RESOURCE_DEPTH
 /// levels deep, without names starting with '.' unless `include_hidden`, ordered scripts/,
 /// references/, assets/, then the rest, each by path; the first `max_resources` of that order
-/// are kept. The walk looks at no more than SKILL_RESOURCE_WALK_LIMIT entries.
+/// are kept. The walk looks at no more than SKILL_RESOURCE_WALK_LIMIT entries, and looks at
+/// them in that order (each directory's entries sorted), so that what it lists when it stops
+/// there is still the first files of the order.
 [[nodiscard]] ResourceList list_skill_resources(const SkillReader& reader, std::string_view skill_dir,
                                                 const ResourceListOptions& options);
 

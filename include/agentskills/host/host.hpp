@@ -55,9 +55,10 @@ struct SkillDefinition {
     std::vector<SkillResource> resources = {};
     /// Files of the skill directory left out of `resources` by the loader's cap.
     std::size_t omitted_resources = 0;
-    /// LoadedSkill::unlisted_directories and resources_incomplete, as loaded.
+    /// LoadedSkill::unlisted_directories, resources_incomplete and unlisted_reasons, as loaded.
     std::vector<std::string> unlisted_directories;
     bool resources_incomplete = false;
+    std::vector<UnlistedReason> unlisted_reasons = {};
 
     /// The skill's instructions exactly as the model receives them on activation
     /// (render_activation_text: wrapper tags in the body neutralized, model text, the

@@ -11,6 +11,7 @@
 #include <fmt/core.h>
 
 #include "../../base/byte_scans.hpp"
+#include "../../catalog/incomplete_listing.hpp"
 #include "../shared/internal.hpp"
 #include "agentskills/base/names.hpp"
 #include "agentskills/base/text.hpp"
@@ -194,10 +195,8 @@ std::vector<std::string> walk(const FileSource& source, const std::string& root,
         throw std::runtime_error(fmt::format("cannot list {}: {}", root, e.what()));
     }
     if (listed.omitted > 0) throw std::runtime_error(fmt::format("it has more than {} files", SKILL_MAX_RESOURCES));
-    if (listed.incomplete) {
-        throw std::runtime_error(
-            fmt::format("{} nests deeper than {} directories or has too many entries", root, max_depth));
-    }
+    if (listed.incomplete)
+        throw std::runtime_error(agentskills::detail::incomplete_listing_message(listed, root, max_depth));
     dirs.insert("");
     dirs.insert(listed.directories.begin(), listed.directories.end());
     std::vector<std::string> rels{"SKILL.md"};
