@@ -1380,6 +1380,44 @@ TEST_CASE("mcp http: Mcp-Method and Mcp-Name are required and must match the bod
     CHECK(mismatch(post(note.dump(), with({{"Mcp-Method", "ping"}}))));
 }
 
+TEST_CASE("mcp http: the header check reads the era from the parsed body, escapes and all", "[mcp][http]") {
+    HttpFixture f;
+    const auto post = [&](const std::string& body, const httplib::Headers& headers) {
+        auto r = f.post(body, headers);
+        REQUIRE(r);
+        return std::make_pair(r->status, json::parse(r->body.empty() ? "{}" : r->body));
+    };
+    const auto mismatch = [](const std::pair<int, json>& r) {
+        return r.first == 400 && r.second.at("error").at("code") == -32020;
+    };
+    // The `_meta` key written with JSON escapes is the same key to the handler, so the request is
+    // of the 2026-07-28 era and its headers are checked as any other's.
+    for (const std::string key :
+         {R"(io.modelcontextprotocol\/protocolVersion)", R"(io.modelcontextprotocol\u002fprotocolVersion)",
+          R"(\u0069o.modelcontextprotocol/protocolVersion)"}) {
+        CAPTURE(key);
+        const std::string body = R"({"jsonrpc":"2.0","id":1,"method":"resources/read","params":{)"
+                                 R"("uri":"skill://alpha/SKILL.md","_meta":{")" +
+                                 key + R"(":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}})";
+        CHECK(mismatch(post(body, {})));
+        CHECK(mismatch(post(body, {{"Mcp-Method", "resources/read"}, {"Mcp-Name", "skill://alpha/SKILL.md"}})));
+        CHECK(mismatch(post(
+            body,
+            {{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "ping"}, {"Mcp-Name", "skill://beta/SKILL.md"}})));
+        CHECK(mismatch(post(body, {{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "resources/read"}})));
+        const auto ok = post(body, {{"MCP-Protocol-Version", "2026-07-28"},
+                                    {"Mcp-Method", "resources/read"},
+                                    {"Mcp-Name", "skill://alpha/SKILL.md"}});
+        CHECK(ok.first == 200);
+        CHECK(ok.second.at("result").at("resultType") == "complete");  // handled as 2026-07-28
+    }
+    // A version that is not a string is a claim too: no header can equal it.
+    const std::string number = R"({"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":{)"
+                               R"("io.modelcontextprotocol/protocolVersion":20260728,)"
+                               R"("io.modelcontextprotocol/clientCapabilities":{}}}})";
+    CHECK(mismatch(post(number, {})));
+}
+
 TEST_CASE("mcp http: many clients at once over keep-alive connections", "[mcp][http][concurrency]") {
     // 200 handshake sessions from one address: the per-client session cap is not what this tests.
     mcp::HttpOptions options = HttpFixture::http();

@@ -44,6 +44,13 @@ std::string error_response(std::string_view id, int code, std::string_view messa
 
 }  // namespace
 
+const json* detail::claimed_protocol_version(const json& params) {
+    const auto meta = params.find("_meta");
+    if (meta == params.end() || !meta->is_object()) return nullptr;
+    const auto version = meta->find(std::string(META_PROTOCOL_VERSION));
+    return version == meta->end() ? nullptr : &*version;
+}
+
 void detail::append_response_head(std::string& out, std::string_view id, std::string_view member) {
     out += R"({"jsonrpc":"2.0","id":)";
     out += id;
@@ -136,23 +143,23 @@ Exchange detail::ServerAccess::handle(const Server& server, std::string_view mes
         return ex;
     }
 
-    const json* meta = nullptr;
-    if (const auto m = params.find("_meta"); m != params.end()) {
-        if (!m->is_object()) return fail(id, INVALID_PARAMS, "Invalid params: _meta must be an object");
-        meta = &*m;
+    if (const auto m = params.find("_meta"); m != params.end() && !m->is_object()) {
+        return fail(id, INVALID_PARAMS, "Invalid params: _meta must be an object");
     }
-    const bool modern = meta != nullptr && meta->contains(std::string(META_PROTOCOL_VERSION));
+    const json* claimed = claimed_protocol_version(params);
+    const bool modern = claimed != nullptr;
     ex.modern = modern;
     try {
         if (modern) {
-            const json& v = meta->at(std::string(META_PROTOCOL_VERSION));
+            const json& v = *claimed;
             if (!v.is_string()) invalid_params("_meta io.modelcontextprotocol/protocolVersion must be a string");
             if (v.get_ref<const std::string&>() != PROTOCOL_2026_07_28) {
                 throw RpcError(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version",
                                {{"supported", supported_versions()}, {"requested", v}});
             }
-            const auto caps = meta->find(std::string(META_CLIENT_CAPABILITIES));
-            if (caps == meta->end() || !caps->is_object()) {
+            const json& meta = params.at("_meta");  // an object: claimed_protocol_version found the version there
+            const auto caps = meta.find(std::string(META_CLIENT_CAPABILITIES));
+            if (caps == meta.end() || !caps->is_object()) {
                 invalid_params("_meta io.modelcontextprotocol/clientCapabilities must be an object");
             }
         } else if (ex.method != "initialize" && ex.method != "ping") {

@@ -147,40 +147,38 @@ bool has_header(const Request& req, std::string_view name) {
     return req.find(beast::string_view(name.data(), name.size())) != req.end();
 }
 
+/// The `params` object of a parsed message, or nullptr.
+const json* params_of(const json& msg) {
+    if (!msg.is_object()) return nullptr;
+    const auto p = msg.find("params");
+    return p != msg.end() && p->is_object() ? &*p : nullptr;
+}
+
 /// The 2026-07-28 transport's checks of the request headers against the body, before the body is
 /// handled: MCP-Protocol-Version must name the body's `_meta` protocol version; for a modern
 /// request, Mcp-Method is required and must be the method, and Mcp-Name is required for the
 /// methods that name a tool, prompt or resource and must be that name (decoded from its base64
 /// sentinel); a notification's Mcp-Method, when sent, must be its method. The message of the
-/// -32020 error, or nullopt when the headers agree. The body, when it had to be parsed for the
-/// check (and was within the depth bound), is left in `msg` for the handler, which then does not
-/// parse it again; else `msg` stays null.
+/// -32020 error, or nullopt when the headers agree. The era is decided on the parsed body, by the
+/// handler's own test (detail::claimed_protocol_version), never on its text: a body that spells
+/// the `_meta` key with JSON escapes is the same message to both. That parse (when the body was
+/// within the depth bound) is left in `msg` for the handler, which then does not parse it again;
+/// else `msg` stays null.
 std::optional<std::string> header_mismatch(const Request& req, const ServerOptions& limits, json& msg) {
     const std::string_view version_header = header(req, "MCP-Protocol-Version");
     const bool modern_header = version_header.rfind("2026-", 0) == 0;
     const std::string& body = req.body();
-    if (!modern_header && body.find("io.modelcontextprotocol/protocolVersion") == std::string::npos) {
-        return std::nullopt;  // the handshake era: nothing to check here
-    }
     if (detail::json_depth(body, limits.max_json_depth) <= limits.max_json_depth) {
         msg = json::parse(body, nullptr, /*allow_exceptions=*/false);
     }
-    std::string claimed;
-    const json* params = nullptr;
-    if (msg.is_object()) {
-        if (const auto p = msg.find("params"); p != msg.end() && p->is_object()) {
-            params = &*p;
-            if (const auto meta = p->find("_meta"); meta != p->end() && meta->is_object()) {
-                const auto v = meta->find("io.modelcontextprotocol/protocolVersion");
-                if (v != meta->end() && v->is_string()) claimed = v->get<std::string>();
-            }
-        }
-    }
-    if (claimed.empty() && !modern_header) return std::nullopt;
-    if (version_header != claimed) {
+    const json* params = params_of(msg);
+    const json* claim = params != nullptr ? detail::claimed_protocol_version(*params) : nullptr;
+    if (claim == nullptr && !modern_header) return std::nullopt;  // the handshake era: nothing to check here
+    if (claim == nullptr || !claim->is_string() || version_header != claim->get_ref<const std::string&>()) {
         return "Header mismatch: MCP-Protocol-Version does not match _meta io.modelcontextprotocol/protocolVersion";
     }
-    if (claimed < "2026-07-28") return std::nullopt;  // an unsupported older claim: the handler answers -32022
+    // An unsupported older claim: the handler answers -32022.
+    if (version_header < PROTOCOL_2026_07_28) return std::nullopt;
     const auto method_it = msg.find("method");
     if (method_it == msg.end() || !method_it->is_string()) return std::nullopt;  // the handler refuses it
     const std::string& method = method_it->get_ref<const std::string&>();

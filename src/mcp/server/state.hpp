@@ -49,6 +49,13 @@ constexpr std::string_view META_PROTOCOL_VERSION = "io.modelcontextprotocol/prot
 constexpr std::string_view META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 constexpr std::string_view META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
 
+/// The protocol version that a request's `params` claim: the member
+/// `io.modelcontextprotocol/protocolVersion` of `params._meta` when `_meta` is an object, of
+/// whatever type; nullptr when there is none. A request with one is of the 2026-07-28 era. The
+/// one test of the era, for the handler and for the HTTP transport's header check, both over the
+/// same parse of the message.
+[[nodiscard]] const nlohmann::json* claimed_protocol_version(const nlohmann::json& params);
+
 /// A JSON-RPC error raised while handling a request.
 struct RpcError : std::runtime_error {
     RpcError(int c, const std::string& message, nlohmann::json d = nullptr)
