@@ -1418,6 +1418,125 @@ TEST_CASE("mcp http: the header check reads the era from the parsed body, escape
     CHECK(mismatch(post(number, {})));
 }
 
+TEST_CASE("mcp http: an unsupported MCP-Protocol-Version header is 400", "[mcp][http]") {
+    HttpFixture f;
+    auto init = f.post(INIT);
+    REQUIRE(init);
+    REQUIRE(init->status == 200);
+    const std::string session = init->get_header_value("Mcp-Session-Id");
+    const std::string list = R"({"jsonrpc":"2.0","id":2,"method":"skills/list"})";
+    const std::string unsupported_message =
+        "Bad Request: unsupported MCP-Protocol-Version (this server speaks 2026-07-28, 2025-11-25, 2025-06-18, "
+        "2025-03-26)";
+    for (const char* bad : {"1999-01-01", "2025-11-26", "latest", "2025-11-25,2025-06-18"}) {
+        CAPTURE(bad);
+        auto r = f.post(list, {{"Mcp-Session-Id", session}, {"MCP-Protocol-Version", bad}});
+        REQUIRE(r);
+        CHECK(r->status == 400);
+        const json error = json::parse(r->body).at("error");
+        CHECK(error.at("code") == -32600);
+        CHECK(error.at("message") == unsupported_message);
+    }
+    // Before a session too: an initialize that names a version this server does not speak.
+    auto bad_init = f.post(INIT, {{"MCP-Protocol-Version", "1999-01-01"}});
+    REQUIRE(bad_init);
+    CHECK(bad_init->status == 400);
+    CHECK(json::parse(bad_init->body).at("error").at("code") == -32600);
+    // The handshake versions, or no header (taken as 2025-03-26), are served.
+    for (const char* ok : {"2025-11-25", "2025-06-18", "2025-03-26"}) {
+        auto r = f.post(list, {{"Mcp-Session-Id", session}, {"MCP-Protocol-Version", ok}});
+        REQUIRE(r);
+        CHECK(r->status == 200);
+    }
+    auto none = f.post(list, {{"Mcp-Session-Id", session}});
+    REQUIRE(none);
+    CHECK(none->status == 200);
+    // A 2026-07-28 header on a request without the body's claim stays a mismatch (-32020).
+    auto modern = f.post(list, {{"Mcp-Session-Id", session}, {"MCP-Protocol-Version", "2026-07-28"}});
+    REQUIRE(modern);
+    CHECK(modern->status == 400);
+    CHECK(json::parse(modern->body).at("error").at("code") == -32020);
+    // DELETE with an unsupported version ends nothing.
+    httplib::Client client("127.0.0.1", f.port);
+    auto del = client.Delete("/mcp", {{"Mcp-Session-Id", session}, {"MCP-Protocol-Version", "1999-01-01"}});
+    REQUIRE(del);
+    CHECK(del->status == 400);
+    CHECK(json::parse(del->body).at("error").at("code") == -32600);
+    auto still = f.post(list, {{"Mcp-Session-Id", session}});
+    REQUIRE(still);
+    CHECK(still->status == 200);
+}
+
+TEST_CASE("mcp http: Content-Type is parsed as a media type", "[mcp][http]") {
+    HttpFixture f;
+    const auto status_for = [&](const std::string& content_type) {
+        RawClient c(f.port);
+        std::string request = http_post(MODERN_LIST, MODERN_LIST_HEADERS);
+        const std::string plain = "Content-Type: application/json\r\n";
+        request.replace(request.find(plain), plain.size(),
+                        content_type.empty() ? std::string() : "Content-Type: " + content_type + "\r\n");
+        REQUIRE(c.send(request));
+        const auto got = c.responses(1, std::chrono::milliseconds(5000));
+        REQUIRE(got.size() == 1);
+        if (got[0].first == 415) {
+            CHECK(json::parse(got[0].second) ==
+                  json::parse(R"({"jsonrpc":"2.0","id":null,"error":{"code":-32600,)"
+                              R"("message":"Unsupported Media Type: send application/json"}})"));
+        }
+        return got[0].first;
+    };
+    for (const char* ok :
+         {"application/json", "Application/JSON", "APPLICATION/json", "application/json; charset=utf-8",
+          "application/json;charset=UTF-8", "application/json ; charset=\"utf-8\""}) {
+        CAPTURE(ok);
+        CHECK(status_for(ok) == 200);
+    }
+    for (const char* bad : {"application/jsonfoo", "application/json-patch+json", "application/json5", "text/plain",
+                            "application/", "json", "application/json/x", "application / json", ""}) {
+        CAPTURE(bad);
+        CHECK(status_for(bad) == 415);
+    }
+}
+
+TEST_CASE("mcp http: a repeated Host, Origin, session or MCP header is 400", "[mcp][http]") {
+    HttpFixture f;
+    auto init = f.post(INIT);
+    REQUIRE(init);
+    const std::string session = init->get_header_value("Mcp-Session-Id");
+    const auto answer_to = [&](const std::vector<std::string>& headers) {
+        RawClient c(f.port);
+        REQUIRE(c.send(http_post(MODERN_LIST, headers)));
+        const auto got = c.responses(1, std::chrono::milliseconds(5000));
+        REQUIRE(got.size() == 1);
+        return got[0];
+    };
+    const auto refused = [&](const std::vector<std::string>& headers, const std::string& name) {
+        const auto got = answer_to(headers);
+        CHECK(got.first == 400);
+        CHECK(json::parse(got.second) ==
+              json{{"jsonrpc", "2.0"},
+                   {"id", nullptr},
+                   {"error", {{"code", -32600}, {"message", "Bad Request: more than one " + name + " header"}}}});
+    };
+    std::vector<std::string> modern = MODERN_LIST_HEADERS;
+    const auto with = [&](std::initializer_list<std::string> more) {
+        std::vector<std::string> h = modern;
+        h.insert(h.end(), more);
+        return h;
+    };
+    // http_post writes `Host: 127.0.0.1` and one Content-Type first.
+    refused(with({"Host: evil.example"}), "Host");
+    refused(with({"Host: 127.0.0.1"}), "Host");  // even the same value twice (RFC 9112 3.2)
+    refused(with({"Origin: http://localhost", "Origin: http://evil.example"}), "Origin");
+    refused(with({"Content-Type: text/plain"}), "Content-Type");
+    refused(with({"Mcp-Session-Id: " + session, "Mcp-Session-Id: feed"}), "Mcp-Session-Id");
+    refused(with({"MCP-Protocol-Version: 2025-11-25"}), "MCP-Protocol-Version");
+    refused(with({"Mcp-Method: tools/list"}), "Mcp-Method");
+    refused(with({"Mcp-Name: a", "mcp-name: b"}), "Mcp-Name");
+    // One of each is served; a header the transport does not read may repeat.
+    CHECK(answer_to(with({"Origin: http://localhost", "X-Other: 1", "X-Other: 2"})).first == 200);
+}
+
 TEST_CASE("mcp http: many clients at once over keep-alive connections", "[mcp][http][concurrency]") {
     // 200 handshake sessions from one address: the per-client session cap is not what this tests.
     mcp::HttpOptions options = HttpFixture::http();

@@ -19,11 +19,6 @@ using namespace detail;  // NOLINT(google-build-using-namespace): the error code
 
 namespace {
 
-const std::vector<std::string_view>& legacy_versions() {
-    static const std::vector<std::string_view> v = {PROTOCOL_2025_11_25, "2025-06-18", "2025-03-26"};
-    return v;
-}
-
 json supported_versions() { return json::array({std::string(PROTOCOL_2026_07_28), std::string(PROTOCOL_2025_11_25)}); }
 
 // A response around `id` (its JSON text as received: detail::id_text) and a result or an error.
@@ -44,6 +39,11 @@ std::string error_response(std::string_view id, int code, std::string_view messa
 
 }  // namespace
 
+const std::vector<std::string_view>& detail::handshake_versions() {
+    static const std::vector<std::string_view> v = {PROTOCOL_2025_11_25, "2025-06-18", "2025-03-26"};
+    return v;
+}
+
 const json* detail::claimed_protocol_version(const json& params) {
     const auto meta = params.find("_meta");
     if (meta == params.end() || !meta->is_object()) return nullptr;
@@ -62,7 +62,7 @@ void detail::append_response_head(std::string& out, std::string_view id, std::st
 json Server::Impl::initialize(const json& params, Session& session) const {
     const std::string& requested = string_param(params, "protocolVersion");
     std::string version(PROTOCOL_2025_11_25);
-    for (auto v : legacy_versions()) {
+    for (auto v : handshake_versions()) {
         if (v == requested) version = requested;
     }
     {

@@ -147,6 +147,51 @@ bool has_header(const Request& req, std::string_view name) {
     return req.find(beast::string_view(name.data(), name.size())) != req.end();
 }
 
+/// The headers the transport reads as one value (header() gives the first line of a name). A
+/// request that repeats one of them gets 400 before any is looked at: a second `Host` or `Origin`
+/// must not hide behind a first that passes the check (RFC 9112 3.2 asks 400 for a second Host).
+constexpr std::string_view SINGLE_HEADERS[] = {
+    "Host", "Origin", "Content-Type", "Mcp-Session-Id", "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"};
+
+/// The first of SINGLE_HEADERS that `req` has more than once, or empty.
+std::string_view repeated_header(const Request& req) {
+    for (const std::string_view name : SINGLE_HEADERS) {
+        if (req.count(beast::string_view(name.data(), name.size())) > 1) return name;
+    }
+    return {};
+}
+
+/// Whether a Content-Type value is the media type application/json: type and subtype compared
+/// without regard to case (RFC 9110 8.3.1), optional whitespace around them, parameters after a
+/// `;` (`charset=utf-8`) allowed. `application/jsonx` or `application/json-patch+json` is not.
+bool json_media_type(std::string_view content_type) {
+    std::string_view type = content_type.substr(0, content_type.find(';'));
+    while (!type.empty() && (type.front() == ' ' || type.front() == '\t')) type.remove_prefix(1);
+    while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.remove_suffix(1);
+    return beast::iequals(beast::string_view(type.data(), type.size()), "application/json");
+}
+
+/// Whether a request that is not of the 2026-07-28 era (no `_meta` version in its body) carries an
+/// MCP-Protocol-Version header naming no handshake-era version this server speaks. The transport
+/// (2025-06-18 and later) answers such a request 400; one without the header is taken as
+/// 2025-03-26. (A 2026-07-28 request's header must equal its body's version, header_mismatch,
+/// and the handler answers an unsupported one -32022.)
+bool unsupported_version_header(const Request& req) {
+    if (!has_header(req, "MCP-Protocol-Version")) return false;
+    const auto& versions = detail::handshake_versions();
+    return std::find(versions.begin(), versions.end(), header(req, "MCP-Protocol-Version")) == versions.end();
+}
+
+Reply unsupported_version() {
+    static const std::string message = [] {
+        std::string text =
+            fmt::format("Bad Request: unsupported MCP-Protocol-Version (this server speaks {}", PROTOCOL_2026_07_28);
+        for (const std::string_view version : detail::handshake_versions()) text += fmt::format(", {}", version);
+        return text + ")";
+    }();
+    return json_error(400, -32600, message);
+}
+
 /// The `params` object of a parsed message, or nullptr.
 const json* params_of(const json& msg) {
     if (!msg.is_object()) return nullptr;
@@ -311,6 +356,9 @@ struct Shared {
 };
 
 Reply Shared::answer(const Request& req, const std::string& client) {
+    if (const std::string_view repeated = repeated_header(req); !repeated.empty()) {
+        return json_error(400, -32600, fmt::format("Bad Request: more than one {} header", repeated));
+    }
     if (!host_allowed(header(req, "Host"))) return json_error(403, -32600, "Forbidden: Host not allowed");
     if (has_header(req, "Origin") && !origin_allowed(header(req, "Origin"))) {
         return json_error(403, -32600, "Forbidden: Origin not allowed");
@@ -322,6 +370,7 @@ Reply Shared::answer(const Request& req, const std::string& client) {
         case bhttp::verb::post:
             return answer_post(req, client);
         case bhttp::verb::delete_: {
+            if (unsupported_version_header(req)) return unsupported_version();
             const std::string id(header(req, "Mcp-Session-Id"));
             Reply r;
             r.status = !id.empty() && sessions.remove(id) ? 200 : 404;
@@ -337,11 +386,14 @@ Reply Shared::answer(const Request& req, const std::string& client) {
 }
 
 Reply Shared::answer_post(const Request& req, const std::string& client) {
-    if (header(req, "Content-Type").rfind("application/json", 0) != 0) {
+    if (!json_media_type(header(req, "Content-Type"))) {
         return json_error(415, -32600, "Unsupported Media Type: send application/json");
     }
     json parsed;  // the body, when the header check parsed it
     if (auto mismatch = header_mismatch(req, server.options(), parsed)) return json_error(400, -32020, *mismatch);
+    const json* params = params_of(parsed);
+    const bool modern_body = params != nullptr && detail::claimed_protocol_version(*params) != nullptr;
+    if (!modern_body && unsupported_version_header(req)) return unsupported_version();
 
     const bool modern_header = header(req, "MCP-Protocol-Version").rfind("2026-", 0) == 0;
     const std::string session_id(header(req, "Mcp-Session-Id"));

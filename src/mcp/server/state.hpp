@@ -49,6 +49,10 @@ constexpr std::string_view META_PROTOCOL_VERSION = "io.modelcontextprotocol/prot
 constexpr std::string_view META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 constexpr std::string_view META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
 
+/// The versions of the handshake era this server speaks (`initialize` echoes one of them, the
+/// HTTP transport accepts them in `MCP-Protocol-Version`); the first is the one it offers.
+[[nodiscard]] const std::vector<std::string_view>& handshake_versions();
+
 /// The protocol version that a request's `params` claim: the member
 /// `io.modelcontextprotocol/protocolVersion` of `params._meta` when `_meta` is an object, of
 /// whatever type; nullptr when there is none. A request with one is of the 2026-07-28 era. The
