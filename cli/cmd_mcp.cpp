@@ -59,6 +59,9 @@ void setup_mcp(CLI::App& app, int* status) {
                     "HTTP connections open at once (0: 8192); more are closed at once");
     cmd->add_option("--max-connections-per-client", args->serve.max_connections_per_client,
                     "HTTP connections open at once from one address (0: 1024); more are closed at once");
+    cmd->add_option("--max-unsent-bytes", args->serve.max_unsent_bytes,
+                    "Bytes of HTTP answers not yet written to their clients, all together (0: 64 MiB); past it a "
+                    "request gets 503");
     cmd->add_option("--page-size", args->serve.page_size, "Entries per page of the list methods")
         ->capture_default_str();
     cmd->add_option("--tool-name", args->serve.tool_name, "Name of the activation tool")->capture_default_str();

@@ -42,6 +42,7 @@ struct McpServeArgs {
     std::size_t threads = 0;                     ///< io threads; 0 = the hardware threads
     std::size_t max_connections = 0;             ///< 0 = HttpOptions' default
     std::size_t max_connections_per_client = 0;  ///< 0 = HttpOptions' default
+    std::size_t max_unsent_bytes = 0;            ///< 0 = HttpOptions' default
     std::size_t page_size = 100;
     std::string tool_name = "activate_skill";
     std::string skill_directory = "auto";

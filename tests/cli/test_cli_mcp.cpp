@@ -169,6 +169,14 @@ TEST_CASE("cli mcp: --state needs --http and a store that opens; session flags a
           2);
 }
 
+TEST_CASE("cli mcp: --max-unsent-bytes sets the HTTP server's cap on unsent answers", "[mcp][cli]") {
+    const auto help = run_cli({"mcp", "--help"});
+    CHECK(help.status == 0);
+    CHECK(help.out.find("--max-unsent-bytes") != std::string::npos);
+    CHECK(help.out.find("(0: 64 MiB)") != std::string::npos);
+    CHECK(run_cli({"mcp", "--root", "library", "--http", "127.0.0.1:0", "--max-unsent-bytes", "many"}).status == 2);
+}
+
 }  // namespace cli_mcp_tests
 
 #endif

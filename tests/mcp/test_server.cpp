@@ -1537,6 +1537,63 @@ TEST_CASE("mcp http: a repeated Host, Origin, session or MCP header is 400", "[m
     CHECK(answer_to(with({"Origin: http://localhost", "X-Other: 1", "X-Other: 2"})).first == 200);
 }
 
+TEST_CASE("mcp http: answers not yet written are capped in all; past the cap a request gets 503", "[mcp][http]") {
+    // A file whose answer is larger than the kernel holds for a client that does not read
+    // (loopback: the server's send buffer, at most 4 MiB by default, and the client's receive
+    // buffer, which grows only as the client reads).
+    const std::string big(12u * 1024u * 1024u, 'a');
+    mcp::HttpOptions options = HttpFixture::http();
+    options.max_unsent_bytes = 1024u * 1024u;
+    options.request_timeout = std::chrono::seconds(120);  // the reader below is not cut off meanwhile
+    agentskills_test::McpHttpFixture f(
+        {{"lib/alpha/SKILL.md", "---\nname: alpha\ndescription: First.\n---\nBody.\n"}, {"lib/alpha/big.txt", big}}, {},
+        options);
+    const std::string uri = "skill://alpha/big.txt";
+    const std::string read =
+        http_post(modern_request(1, "resources/read", {{"uri", uri}}),
+                  {"MCP-Protocol-Version: 2026-07-28", "Mcp-Method: resources/read", "Mcp-Name: " + uri});
+    const auto ping = [&] {
+        RawClient c(f.port);
+        REQUIRE(c.send(http_post(modern_request(2, "ping"), {"MCP-Protocol-Version: 2026-07-28", "Mcp-Method: ping"})));
+        const auto got = c.responses(1, std::chrono::milliseconds(10000));
+        REQUIRE(got.size() == 1);
+        return got[0];
+    };
+    CHECK(ping().first == 200);
+
+    // A client that asks for the big file, twice on one connection, and reads nothing yet.
+    RawClient slow(f.port);
+    REQUIRE(slow.send(read + read));
+    // Once its answer is built and waiting (more than the cap), a new request is refused unhandled.
+    std::pair<int, std::string> refused{0, ""};
+    for (const auto deadline = Clock::now() + std::chrono::seconds(60); Clock::now() < deadline;) {
+        refused = ping();
+        if (refused.first != 200) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    REQUIRE(refused.first == 503);
+    CHECK(json::parse(refused.second) ==
+          json::parse(R"({"jsonrpc":"2.0","id":null,"error":{"code":-32600,)"
+                      R"("message":"Service Unavailable: the server holds too many unsent answers; retry later"}})"));
+
+    // The slow client reads its answers: the first is whole; the second was read only after the
+    // first was written, when the cap no longer held (its own answer counted no more) and so is
+    // whole too. Then new requests are answered again.
+    const auto both = slow.responses(2, std::chrono::milliseconds(60000));
+    REQUIRE(both.size() == 2);
+    for (const auto& [status, body] : both) {
+        CHECK(status == 200);
+        CHECK(json::parse(body).at("result").at("contents").at(0).at("text").get_ref<const std::string&>().size() ==
+              big.size());
+    }
+    bool served = false;
+    for (const auto deadline = Clock::now() + std::chrono::seconds(60); !served && Clock::now() < deadline;) {
+        served = ping().first == 200;
+        if (!served) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    CHECK(served);
+}
+
 TEST_CASE("mcp http: many clients at once over keep-alive connections", "[mcp][http][concurrency]") {
     // 200 handshake sessions from one address: the per-client session cap is not what this tests.
     mcp::HttpOptions options = HttpFixture::http();

@@ -47,6 +47,9 @@ inline constexpr std::chrono::milliseconds DEFAULT_SESSION_IDLE_TIMEOUT = Sessio
 /// File bytes the server keeps in memory (all skills together) so that resources/read of an
 /// unchanged file costs one stat; files past the budget are read and hashed again on each read.
 inline constexpr std::uint64_t DEFAULT_MAX_CACHED_BYTES = 64u * 1024u * 1024u;
+/// Bytes of HTTP answers built but not yet written to their clients, all connections together;
+/// past it a new request gets 503 (HttpOptions::max_unsent_bytes).
+inline constexpr std::size_t DEFAULT_MAX_UNSENT_BYTES = 64u * 1024u * 1024u;
 
 struct ServerOptions {
     /// Name of the activation tool (as SkillsShimOptions::tool_name).
@@ -170,6 +173,12 @@ struct HttpOptions {
     std::size_t max_connections_per_client = 1024;
     /// Bytes of a request's start line and headers together; past it: 431 and close.
     std::size_t max_header_bytes = 16u * 1024u;
+    /// Bytes of answers built but not yet written, all connections together (a client that does
+    /// not read holds its answer until request_timeout; a connection reads its next request only
+    /// once its answer is written). A request that arrives while at least this many are unsent is
+    /// not handled: it gets 503 with -32600 and `Retry-After: 1`. The answers being built when the
+    /// cap is reached may pass it, by at most one answer per io and handler thread. 0 = no cap.
+    std::size_t max_unsent_bytes = DEFAULT_MAX_UNSENT_BYTES;
 
     /// Called once the socket listens, with the bound port.
     std::function<void(int port)> on_listening = nullptr;

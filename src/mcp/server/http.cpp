@@ -260,6 +260,8 @@ struct Shared {
     std::mutex mutex;
     std::size_t open = 0;
     std::unordered_map<std::string, std::size_t> per_client;
+    /// Bytes of answers built and not yet written (HttpOptions::max_unsent_bytes).
+    std::atomic<std::size_t> unsent{0};
 
     Shared(const Server& s, const HttpOptions& o) : server(s), options(o), sessions(s, o) {}
 
@@ -324,6 +326,11 @@ struct Shared {
         const std::lock_guard lock(mutex);
         --open;
         if (const auto it = per_client.find(client); it != per_client.end() && --it->second == 0) per_client.erase(it);
+    }
+
+    /// Whether a new request may be handled: fewer than max_unsent_bytes of answers are unsent.
+    bool room_to_answer() const {
+        return options.max_unsent_bytes == 0 || unsent.load(std::memory_order_relaxed) < options.max_unsent_bytes;
     }
 
     /// Whether `req` may be answered on the io thread that read it: a 2026-07-28 POST with no
@@ -437,6 +444,8 @@ Reply Shared::answer_post(const Request& req, const std::string& client) {
 
 /// One accepted connection: reads requests one after another (pipelined ones in order), hands
 /// each to the handler pool, writes its answer, and closes on a deadline, an error or `close`.
+/// It reads its next request only once its answer is written, so it holds at most one answer;
+/// what all connections hold together is capped by HttpOptions::max_unsent_bytes.
 class Connection : public std::enable_shared_from_this<Connection> {
 public:
     Connection(Shared& shared, asio::thread_pool& handlers, Socket socket, std::string client)
@@ -447,7 +456,10 @@ public:
           client_(std::move(client)) {}
     Connection(const Connection&) = delete;
     Connection& operator=(const Connection&) = delete;
-    ~Connection() { shared_.release(client_); }
+    ~Connection() {
+        settle();
+        shared_.release(client_);
+    }
 
     void start() {
         asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->wait(); });
@@ -524,12 +536,30 @@ private:
         });
     }
 
+    // The answer to `request`, counted in Shared::unsent until it is written (write, settle).
+    // While too many bytes of answers wait for their clients, a request is refused unhandled.
     Reply answer(const Request& request) {
-        try {
-            return shared_.answer(request, client_);
-        } catch (const std::exception&) {
-            return json_error(500, -32603, "Internal error");
+        Reply reply;
+        if (!shared_.room_to_answer()) {
+            reply =
+                json_error(503, -32600, "Service Unavailable: the server holds too many unsent answers; retry later");
+            reply.headers.emplace_back("Retry-After", "1");
+        } else {
+            try {
+                reply = shared_.answer(request, client_);
+            } catch (const std::exception&) {
+                reply = json_error(500, -32603, "Internal error");
+            }
         }
+        held_ = reply.body.size();
+        shared_.unsent.fetch_add(held_, std::memory_order_relaxed);
+        return reply;
+    }
+
+    // Gives back the count of this connection's answer (written, or never to be).
+    void settle() {
+        shared_.unsent.fetch_sub(held_, std::memory_order_relaxed);
+        held_ = 0;
     }
 
     void write(Reply reply, bool keep_alive) {
@@ -543,8 +573,11 @@ private:
         response_.prepare_payload();
         stream_.expires_after(shared_.options.request_timeout);
         bhttp::async_write(stream_, response_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+            const bool keep_open = self->response_.keep_alive();
+            self->response_ = {};  // the answer's bytes go now, not when the next one comes
+            self->settle();
             if (ec) return self->close();
-            if (!self->response_.keep_alive()) return self->linger();
+            if (!keep_open) return self->linger();
             self->wait();
         });
     }
@@ -581,6 +614,7 @@ private:
     bhttp::response<bhttp::string_body> response_;
     std::unique_ptr<bhttp::response<bhttp::empty_body>> continue_;
     std::string client_;
+    std::size_t held_ = 0;  ///< bytes of the answer counted in Shared::unsent (set where it is built)
 };
 
 /// Accepts connections until closed; over a cap a connection is closed at once.
