@@ -1742,6 +1742,13 @@ TEST_CASE("mcp helpers: digest, base64, percent escapes, JSON depth", "[mcp]") {
     CHECK(d::base64_decode("Zm8=") == std::optional<std::string>("fo"));
     CHECK_FALSE(d::base64_decode("Zm8").has_value());
     CHECK_FALSE(d::base64_decode("Z=m8").has_value());
+    CHECK(d::is_media_type("application/json", "application/json"));
+    CHECK(d::is_media_type(" Application/JSON ; charset=utf-8", "application/json"));
+    CHECK(d::is_media_type("text/event-stream;charset=UTF-8", "text/event-stream"));
+    CHECK_FALSE(d::is_media_type("application/jsonx", "application/json"));
+    CHECK_FALSE(d::is_media_type("application/json-patch+json", "application/json"));
+    CHECK_FALSE(d::is_media_type("text/event-streams", "text/event-stream"));
+    CHECK_FALSE(d::is_media_type("", "application/json"));
     CHECK(d::encode_segment("Q&A notes.md") == "Q&A%20notes.md");
     CHECK(d::encode_segment("a%b?c#d\xC3\xA9") == "a%25b%3Fc%23d%C3%A9");
     CHECK(d::decode_percent("Q%26A%20x") == std::optional<std::string>("Q&A x"));

@@ -89,9 +89,9 @@ public:
             throw ClientError(fmt::format("MCP HTTP server: HTTP {} without an answer", ex.status));
         }
         std::vector<json> messages;
-        if (ex.content_type.rfind("text/event-stream", 0) == 0) {
+        if (detail::is_media_type(ex.content_type, "text/event-stream")) {
             messages = client_detail::parse_sse(ex.body);
-        } else if (ex.content_type.rfind("application/json", 0) == 0) {
+        } else if (detail::is_media_type(ex.content_type, "application/json")) {
             messages.push_back(client_detail::parse_message(ex.body));
         } else {
             throw ClientError(fmt::format("MCP HTTP server: HTTP {} with content type '{}'", ex.status,

@@ -161,16 +161,6 @@ std::string_view repeated_header(const Request& req) {
     return {};
 }
 
-/// Whether a Content-Type value is the media type application/json: type and subtype compared
-/// without regard to case (RFC 9110 8.3.1), optional whitespace around them, parameters after a
-/// `;` (`charset=utf-8`) allowed. `application/jsonx` or `application/json-patch+json` is not.
-bool json_media_type(std::string_view content_type) {
-    std::string_view type = content_type.substr(0, content_type.find(';'));
-    while (!type.empty() && (type.front() == ' ' || type.front() == '\t')) type.remove_prefix(1);
-    while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.remove_suffix(1);
-    return beast::iequals(beast::string_view(type.data(), type.size()), "application/json");
-}
-
 /// Whether a request that is not of the 2026-07-28 era (no `_meta` version in its body) carries an
 /// MCP-Protocol-Version header naming no handshake-era version this server speaks. The transport
 /// (2025-06-18 and later) answers such a request 400; one without the header is taken as
@@ -393,7 +383,7 @@ Reply Shared::answer(const Request& req, const std::string& client) {
 }
 
 Reply Shared::answer_post(const Request& req, const std::string& client) {
-    if (!json_media_type(header(req, "Content-Type"))) {
+    if (!detail::is_media_type(header(req, "Content-Type"), "application/json")) {
         return json_error(415, -32600, "Unsupported Media Type: send application/json");
     }
     json parsed;  // the body, when the header check parsed it

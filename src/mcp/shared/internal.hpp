@@ -41,6 +41,12 @@ using agentskills::sha256_digest;
 /// every other method. One table for the client that sends the header and the server that checks it.
 [[nodiscard]] std::string_view mcp_name_field(std::string_view method) noexcept;
 
+/// Whether a Content-Type value names `media_type` (lowercase `type/subtype`): compared without
+/// regard to case (RFC 9110 8.3.1), white space around it and parameters after a `;`
+/// (`charset=utf-8`) allowed. `application/jsonx` or `application/json-patch+json` is not
+/// `application/json`. The server's check of requests and the client's of answers.
+[[nodiscard]] bool is_media_type(std::string_view content_type, std::string_view media_type) noexcept;
+
 /// Percent-encodes one URI path segment: everything but RFC 3986 unreserved characters,
 /// sub-delims, ':' and '@' (so every byte that is not ASCII, '%', '/', '?', '#', space, ...).
 [[nodiscard]] std::string encode_segment(std::string_view segment);

@@ -1,4 +1,5 @@
 // agentskills-cpp MCP — what server and client share: base64, URI escapes, ids and MIME types.
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstdint>
@@ -113,6 +114,16 @@ std::string_view mcp_name_field(std::string_view method) noexcept {
     if (method == "tools/call" || method == "prompts/get") return "name";
     if (method == "resources/read") return "uri";
     return {};
+}
+
+bool is_media_type(std::string_view content_type, std::string_view media_type) noexcept {
+    std::string_view type = content_type.substr(0, content_type.find(';'));
+    while (!type.empty() && (type.front() == ' ' || type.front() == '\t')) type.remove_prefix(1);
+    while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.remove_suffix(1);
+    return type.size() == media_type.size() &&
+           std::equal(type.begin(), type.end(), media_type.begin(), [](char a, char b) {
+               return std::tolower(static_cast<unsigned char>(a)) == static_cast<unsigned char>(b);
+           });
 }
 
 std::string encode_segment(std::string_view segment) {
