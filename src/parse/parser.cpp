@@ -93,7 +93,9 @@ constexpr YamlOptions frontmatter_options{.bounds = {.max_nodes = max_yaml_nodes
                                                      .alias_depth = false},
                                           .prescan = true,
                                           .valid_utf8 = true,  // check_text has seen to it
-                                          .one_document = false};
+                                          // yaml-cpp starts a second document where text goes on
+                                          // after the top-level value ended; it would be lost.
+                                          .one_document = true};
 
 // What strict YAML refuses, from `n` on, in document order; an alias's copy is one finding.
 void add_findings(const YamlTree& tree, const YNode& n, StrictFindings& out) {
@@ -316,9 +318,14 @@ FrontmatterProblem Parse::frontmatter_problem(const YamlProblem& p) const {
             return {codes::yaml_too_complex, 0,
                     fmt::format("the frontmatter is larger than {} bytes as JSON (aliases count once per use)",
                                 SKILL_MAX_FRONTMATTER_JSON_BYTES)};
+        case YamlProblem::Kind::second_document:
+            return {codes::yaml_syntax, line,
+                    fmt::format("the frontmatter is not valid YAML: the text goes on at line {} after its top-level "
+                                "value has ended (a line indented less than the ones before it?); what follows "
+                                "would be lost",
+                                line)};
         case YamlProblem::Kind::nodes:
         case YamlProblem::Kind::text_bytes:
-        case YamlProblem::Kind::second_document:
             break;
     }
     // `line`: where the budget ran out (the node or alias being read).

@@ -1151,6 +1151,23 @@ TEST_CASE("a value on a later line must be indented more than its key; no line s
         {"%YAML 1.2\n", 5, percent},
         {"x: \"a\n%b\"\n", 6, percent},
     };
+    // Text that goes on after the top-level value ended: yaml-cpp began a second document there
+    // and the loader read only the first, the keys after it lost.
+    const auto after_end = [](std::size_t line) {
+        return fmt::format(
+            "the frontmatter is not valid YAML: the text goes on at line {} after its top-level value "
+            "has ended (a line indented less than the ones before it?); what follows would be lost",
+            line);
+    };
+    for (const auto& [text, line] : std::vector<std::pair<std::string, std::size_t>>{
+             {"---\n  name: demo\n  description: d\nlicense: MIT\n---\nBody\n", 4},
+             {"---\n- x\nname: demo\ndescription: d\n---\nBody\n", 3}}) {
+        INFO(text);
+        const auto r = parse(text);
+        REQUIRE_FALSE(r.ok());
+        CHECK(diag(r, "yaml-syntax").line == line);
+        CHECK(diag(r, "yaml-syntax").message == after_end(line));
+    }
     for (const auto& [extra, line, message] : cases) {
         const std::string text = "---\nname: demo\ndescription: d\nlicense: MIT\n" + extra + "---\nBody\n";
         INFO(text);
