@@ -41,6 +41,7 @@
 #include "fs_fixtures.hpp"
 #include "support/corpus.hpp"
 #include "support/home_environment.hpp"
+#include "support/unlistable_reader.hpp"
 
 // =======================================================================================
 // Tests of loader.hpp: FilesystemSkillLoader discovery, policies, caching, resources, threads.
@@ -1265,32 +1266,7 @@ TEST_CASE("resource listing goes exactly 64 levels deep", "[loader][hardening][r
     CHECK(std::none_of(res.begin(), res.end(), [](const SkillResource& r) { return r.path.ends_with("at-65"); }));
 }
 
-namespace {
-
-// A reader that lists each directory backwards (as a file system's own order may be anything),
-// and cannot list the directories named in `unreadable`.
-class BackwardsReader final : public SkillReader {
-public:
-    explicit BackwardsReader(std::shared_ptr<MemorySkillReader> inner) : inner_(std::move(inner)) {}
-    std::vector<std::string> unreadable;
-    ReadResult read_file(std::string_view path, std::size_t max_bytes) const override {
-        return inner_->read_file(path, max_bytes);
-    }
-    std::vector<DirEntry> list_dir(std::string_view path) const override {
-        if (std::find(unreadable.begin(), unreadable.end(), path) != unreadable.end()) {
-            throw IoError(fmt::format("cannot list '{}': Permission denied", path));
-        }
-        auto entries = inner_->list_dir(path);
-        std::reverse(entries.begin(), entries.end());
-        return entries;
-    }
-    FileStat stat(std::string_view path) const override { return inner_->stat(path); }
-
-private:
-    std::shared_ptr<MemorySkillReader> inner_;
-};
-
-}  // namespace
+using agentskills_test::UnlistableReader;
 
 TEST_CASE("the resource walk keeps the documented order whatever the reader's", "[loader][resources]") {
     auto mem = std::make_shared<MemorySkillReader>();
@@ -1300,7 +1276,7 @@ TEST_CASE("the resource walk keeps the documented order whatever the reader's", 
                           "scripts-old/w", "0"}) {
         mem->add_file(std::string("s/") + f, "");
     }
-    const BackwardsReader reader(mem);
+    const UnlistableReader reader(mem, true);
     const ResourceList all = list_skill_resources(reader, "s", {.max_resources = 0});
     CHECK(all.resources == std::vector<SkillResource>{{"scripts/a/b"},
                                                       {"scripts/x"},
@@ -1324,7 +1300,7 @@ TEST_CASE("the resource walk stopped at its entry limit lists the first files by
     auto mem = std::make_shared<MemorySkillReader>();
     mem->add_file("s/SKILL.md", "x");
     for (std::size_t i = 0; i < SKILL_RESOURCE_WALK_LIMIT + 50; ++i) mem->add_file(fmt::format("s/r/f{:06}", i), "");
-    const ResourceList listed = list_skill_resources(BackwardsReader(mem), "s", {});
+    const ResourceList listed = list_skill_resources(UnlistableReader(mem, true), "s", {});
     REQUIRE(listed.resources.size() == SKILL_MAX_RESOURCES);
     CHECK(listed.resources.front().path == "r/f000000");
     CHECK(listed.resources.back().path == "r/f000999");
@@ -1343,7 +1319,7 @@ TEST_CASE("a resource directory left out says why: unreadable or too deep", "[lo
     std::string deep = "deep";
     for (std::size_t level = 1; level <= SKILL_MAX_RESOURCE_DEPTH; ++level) deep += "/d";
     mem->add_file("lib/res/" + deep + "/f", "f");
-    auto reader = std::make_shared<BackwardsReader>(mem);
+    auto reader = std::make_shared<UnlistableReader>(mem, true);
     reader->unreadable = {"lib/res/secret"};
     const ResourceList listed = list_skill_resources(*reader, "lib/res", {});
     CHECK(listed.unlisted_directories == std::vector<std::string>{deep, "secret"});

@@ -18,6 +18,7 @@
 #include "agentskills/lock/lock.hpp"
 
 #include "fs_fixtures.hpp"
+#include "support/unlistable_reader.hpp"
 
 // =======================================================================================
 // Tests of lock.hpp (agentskills::lock): the lock file's exact text, its reading, and a loader
@@ -312,27 +313,9 @@ TEST_CASE("lock: a key that appears twice in one object is refused, naming it an
           "lock file: duplicate key 'version' in the top-level object");
 }
 
+using agentskills_test::UnlistableReader;
+
 namespace {
-
-// A memory reader that cannot list the directories named in `unreadable`.
-class UnlistableReader final : public SkillReader {
-public:
-    explicit UnlistableReader(std::shared_ptr<MemorySkillReader> inner) : inner_(std::move(inner)) {}
-    std::vector<std::string> unreadable;
-    ReadResult read_file(std::string_view path, std::size_t max_bytes) const override {
-        return inner_->read_file(path, max_bytes);
-    }
-    std::vector<DirEntry> list_dir(std::string_view path) const override {
-        if (std::find(unreadable.begin(), unreadable.end(), path) != unreadable.end()) {
-            throw IoError(fmt::format("cannot list '{}': Permission denied", path));
-        }
-        return inner_->list_dir(path);
-    }
-    FileStat stat(std::string_view path) const override { return inner_->stat(path); }
-
-private:
-    std::shared_ptr<MemorySkillReader> inner_;
-};
 
 std::string digest_error(const SkillReader& reader, std::string_view skill_dir) {
     try {

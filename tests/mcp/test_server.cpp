@@ -46,6 +46,7 @@
 #include "src/mcp/shared/internal.hpp"
 #include "support/corpus.hpp"
 #include "support/http_fixture.hpp"
+#include "support/unlistable_reader.hpp"
 
 // =======================================================================================
 // The MCP server's transport-agnostic handler: messages in, exact messages out.
@@ -620,39 +621,7 @@ TEST_CASE("mcp: skills over the extension's limits or rules are left out", "[mcp
     CHECK(logs.size() == 8);
 }
 
-namespace {
-
-// The local file system, except that the directories named in `unreadable` cannot be listed
-// (as a directory of mode 000 is, for anyone but root).
-class UnlistableLocalReader final : public SkillReader {
-public:
-    std::vector<std::string> unreadable;
-    ReadResult read_file(std::string_view path, std::size_t max_bytes) const override {
-        return local_.read_file(path, max_bytes);
-    }
-    std::vector<DirEntry> list_dir(std::string_view path) const override {
-        refuse(path);
-        return local_.list_dir(path);
-    }
-    std::vector<DirEntry> list_dir_kinds(std::string_view path) const override {
-        refuse(path);
-        return local_.list_dir_kinds(path);
-    }
-    FileStat stat(std::string_view path) const override { return local_.stat(path); }
-    // Absolute paths, as the local reader's; discovery's own listing of the root goes straight to
-    // the file system, the resource walk through this reader.
-    [[nodiscard]] bool is_local() const noexcept override { return true; }
-
-private:
-    void refuse(std::string_view path) const {
-        if (std::find(unreadable.begin(), unreadable.end(), path) != unreadable.end()) {
-            throw IoError("cannot list '" + std::string(path) + "': Permission denied");
-        }
-    }
-    LocalSkillReader local_;
-};
-
-}  // namespace
+using agentskills_test::UnlistableReader;
 
 TEST_CASE("mcp: a skill whose files cannot all be listed is left out with the true reason", "[mcp]") {
     TempDir dir;
@@ -663,7 +632,7 @@ TEST_CASE("mcp: a skill whose files cannot all be listed is left out with the tr
     for (std::size_t level = 2; level <= mcp::DEFAULT_MAX_JSON_DEPTH + 1; ++level) deep += "/d";
     dir.write("lib/deep/" + deep + "/f", "f");
     dir.write("lib/ok/SKILL.md", "---\nname: ok\ndescription: d\n---\nx\n");
-    auto reader = std::make_shared<UnlistableLocalReader>();
+    auto reader = std::make_shared<UnlistableReader>(std::make_shared<LocalSkillReader>());
     reader->unreadable = {dir.path("lib/unread/secret")};
     auto loader = std::make_shared<FilesystemSkillLoader>(
         FilesystemLoaderOptions{.roots = {dir.path("lib")}, .include_default_roots = false, .reader = reader});
@@ -1307,11 +1276,6 @@ TEST_CASE("mcp http: Host must be loopback or allowed", "[mcp][http]") {
 
 TEST_CASE("mcp http: Mcp-Method and Mcp-Name are required and must match the body", "[mcp][http]") {
     HttpFixture f;
-    const auto post = [&](const std::string& body, const httplib::Headers& headers) {
-        auto r = f.post(body, headers);
-        REQUIRE(r);
-        return std::make_pair(r->status, json::parse(r->body.empty() ? "{}" : r->body));
-    };
     const httplib::Headers modern = {{"MCP-Protocol-Version", "2026-07-28"}};
     const auto with = [&](std::initializer_list<std::pair<const std::string, std::string>> more) {
         httplib::Headers h = modern;
@@ -1322,36 +1286,38 @@ TEST_CASE("mcp http: Mcp-Method and Mcp-Name are required and must match the bod
         return r.first == 400 && r.second.at("error").at("code") == -32020;
     };
     // Mcp-Method: required for every request, equal to the method.
-    CHECK(mismatch(post(modern_request(1, "skills/list"), modern)));
-    CHECK(mismatch(post(modern_request(1, "skills/list"), with({{"Mcp-Method", "Skills/list"}}))));
-    CHECK(post(modern_request(1, "skills/list"), with({{"Mcp-Method", "skills/list"}})).first == 200);
+    CHECK(mismatch(f.post_json(modern_request(1, "skills/list"), modern)));
+    CHECK(mismatch(f.post_json(modern_request(1, "skills/list"), with({{"Mcp-Method", "Skills/list"}}))));
+    CHECK(f.post_json(modern_request(1, "skills/list"), with({{"Mcp-Method", "skills/list"}})).first == 200);
 
     // Mcp-Name: tools/call names the tool, prompts/get the prompt, resources/read the URI.
     const json call = {{"name", "activate_skill"}, {"arguments", {{"name", "alpha"}}}};
-    CHECK(mismatch(post(modern_request(2, "tools/call", call), with({{"Mcp-Method", "tools/call"}}))));
-    CHECK(mismatch(
-        post(modern_request(2, "tools/call", call), with({{"Mcp-Method", "tools/call"}, {"Mcp-Name", "other_tool"}}))));
-    CHECK(post(modern_request(2, "tools/call", call),
-               with({{"Mcp-Method", "tools/call"}, {"Mcp-Name", "activate_skill"}}))
+    CHECK(mismatch(f.post_json(modern_request(2, "tools/call", call), with({{"Mcp-Method", "tools/call"}}))));
+    CHECK(mismatch(f.post_json(modern_request(2, "tools/call", call),
+                               with({{"Mcp-Method", "tools/call"}, {"Mcp-Name", "other_tool"}}))));
+    CHECK(f.post_json(modern_request(2, "tools/call", call),
+                      with({{"Mcp-Method", "tools/call"}, {"Mcp-Name", "activate_skill"}}))
               .first == 200);
     // A name in the base64 sentinel is decoded before the comparison; a broken sentinel is refused.
     const std::string encoded = "=?base64?" + mcp::detail::base64_encode("activate_skill") + "?=";
-    CHECK(post(modern_request(3, "tools/call", call), with({{"Mcp-Method", "tools/call"}, {"Mcp-Name", encoded}}))
-              .first == 200);
-    CHECK(mismatch(post(modern_request(3, "tools/call", call),
-                        with({{"Mcp-Method", "tools/call"}, {"Mcp-Name", "=?base64?!!!?="}}))));
+    CHECK(
+        f.post_json(modern_request(3, "tools/call", call), with({{"Mcp-Method", "tools/call"}, {"Mcp-Name", encoded}}))
+            .first == 200);
+    CHECK(mismatch(f.post_json(modern_request(3, "tools/call", call),
+                               with({{"Mcp-Method", "tools/call"}, {"Mcp-Name", "=?base64?!!!?="}}))));
 
     const json read = {{"uri", "skill://alpha/SKILL.md"}};
-    CHECK(mismatch(post(modern_request(4, "resources/read", read), with({{"Mcp-Method", "resources/read"}}))));
-    CHECK(mismatch(post(modern_request(4, "resources/read", read),
-                        with({{"Mcp-Method", "resources/read"}, {"Mcp-Name", "skill://beta/SKILL.md"}}))));
-    CHECK(post(modern_request(4, "resources/read", read),
-               with({{"Mcp-Method", "resources/read"}, {"Mcp-Name", "skill://alpha/SKILL.md"}}))
+    CHECK(mismatch(f.post_json(modern_request(4, "resources/read", read), with({{"Mcp-Method", "resources/read"}}))));
+    CHECK(mismatch(f.post_json(modern_request(4, "resources/read", read),
+                               with({{"Mcp-Method", "resources/read"}, {"Mcp-Name", "skill://beta/SKILL.md"}}))));
+    CHECK(f.post_json(modern_request(4, "resources/read", read),
+                      with({{"Mcp-Method", "resources/read"}, {"Mcp-Name", "skill://alpha/SKILL.md"}}))
               .first == 200);
 
     const json prompt = {{"name", "alpha"}};
-    CHECK(mismatch(post(modern_request(5, "prompts/get", prompt), with({{"Mcp-Method", "prompts/get"}}))));
-    CHECK(post(modern_request(5, "prompts/get", prompt), with({{"Mcp-Method", "prompts/get"}, {"Mcp-Name", "alpha"}}))
+    CHECK(mismatch(f.post_json(modern_request(5, "prompts/get", prompt), with({{"Mcp-Method", "prompts/get"}}))));
+    CHECK(f.post_json(modern_request(5, "prompts/get", prompt),
+                      with({{"Mcp-Method", "prompts/get"}, {"Mcp-Name", "alpha"}}))
               .first == 200);
 
     // The check reads the body as the handler does: of a key given twice the last counts, keys
@@ -1360,33 +1326,28 @@ TEST_CASE("mcp http: Mcp-Method and Mcp-Name are required and must match the bod
                              R"("io.modelcontextprotocol/clientCapabilities":{}})";
     const std::string twice =
         R"({"jsonrpc":"2.0","id":6,"method":"tools/list","method":"skills/list","params":{)" + meta + "}}";
-    CHECK(post(twice, with({{"Mcp-Method", "skills/list"}})).first == 200);
-    CHECK(mismatch(post(twice, with({{"Mcp-Method", "tools/list"}}))));
+    CHECK(f.post_json(twice, with({{"Mcp-Method", "skills/list"}})).first == 200);
+    CHECK(mismatch(f.post_json(twice, with({{"Mcp-Method", "tools/list"}}))));
     const std::string reordered =
         R"({"params":{"name":"other_tool","arguments":{"name":"alpha","_meta":{}},"name":"activate_skill",)" + meta +
         R"(},"method":"tools/call","id":7,"jsonrpc":"2.0"})";
-    CHECK(post(reordered, with({{"Mcp-Method", "tools/call"}, {"Mcp-Name", "activate_skill"}})).first == 200);
-    CHECK(mismatch(post(reordered, with({{"Mcp-Method", "tools/call"}, {"Mcp-Name", "other_tool"}}))));
+    CHECK(f.post_json(reordered, with({{"Mcp-Method", "tools/call"}, {"Mcp-Name", "activate_skill"}})).first == 200);
+    CHECK(mismatch(f.post_json(reordered, with({{"Mcp-Method", "tools/call"}, {"Mcp-Name", "other_tool"}}))));
     // A second _meta without the version: the body claims none, so the version header disagrees.
     const std::string meta_twice = R"({"jsonrpc":"2.0","id":8,"method":"skills/list","params":{)" + meta +
                                    R"(,"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}})";
-    CHECK(mismatch(post(meta_twice, with({{"Mcp-Method", "skills/list"}}))));
+    CHECK(mismatch(f.post_json(meta_twice, with({{"Mcp-Method", "skills/list"}}))));
 
     // A notification needs no Mcp-Method (the SDK's server too), but one that is sent must match.
     json note = {{"jsonrpc", "2.0"},
                  {"method", "notifications/cancelled"},
                  {"params", {{"_meta", {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"}}}}}};
-    CHECK(post(note.dump(), modern).first == 202);
-    CHECK(mismatch(post(note.dump(), with({{"Mcp-Method", "ping"}}))));
+    CHECK(f.post_json(note.dump(), modern).first == 202);
+    CHECK(mismatch(f.post_json(note.dump(), with({{"Mcp-Method", "ping"}}))));
 }
 
 TEST_CASE("mcp http: the header check reads the era from the parsed body, escapes and all", "[mcp][http]") {
     HttpFixture f;
-    const auto post = [&](const std::string& body, const httplib::Headers& headers) {
-        auto r = f.post(body, headers);
-        REQUIRE(r);
-        return std::make_pair(r->status, json::parse(r->body.empty() ? "{}" : r->body));
-    };
     const auto mismatch = [](const std::pair<int, json>& r) {
         return r.first == 400 && r.second.at("error").at("code") == -32020;
     };
@@ -1399,15 +1360,15 @@ TEST_CASE("mcp http: the header check reads the era from the parsed body, escape
         const std::string body = R"({"jsonrpc":"2.0","id":1,"method":"resources/read","params":{)"
                                  R"("uri":"skill://alpha/SKILL.md","_meta":{")" +
                                  key + R"(":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}})";
-        CHECK(mismatch(post(body, {})));
-        CHECK(mismatch(post(body, {{"Mcp-Method", "resources/read"}, {"Mcp-Name", "skill://alpha/SKILL.md"}})));
-        CHECK(mismatch(post(
+        CHECK(mismatch(f.post_json(body, {})));
+        CHECK(mismatch(f.post_json(body, {{"Mcp-Method", "resources/read"}, {"Mcp-Name", "skill://alpha/SKILL.md"}})));
+        CHECK(mismatch(f.post_json(
             body,
             {{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "ping"}, {"Mcp-Name", "skill://beta/SKILL.md"}})));
-        CHECK(mismatch(post(body, {{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "resources/read"}})));
-        const auto ok = post(body, {{"MCP-Protocol-Version", "2026-07-28"},
-                                    {"Mcp-Method", "resources/read"},
-                                    {"Mcp-Name", "skill://alpha/SKILL.md"}});
+        CHECK(mismatch(f.post_json(body, {{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "resources/read"}})));
+        const auto ok = f.post_json(body, {{"MCP-Protocol-Version", "2026-07-28"},
+                                           {"Mcp-Method", "resources/read"},
+                                           {"Mcp-Name", "skill://alpha/SKILL.md"}});
         CHECK(ok.first == 200);
         CHECK(ok.second.at("result").at("resultType") == "complete");  // handled as 2026-07-28
     }
@@ -1415,7 +1376,7 @@ TEST_CASE("mcp http: the header check reads the era from the parsed body, escape
     const std::string number = R"({"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":{)"
                                R"("io.modelcontextprotocol/protocolVersion":20260728,)"
                                R"("io.modelcontextprotocol/clientCapabilities":{}}}})";
-    CHECK(mismatch(post(number, {})));
+    CHECK(mismatch(f.post_json(number, {})));
 }
 
 TEST_CASE("mcp http: an unsupported MCP-Protocol-Version header is 400", "[mcp][http]") {

@@ -15,6 +15,8 @@
 #include <vector>
 
 #include <httplib.h>
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <agentskills/catalog/catalog.hpp>
 #include <agentskills/catalog/loader.hpp>
@@ -69,6 +71,14 @@ public:
     httplib::Result post(const std::string& body, const httplib::Headers& headers = {}) const {
         httplib::Client client("127.0.0.1", port);
         return client.Post("/mcp", headers, body, "application/json");
+    }
+
+    /// post(), then its status and its body as JSON (`{}` for an empty body); the request must
+    /// have been answered.
+    std::pair<int, nlohmann::json> post_json(const std::string& body, const httplib::Headers& headers = {}) const {
+        const httplib::Result r = post(body, headers);
+        REQUIRE(r);
+        return {r->status, nlohmann::json::parse(r->body.empty() ? "{}" : r->body)};
     }
 
     TempDir dir;
