@@ -2776,7 +2776,9 @@ TEST_CASE("a symbolic link to a FIFO or a device is reported as such, not as dan
         {lib + "/to-device/SKILL.md", lib + "/to-device/SKILL.md" + special},
         {lib + "/to-fifo/SKILL.md", lib + "/to-fifo/SKILL.md" + special},
     };
-    for (const auto& [path, message] : expected) {
+    for (const auto& entry : expected) {
+        const std::string& path = entry.first;  // (Clang 14's lambdas cannot capture structured bindings)
+        const std::string& message = entry.second;
         INFO(path);
         const auto skipped =
             std::find_if(d.skipped.begin(), d.skipped.end(), [&](const SkippedSkill& s) { return s.path == path; });
