@@ -194,6 +194,9 @@ int serve_mcp(const McpServeArgs& args, FilesystemLoaderOptions options) {
     } stop_watching{live};
 
     if (!use_http) {
+        // A client that closes its end makes the next write fail (EPIPE) and the loop end with
+        // status 0, instead of the signal killing the server in the middle of a reply.
+        std::signal(SIGPIPE, SIG_IGN);
         std::ios::sync_with_stdio(false);
         return mcp::serve_stdio(*server, std::cin, std::cout);
     }

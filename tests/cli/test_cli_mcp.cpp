@@ -3,8 +3,15 @@
 // activation through a server, and bad flags.
 #if defined(AGENTSKILLS_HAVE_MCP_CLIENT)
 
+#include <cerrno>
+#include <csignal>
 #include <string>
 #include <vector>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -13,6 +20,8 @@
 
 #include "cli_runner.hpp"
 #include "fs_fixtures.hpp"
+
+extern char** environ;
 
 namespace cli_mcp_tests {
 
@@ -176,6 +185,56 @@ TEST_CASE("cli mcp: --max-unsent-bytes sets the HTTP server's cap on unsent answ
     CHECK(help.out.find("(0: 64 MiB)") != std::string::npos);
     CHECK(run_cli({"mcp", "--root", "library", "--http", "127.0.0.1:0", "--max-unsent-bytes", "many"}).status == 2);
 }
+
+#ifdef AGENTSKILLS_HAVE_MCP
+TEST_CASE("cli mcp: a client that closes the server's output ends it with status 0, not SIGPIPE", "[mcp][cli]") {
+    // stdin: two requests, then end of input; stdout: a pipe whose reader is already gone.
+    int in[2] = {-1, -1};
+    int out[2] = {-1, -1};
+    REQUIRE(::pipe(in) == 0);
+    REQUIRE(::pipe(out) == 0);
+    ::close(out[0]);
+    const std::string requests =
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n";
+    REQUIRE(::write(in[1], requests.data(), requests.size()) == static_cast<ssize_t>(requests.size()));
+    ::close(in[1]);
+    const int null_fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    REQUIRE(null_fd >= 0);
+    posix_spawn_file_actions_t actions;
+    ::posix_spawn_file_actions_init(&actions);
+    ::posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+    ::posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    ::posix_spawn_file_actions_adddup2(&actions, null_fd, 2);
+    ::posix_spawn_file_actions_addchdir_np(&actions, AGENTSKILLS_TEST_DATA_DIR);
+    // The server starts with SIGPIPE at its default action, whatever this process does with it.
+    posix_spawnattr_t attr;
+    ::posix_spawnattr_init(&attr);
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGPIPE);
+    ::posix_spawnattr_setsigdefault(&attr, &defaults);
+    ::posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+    std::string program = AGENTSKILLS_CLI_PATH;
+    std::vector<std::string> args = {"mcp", "--root", "library"};
+    std::vector<char*> argv{program.data()};
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid = -1;
+    const int spawned = ::posix_spawn(&pid, program.c_str(), &actions, &attr, argv.data(), environ);
+    ::posix_spawn_file_actions_destroy(&actions);
+    ::posix_spawnattr_destroy(&attr);
+    ::close(in[0]);
+    ::close(out[1]);
+    ::close(null_fd);
+    REQUIRE(spawned == 0);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    INFO("signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0));
+    CHECK(WIFEXITED(status));
+    CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+}
+#endif
 
 }  // namespace cli_mcp_tests
 

@@ -144,7 +144,10 @@ private:
 
 /// Serves `server` over stdio: one JSON message per line in, one per line out, until end of
 /// input. A line longer than the message bound is discarded unread and answered with -32600.
-/// Notifications from replace_catalog are written between replies (never inside one). Returns 0.
+/// Notifications from replace_catalog are written between replies (never inside one). Returns 0
+/// at end of input, or after the line whose answer could not be written (`out` failed). A write
+/// to a pipe whose reader is gone raises SIGPIPE, which kills the process unless it is ignored:
+/// a host that serves a pipe should ignore it (`agentskills mcp` does).
 int serve_stdio(const Server& server, std::istream& in, std::ostream& out);
 
 struct HttpOptions {
