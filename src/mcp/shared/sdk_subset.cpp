@@ -175,8 +175,9 @@ private:
     }
 
     // Line by line, outside a block scalar's content: a tab in the indentation (after its
-    // spaces), a `%` line (a directive, which yaml-cpp passes over), and a line no node starts on
-    // (a plain value's continuation) that is not indented past the line its value started on.
+    // spaces), and a line no node starts on (a plain value's continuation) that is not indented
+    // past the line its value started on. (A `%` line never gets here: the YAML front end
+    // refuses it, so the skill never loaded.)
     void lines() {
         std::sort(starts_.begin(), starts_.end());
         std::vector<std::size_t> indents;
@@ -193,10 +194,6 @@ private:
             if (in_block_content(no)) continue;
             if (text[spaces] == '\t') {
                 problem_ = fmt::format("a tab in the indentation on line {}", no + 2);
-                return;
-            }
-            if (text.front() == '%') {
-                problem_ = fmt::format("a line starting with '%' (a YAML directive) on line {}", no + 2);
                 return;
             }
             const auto at = std::lower_bound(starts_.begin(), starts_.end(), no);
