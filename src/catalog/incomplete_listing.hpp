@@ -22,6 +22,9 @@ namespace agentskills::detail {
         if (!listed.unlisted_reasons.empty() && listed.unlisted_reasons.front() == UnlistedReason::too_deep) {
             return fmt::format("the directory {} lies deeper than {} levels below {}", dir, max_depth, skill_dir);
         }
+        if (!listed.unlisted_errors.empty() && !listed.unlisted_errors.front().empty()) {
+            return fmt::format("the directory {} could not be read ({})", dir, listed.unlisted_errors.front());
+        }
         return fmt::format("the directory {} could not be read", dir);
     }
     if (listed.entry_limit_reached) {

@@ -46,11 +46,12 @@ ResourceList list_skill_resources(const SkillReader& reader, std::string_view sk
     ResourceList out;
     std::vector<std::string> files;  // the first `cap` in the order; the others are only counted
     const std::size_t cap = options.max_resources == 0 ? SIZE_MAX : options.max_resources;
-    const auto not_listed = [&](const std::string& relative, UnlistedReason why) {
+    const auto not_listed = [&](const std::string& relative, UnlistedReason why, std::string error) {
         out.incomplete = true;
         if (out.unlisted_directories.size() < SKILL_MAX_UNLISTED_DIRECTORIES) {
             out.unlisted_directories.push_back(relative);
             out.unlisted_reasons.push_back(why);
+            out.unlisted_errors.push_back(std::move(error));
         }
     };
     // The walk visits the entries of each directory in the documented order (resource_group at
@@ -94,7 +95,7 @@ ResourceList list_skill_resources(const SkillReader& reader, std::string_view sk
         if (e.kind == EntryKind::directory) {
             if (e.is_symlink) continue;  // never followed
             if (dir.depth >= max_depth) {
-                not_listed(relative, UnlistedReason::too_deep);
+                not_listed(relative, UnlistedReason::too_deep, std::string());
                 continue;
             }
             if (options.list_directories) out.directories.push_back(relative);
@@ -102,10 +103,10 @@ ResourceList list_skill_resources(const SkillReader& reader, std::string_view sk
             std::vector<DirEntry> entries;
             try {
                 entries = reader.list_dir_kinds(join_path(skill_dir, relative));
-            } catch (const Error&) {
+            } catch (const Error& error) {
                 // A subdirectory that vanished or cannot be listed (over the reader's listing limit,
                 // no permission) costs only its own files, and the listing says so.
-                not_listed(relative, UnlistedReason::unreadable);
+                not_listed(relative, UnlistedReason::unreadable, error.what());
                 continue;
             }
             std::sort(entries.begin(), entries.end(), entry_before);

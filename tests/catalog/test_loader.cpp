@@ -1324,6 +1324,7 @@ TEST_CASE("a resource directory left out says why: unreadable or too deep", "[lo
     const ResourceList listed = list_skill_resources(*reader, "lib/res", {});
     CHECK(listed.unlisted_directories == std::vector<std::string>{deep, "secret"});
     CHECK(listed.unlisted_reasons == std::vector<UnlistedReason>{UnlistedReason::too_deep, UnlistedReason::unreadable});
+    CHECK(listed.unlisted_errors == std::vector<std::string>{"", "cannot list 'lib/res/secret': Permission denied"});
     CHECK(listed.incomplete);
     CHECK_FALSE(listed.entry_limit_reached);
 

@@ -334,7 +334,8 @@ TEST_CASE("lock: a skill whose files cannot all be listed is refused with the re
     mem->add_file("s/secret/f", "s");
     UnlistableReader reader(mem);
     reader.unreadable = {"s/secret"};
-    CHECK(digest_error(reader, "s") == "the directory s/secret could not be read");
+    CHECK(digest_error(reader, "s") ==
+          "the directory s/secret could not be read (cannot list 's/secret': Permission denied)");
 
     auto deep = std::make_shared<MemorySkillReader>();
     deep->add_file("s/SKILL.md", "x");

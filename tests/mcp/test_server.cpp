@@ -644,7 +644,9 @@ TEST_CASE("mcp: a skill whose files cannot all be listed is left out with the tr
     CHECK(logs.size() == 2);
     std::map<std::string, std::string> reasons;
     for (const auto& l : server.left_out()) reasons[l.name] = l.reason;
-    CHECK(reasons.at("unread") == "the directory " + dir.path("lib/unread/secret") + " could not be read");
+    CHECK(reasons.at("unread") == "the directory " + dir.path("lib/unread/secret") +
+                                      " could not be read (cannot list '" + dir.path("lib/unread/secret") +
+                                      "': Permission denied)");
     CHECK(reasons.at("deep") == "the directory " + dir.path("lib/deep/" + deep) + " lies deeper than 64 levels below " +
                                     dir.path("lib/deep"));
 }

@@ -308,6 +308,10 @@ struct ResourceList {
     std::vector<std::string> unlisted_directories = {};
     /// Why each of `unlisted_directories` is not listed, index for index.
     std::vector<UnlistedReason> unlisted_reasons = {};
+    /// The reader's own error for each of `unlisted_directories`, index for index ("cannot list
+    /// '...': Permission denied"); empty for a directory left out as too deep. For the operator's
+    /// messages (`agentskills mcp`, `lock`); the activation text does not carry it.
+    std::vector<std::string> unlisted_errors = {};
     /// The walk looked at SKILL_RESOURCE_WALK_LIMIT directory entries and stopped there. The
     /// files listed are still the first of the documented order (the walk goes in that order);
     /// files after the last one looked at are missing, and `omitted` does not count them.
