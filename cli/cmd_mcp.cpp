@@ -14,6 +14,7 @@
 #include "agentskills/mcp/server.hpp"
 #include "command.hpp"
 #include "extras.hpp"
+#include "numbers.hpp"
 #include "source_options.hpp"
 
 namespace agentskills::cli {
@@ -53,16 +54,25 @@ void setup_mcp(CLI::App& app, int* status) {
                     "An Origin accepted besides localhost, 127.0.0.1 and [::1] (repeatable)");
     cmd->add_option("--allow-host", args->serve.allowed_hosts,
                     "A Host (NAME or NAME:PORT) accepted besides localhost, 127.0.0.1 and [::1] (repeatable)");
-    cmd->add_option("--threads", args->serve.threads, "HTTP io threads (0: one per hardware thread)")
+    cmd->add_option("--threads", args->serve.threads, "HTTP io threads (0: one per hardware thread; at most 256)")
+        ->check(count_value())
+        ->check(CLI::Range(std::size_t{0}, mcp::MAX_HTTP_THREADS))
         ->capture_default_str();
     cmd->add_option("--max-connections", args->serve.max_connections,
-                    "HTTP connections open at once (0: 8192); more are closed at once");
+                    "HTTP connections open at once (0: 8192); more are closed at once")
+        ->check(count_value());
     cmd->add_option("--max-connections-per-client", args->serve.max_connections_per_client,
-                    "HTTP connections open at once from one address (0: 1024); more are closed at once");
+                    "HTTP connections open at once from one address (0: 1024); more are closed at once")
+        ->check(count_value());
     cmd->add_option("--max-unsent-bytes", args->serve.max_unsent_bytes,
                     "Bytes of HTTP answers not yet written to their clients, all together (0: 64 MiB); past it a "
-                    "request gets 503");
+                    "request gets 503")
+        ->check(count_value());
+    cmd->add_option("--max-unsent-bytes-per-client", args->serve.max_unsent_bytes_per_client,
+                    "(0: 16 MiB) The same for one client address; past it, only its requests get 503")
+        ->check(count_value());
     cmd->add_option("--page-size", args->serve.page_size, "Entries per page of the list methods")
+        ->check(count_value())
         ->capture_default_str();
     cmd->add_option("--tool-name", args->serve.tool_name, "Name of the activation tool")->capture_default_str();
     cmd->add_option("--skill-directory", args->serve.skill_directory,
@@ -74,10 +84,12 @@ void setup_mcp(CLI::App& app, int* status) {
                     "PostgreSQL URI (postgresql://...) or an SQLite file");
     cmd->add_option("--session-idle-timeout", args->serve.session_idle_timeout_s,
                     "With --http: end a handshake-era session unused for this many seconds (at most a year)")
+        ->check(count_value())
         ->check(CLI::Range(std::size_t{1}, std::size_t{31536000}))
         ->capture_default_str();
     cmd->add_option("--max-sessions-per-client", args->serve.max_sessions_per_client,
                     "With --http: sessions one client address may hold (0: no cap)")
+        ->check(count_value())
         ->capture_default_str();
     cmd->add_option("--trust-proxy", args->serve.trusted_proxies,
                     "With --http: a reverse proxy's IP address whose X-Forwarded-For names the client that "

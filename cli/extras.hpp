@@ -39,10 +39,11 @@ struct McpServeArgs {
     std::string http;  ///< HOST:PORT; empty: stdio
     std::vector<std::string> allowed_origins;
     std::vector<std::string> allowed_hosts;
-    std::size_t threads = 0;                     ///< io threads; 0 = the hardware threads
-    std::size_t max_connections = 0;             ///< 0 = HttpOptions' default
-    std::size_t max_connections_per_client = 0;  ///< 0 = HttpOptions' default
-    std::size_t max_unsent_bytes = 0;            ///< 0 = HttpOptions' default
+    std::size_t threads = 0;                      ///< io threads; 0 = the hardware threads
+    std::size_t max_connections = 0;              ///< 0 = HttpOptions' default
+    std::size_t max_connections_per_client = 0;   ///< 0 = HttpOptions' default
+    std::size_t max_unsent_bytes = 0;             ///< 0 = HttpOptions' default
+    std::size_t max_unsent_bytes_per_client = 0;  ///< 0 = HttpOptions' default
     std::size_t page_size = 100;
     std::string tool_name = "activate_skill";
     std::string skill_directory = "auto";

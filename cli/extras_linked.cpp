@@ -212,6 +212,7 @@ int serve_mcp(const McpServeArgs& args, FilesystemLoaderOptions options) {
     if (args.max_connections != 0) http.max_connections = args.max_connections;
     if (args.max_connections_per_client != 0) http.max_connections_per_client = args.max_connections_per_client;
     if (args.max_unsent_bytes != 0) http.max_unsent_bytes = args.max_unsent_bytes;
+    if (args.max_unsent_bytes_per_client != 0) http.max_unsent_bytes_per_client = args.max_unsent_bytes_per_client;
     raise_descriptor_limit();
     http.session_store = sessions;
     http.session_idle_timeout =

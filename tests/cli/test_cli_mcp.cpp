@@ -183,7 +183,29 @@ TEST_CASE("cli mcp: --max-unsent-bytes sets the HTTP server's cap on unsent answ
     CHECK(help.status == 0);
     CHECK(help.out.find("--max-unsent-bytes") != std::string::npos);
     CHECK(help.out.find("(0: 64 MiB)") != std::string::npos);
+    CHECK(help.out.find("--max-unsent-bytes-per-client") != std::string::npos);
+    CHECK(help.out.find("(0: 16 MiB)") != std::string::npos);
     CHECK(run_cli({"mcp", "--root", "library", "--http", "127.0.0.1:0", "--max-unsent-bytes", "many"}).status == 2);
+    CHECK(
+        run_cli({"mcp", "--root", "library", "--http", "127.0.0.1:0", "--max-unsent-bytes-per-client", "-1"}).status ==
+        2);
+}
+
+TEST_CASE("cli mcp: every count option takes digits only; --threads at most 256", "[mcp][cli]") {
+    // CLI11 alone read `-1` into a size_t as its largest value: no cap at all.
+    for (const char* option :
+         {"--threads", "--max-connections", "--max-connections-per-client", "--max-unsent-bytes",
+          "--max-unsent-bytes-per-client", "--page-size", "--session-idle-timeout", "--max-sessions-per-client"}) {
+        for (const char* value : {"-1", "+5", "1x", "99999999999999999999999"}) {
+            INFO(option << " " << value);
+            const auto r = run_cli({"mcp", "--root", "library", "--http", "127.0.0.1:0", option, value});
+            CHECK(r.status == 2);
+            CHECK(r.err.find(std::string(option) + ": ") != std::string::npos);
+        }
+    }
+    const auto many = run_cli({"mcp", "--root", "library", "--http", "127.0.0.1:0", "--threads", "257"});
+    CHECK(many.status == 2);
+    CHECK(many.err.find("--threads") != std::string::npos);
 }
 
 #ifdef AGENTSKILLS_HAVE_MCP

@@ -1500,6 +1500,18 @@ TEST_CASE("mcp http: a repeated Host, Origin, session or MCP header is 400", "[m
     CHECK(answer_to(with({"Origin: http://localhost", "X-Other: 1", "X-Other: 2"})).first == 200);
 }
 
+TEST_CASE("mcp http: io threads past MAX_HTTP_THREADS are a configuration error", "[mcp][http]") {
+    agentskills_test::TempDir dir;
+    dir.write("lib/alpha/SKILL.md", "---\nname: alpha\ndescription: First.\n---\nBody.\n");
+    auto loader = std::make_shared<FilesystemSkillLoader>(
+        FilesystemLoaderOptions{.roots = {dir.path("lib")}, .include_default_roots = false});
+    mcp::Server server(discover_skill_catalog(loader));
+    mcp::HttpOptions options = HttpFixture::http();
+    options.threads = mcp::MAX_HTTP_THREADS + 1;
+    CHECK_THROWS_MATCHES(mcp::serve_http(server, options), ConfigurationError,
+                         Catch::Matchers::Message("HttpOptions::threads is 257, over the bound of 256"));
+}
+
 TEST_CASE("mcp http: answers not yet written are capped in all; past the cap a request gets 503", "[mcp][http]") {
     // A file whose answer is larger than the kernel holds for a client that does not read
     // (loopback: the server's send buffer, at most 4 MiB by default, and the client's receive
@@ -1552,6 +1564,65 @@ TEST_CASE("mcp http: answers not yet written are capped in all; past the cap a r
     bool served = false;
     for (const auto deadline = Clock::now() + std::chrono::seconds(60); !served && Clock::now() < deadline;) {
         served = ping().first == 200;
+        if (!served) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    CHECK(served);
+}
+
+TEST_CASE("mcp http: one client's unsent answers are capped by its share; other clients are still answered",
+          "[mcp][http]") {
+    const std::string big(12u * 1024u * 1024u, 'a');
+    mcp::HttpOptions options = HttpFixture::http();
+    options.max_unsent_bytes = 0;  // no cap in all: the share alone is what refuses
+    options.max_unsent_bytes_per_client = 1024u * 1024u;
+    options.request_timeout = std::chrono::seconds(120);
+    agentskills_test::McpHttpFixture f(
+        {{"lib/alpha/SKILL.md", "---\nname: alpha\ndescription: First.\n---\nBody.\n"}, {"lib/alpha/big.txt", big}}, {},
+        options);
+    const std::string uri = "skill://alpha/big.txt";
+    const std::string read =
+        http_post(modern_request(1, "resources/read", {{"uri", uri}}),
+                  {"MCP-Protocol-Version: 2026-07-28", "Mcp-Method: resources/read", "Mcp-Name: " + uri});
+    const auto ping_from = [&](const char* address) {
+        RawClient c(f.port, address);
+        REQUIRE(c.send(http_post(modern_request(2, "ping"), {"MCP-Protocol-Version: 2026-07-28", "Mcp-Method: ping"})));
+        const auto got = c.responses(1, std::chrono::milliseconds(10000));
+        REQUIRE(got.size() == 1);
+        return got[0];
+    };
+    CHECK(ping_from("127.0.0.1").first == 200);
+
+    // 127.0.0.1 asks for the big file twice on one connection and reads nothing yet.
+    RawClient slow(f.port, "127.0.0.1");
+    REQUIRE(slow.send(read + read));
+    std::pair<int, std::string> refused{0, ""};
+    for (const auto deadline = Clock::now() + std::chrono::seconds(60); Clock::now() < deadline;) {
+        refused = ping_from("127.0.0.1");
+        if (refused.first != 200) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    REQUIRE(refused.first == 503);
+    CHECK(json::parse(refused.second) ==
+          json::parse(R"({"jsonrpc":"2.0","id":null,"error":{"code":-32600,)"
+                      R"("message":"Service Unavailable: the server holds too many unsent answers for this client; )"
+                      R"(retry later"}})"));
+    // Another address is answered meanwhile (and its answer is not held against 127.0.0.1).
+    const auto other = ping_from("127.0.0.2");
+    CHECK(other.first == 200);
+    CHECK(json::parse(other.second) == json{{"jsonrpc", "2.0"}, {"id", 2}, {"result", {{"resultType", "complete"}}}});
+    CHECK(ping_from("127.0.0.1").first == 503);
+
+    // Once the slow client has read its answers, its requests are answered again.
+    const auto both = slow.responses(2, std::chrono::milliseconds(60000));
+    REQUIRE(both.size() == 2);
+    for (const auto& [status, body] : both) {
+        CHECK(status == 200);
+        CHECK(json::parse(body).at("result").at("contents").at(0).at("text").get_ref<const std::string&>().size() ==
+              big.size());
+    }
+    bool served = false;
+    for (const auto deadline = Clock::now() + std::chrono::seconds(60); !served && Clock::now() < deadline;) {
+        served = ping_from("127.0.0.1").first == 200;
         if (!served) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     CHECK(served);

@@ -50,6 +50,12 @@ inline constexpr std::uint64_t DEFAULT_MAX_CACHED_BYTES = 64u * 1024u * 1024u;
 /// Bytes of HTTP answers built but not yet written to their clients, all connections together;
 /// past it a new request gets 503 (HttpOptions::max_unsent_bytes).
 inline constexpr std::size_t DEFAULT_MAX_UNSENT_BYTES = 64u * 1024u * 1024u;
+/// Bytes of HTTP answers built but not yet written that one client address may hold, a quarter
+/// of DEFAULT_MAX_UNSENT_BYTES: one client that does not read cannot take the whole cap
+/// (HttpOptions::max_unsent_bytes_per_client).
+inline constexpr std::size_t DEFAULT_MAX_UNSENT_BYTES_PER_CLIENT = DEFAULT_MAX_UNSENT_BYTES / 4;
+/// Most io threads an HTTP server runs (HttpOptions::threads), and so at most 512 handler threads.
+inline constexpr std::size_t MAX_HTTP_THREADS = 256;
 
 struct ServerOptions {
     /// Name of the activation tool (as SkillsShimOptions::tool_name).
@@ -160,7 +166,8 @@ struct HttpOptions {
 
     // --- Connections and requests (the event-driven engine, Boost.Beast/Asio) ---
     /// Threads that run the sockets (Asio io threads); 0 = the hardware threads. A connection
-    /// costs no thread: JSON-RPC handling runs on a separate pool of max(4, 2 x threads).
+    /// costs no thread: JSON-RPC handling runs on a separate pool of max(4, 2 x threads). At most
+    /// MAX_HTTP_THREADS; serve_http throws ConfigurationError past it.
     std::size_t threads = 0;
     /// `Host` values accepted besides localhost, 127.0.0.1 and [::1] (any port): an entry
     /// matches the whole header (`mcp.example:8080`) or its name without the port
@@ -182,6 +189,12 @@ struct HttpOptions {
     /// not handled: it gets 503 with -32600 and `Retry-After: 1`. The answers being built when the
     /// cap is reached may pass it, by at most one answer per io and handler thread. 0 = no cap.
     std::size_t max_unsent_bytes = DEFAULT_MAX_UNSENT_BYTES;
+    /// The same, for the connections of one client address (the peer's, as for
+    /// max_connections_per_client: behind a proxy, the proxy's), so that one client that does
+    /// not read cannot hold the whole of max_unsent_bytes and have every other client refused.
+    /// Past it, that client's new requests get 503 in the same way; others are still answered.
+    /// 0 = no share (only max_unsent_bytes).
+    std::size_t max_unsent_bytes_per_client = DEFAULT_MAX_UNSENT_BYTES_PER_CLIENT;
 
     /// Called once the socket listens, with the bound port.
     std::function<void(int port)> on_listening = nullptr;
@@ -213,7 +226,8 @@ struct HttpOptions {
 };
 
 /// Serves `server` over Streamable HTTP at POST /mcp (JSON responses, no SSE) until
-/// should_stop says so. Returns 0 on a clean stop, 1 when the address cannot be bound.
+/// should_stop says so. Returns 0 on a clean stop, 1 when the address cannot be bound. Throws
+/// ConfigurationError for options out of their bounds (HttpOptions::threads).
 int serve_http(const Server& server, const HttpOptions& options);
 
 }  // namespace agentskills::mcp

@@ -34,6 +34,7 @@
 #include <boost/beast/http.hpp>
 
 #include "../shared/internal.hpp"
+#include "agentskills/base/errors.hpp"
 #include "agentskills/mcp/server.hpp"
 #include "sessions.hpp"
 #include "state.hpp"
@@ -252,6 +253,9 @@ struct Shared {
     std::unordered_map<std::string, std::size_t> per_client;
     /// Bytes of answers built and not yet written (HttpOptions::max_unsent_bytes).
     std::atomic<std::size_t> unsent{0};
+    /// The same by client address, under `mutex` (HttpOptions::max_unsent_bytes_per_client);
+    /// a client holding nothing has no entry.
+    std::unordered_map<std::string, std::size_t> unsent_per_client;
 
     Shared(const Server& s, const HttpOptions& o) : server(s), options(o), sessions(s, o) {}
 
@@ -318,9 +322,36 @@ struct Shared {
         if (const auto it = per_client.find(client); it != per_client.end() && --it->second == 0) per_client.erase(it);
     }
 
-    /// Whether a new request may be handled: fewer than max_unsent_bytes of answers are unsent.
-    bool room_to_answer() const {
-        return options.max_unsent_bytes == 0 || unsent.load(std::memory_order_relaxed) < options.max_unsent_bytes;
+    /// Why a new request from `client` may not be handled (nullptr: it may): at least
+    /// max_unsent_bytes of answers are unsent in all, or max_unsent_bytes_per_client of this
+    /// client's.
+    const char* no_room_to_answer(const std::string& client) {
+        if (options.max_unsent_bytes != 0 && unsent.load(std::memory_order_relaxed) >= options.max_unsent_bytes) {
+            return "Service Unavailable: the server holds too many unsent answers; retry later";
+        }
+        if (options.max_unsent_bytes_per_client == 0) return nullptr;
+        const std::lock_guard lock(mutex);
+        const auto it = unsent_per_client.find(client);
+        if (it != unsent_per_client.end() && it->second >= options.max_unsent_bytes_per_client) {
+            return "Service Unavailable: the server holds too many unsent answers for this client; retry later";
+        }
+        return nullptr;
+    }
+    /// Counts `bytes` of an answer to `client` as unsent, until settle.
+    void hold(const std::string& client, std::size_t bytes) {
+        unsent.fetch_add(bytes, std::memory_order_relaxed);
+        if (bytes == 0 || options.max_unsent_bytes_per_client == 0) return;
+        const std::lock_guard lock(mutex);
+        unsent_per_client[client] += bytes;
+    }
+    void settle(const std::string& client, std::size_t bytes) {
+        unsent.fetch_sub(bytes, std::memory_order_relaxed);
+        if (bytes == 0 || options.max_unsent_bytes_per_client == 0) return;
+        const std::lock_guard lock(mutex);
+        if (const auto it = unsent_per_client.find(client); it != unsent_per_client.end()) {
+            it->second -= std::min(it->second, bytes);
+            if (it->second == 0) unsent_per_client.erase(it);
+        }
     }
 
     /// Whether `req` may be answered on the io thread that read it: a 2026-07-28 POST with no
@@ -527,12 +558,12 @@ private:
     }
 
     // The answer to `request`, counted in Shared::unsent until it is written (write, settle).
-    // While too many bytes of answers wait for their clients, a request is refused unhandled.
+    // While too many bytes of answers wait for their clients (in all, or for this client), a
+    // request is refused unhandled.
     Reply answer(const Request& request) {
         Reply reply;
-        if (!shared_.room_to_answer()) {
-            reply =
-                json_error(503, -32600, "Service Unavailable: the server holds too many unsent answers; retry later");
+        if (const char* why = shared_.no_room_to_answer(client_)) {
+            reply = json_error(503, -32600, why);
             reply.headers.emplace_back("Retry-After", "1");
         } else {
             try {
@@ -542,13 +573,13 @@ private:
             }
         }
         held_ = reply.body.size();
-        shared_.unsent.fetch_add(held_, std::memory_order_relaxed);
+        shared_.hold(client_, held_);
         return reply;
     }
 
     // Gives back the count of this connection's answer (written, or never to be).
     void settle() {
-        shared_.unsent.fetch_sub(held_, std::memory_order_relaxed);
+        shared_.settle(client_, held_);
         held_ = 0;
     }
 
@@ -673,6 +704,10 @@ private:
 }  // namespace
 
 int serve_http(const Server& server, const HttpOptions& options) {
+    if (options.threads > MAX_HTTP_THREADS) {
+        throw ConfigurationError(
+            fmt::format("HttpOptions::threads is {}, over the bound of {}", options.threads, MAX_HTTP_THREADS));
+    }
     Shared shared(server, options);
     std::size_t threads = options.threads;
     if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
