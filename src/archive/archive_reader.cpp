@@ -95,14 +95,26 @@ std::uint64_t le_n(std::string_view b, std::size_t at, std::size_t n) {
 // The entry count the end-of-central-directory record (or its zip64 form) declares, read
 // before libzip allocates anything per entry. nullopt when no consistent record is found
 // (libzip then decides whether the bytes are an archive at all).
+//
+// A record counts when its comment ends the file: that is every record libzip (ZIP_CHECKCONS)
+// tries, and it keeps the one whose entries span the most bytes, while Info-ZIP's unzip and
+// Python's zipfile take the last. Two such records could show a reviewer's tool one archive and
+// the loader another, so a second one refuses the archive.
 std::optional<std::uint64_t> declared_entry_count(std::string_view b) {
     constexpr std::size_t eocd_size = 22;
     if (b.size() < eocd_size) return std::nullopt;
     const std::size_t last = b.size() - eocd_size;
     const std::size_t first = last > 0xFFFF ? last - 0xFFFF : 0;
+    std::optional<std::uint64_t> found;
     for (std::size_t pos = last + 1; pos-- > first;) {
         if (b.compare(pos, 4, "PK\x05\x06") != 0) continue;
         if (pos + eocd_size + le16(b, pos + 20) != b.size()) continue;  // the comment must end the file
+        if (found) {
+            refuse(ArchiveProblem::malformed, "",
+                   fmt::format("two end-of-central-directory records (at bytes {} and later) that readers could "
+                               "choose between",
+                               pos));
+        }
         std::uint64_t count = std::max(le16(b, pos + 8), le16(b, pos + 10));
         if (count == 0xFFFF && pos >= 20 && b.compare(pos - 20, 4, "PK\x06\x07") == 0) {
             const std::uint64_t at = le_n(b, pos - 20 + 8, 8);
@@ -112,9 +124,9 @@ std::optional<std::uint64_t> declared_entry_count(std::string_view b) {
                 count = std::max(le_n(b, z + 24, 8), le_n(b, z + 32, 8));
             }
         }
-        return count;
+        found = count;
     }
-    return std::nullopt;
+    return found;
 }
 
 // The rules for the path of one entry (without its trailing '/'); `raw` names it in errors. The

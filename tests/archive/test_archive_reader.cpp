@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/core.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -336,6 +337,38 @@ TEST_CASE("ArchiveReader refuses decompression bombs", "[archive][hostile]") {
         for (std::size_t at : find_all(bytes, "PK\x01\x02")) put_u32(bytes, at + 24, 100'000);
         CHECK(problem_of(bytes) == ArchiveProblem::size_mismatch);
     }
+}
+
+TEST_CASE("ArchiveReader refuses two end records that readers could choose between", "[archive][hostile]") {
+    // libzip (ZIP_CHECKCONS) tries every end record whose comment ends the file and keeps the one
+    // whose entries span the most bytes; unzip and Python's zipfile take the last one. Here the
+    // skill's end record has a comment that is a second end record, of an empty archive: libzip
+    // read the skill, the other readers an archive with nothing in it.
+    const std::string good = build_zip(good_items());
+    const auto eocd = find_all(good, "PK\x05\x06");
+    REQUIRE(eocd.size() == 1);
+    REQUIRE(eocd[0] + 22 == good.size());
+    std::string bytes = good;
+    put_u16(bytes, eocd[0] + 20, 22);
+    std::string second = std::string("PK\x05\x06", 4) + std::string(18, '\0');
+    put_u32(second, 16, static_cast<std::uint32_t>(bytes.size()));  // an empty directory, right before it
+    bytes += second;
+    try {
+        (void)ArchiveReader::from_bytes(bytes);
+        FAIL("opened");
+    } catch (const ArchiveError& e) {
+        CHECK(e.problem() == ArchiveProblem::malformed);
+        CHECK(std::string(e.what()) ==
+              fmt::format("archive refused (malformed): two end-of-central-directory records (at bytes {} and "
+                          "later) that readers could choose between",
+                          eocd[0]));
+    }
+    // A comment that merely holds the signature (not a record that ends the file) is fine.
+    std::string commented = good;
+    const std::string comment = std::string("PK\x05\x06", 4) + std::string(30, '.');
+    put_u16(commented, eocd[0] + 20, static_cast<std::uint16_t>(comment.size()));
+    commented += comment;
+    CHECK(open_archive_skill(commented).skill_dir == "demo");
 }
 
 TEST_CASE("ArchiveReader refuses unsafe entry names", "[archive][hostile]") {
