@@ -226,6 +226,7 @@ struct ArchiveReader::Impl {
     void add_node(const std::string& path, Node node, std::string_view raw,
                   std::map<std::string, std::string, std::less<>>& nfkc_names);
     [[nodiscard]] const Node& find(std::string_view path, std::string_view what) const;
+    void decompress(const Node& node, std::string_view path, char* out, std::size_t want, bool whole) const;
 };
 
 void ArchiveReader::Impl::open() {
@@ -281,6 +282,14 @@ void ArchiveReader::Impl::open() {
         const std::size_t slash = path.rfind('/');
         nodes.find(parent_of(path))
             ->second.children.push_back(slash == std::string::npos ? path : path.substr(slash + 1));
+    }
+    // Every file's data is decompressed once, now, through a small buffer (at most
+    // max_total_bytes in all, bounded above): a file whose data does not match its header (its
+    // size, its CRC, a broken stream) refuses the whole archive here, so the commands that read
+    // only SKILL.md (list, validate, to-prompt) and those that read every file (lock, mcp)
+    // accept and refuse the same archives. The bytes are kept, so a later read finds the same.
+    for (const auto& [path, node] : nodes) {
+        if (node.kind == EntryKind::file) decompress(node, path, nullptr, static_cast<std::size_t>(node.size), true);
     }
 }
 
@@ -412,6 +421,47 @@ std::shared_ptr<const ArchiveReader> ArchiveReader::from_file(const std::string&
     return from_bytes(std::move(read.data), limits);
 }
 
+// Decompresses the file `node` (named `path` in errors): `want` bytes into `out`, or, without
+// `out`, through a small buffer whose bytes are dropped. With `whole`, one byte more is asked
+// for: a stream that ends early or goes on is size-mismatch, and libzip checks the CRC at its end.
+void ArchiveReader::Impl::decompress(const Node& node, std::string_view path, char* out, std::size_t want,
+                                     bool whole) const {
+    std::lock_guard lock(read_mutex);
+    zip_file_t* file = zip_fopen_index(zip.get(), node.index, 0);
+    if (file == nullptr) refuse(ArchiveProblem::malformed, path, zip_strerror(zip.get()));
+    struct FileCloser {
+        zip_file_t* f;
+        ~FileCloser() { zip_fclose(f); }
+    } closer{file};
+    const auto corrupt = [&] {
+        refuse(ArchiveProblem::malformed, path, fmt::format("the data cannot be read: {}", zip_file_strerror(file)));
+    };
+    constexpr std::size_t chunk = 64 << 10;
+    std::string scratch(out == nullptr ? chunk : 0, '\0');
+    // A running count: never more than the checked size, and a short or long stream is refused.
+    std::size_t got = 0;
+    while (got < want) {
+        const std::size_t ask = out == nullptr ? std::min(chunk, want - got) : want - got;
+        const zip_int64_t n = zip_fread(file, out == nullptr ? scratch.data() : out + got, ask);
+        if (n < 0) corrupt();
+        if (n == 0) break;
+        got += static_cast<std::size_t>(n);
+    }
+    if (got < want) {
+        refuse(ArchiveProblem::size_mismatch, path,
+               fmt::format("{} bytes decompressed, the header says {}", got, node.size));
+    }
+    if (whole) {
+        char extra = 0;
+        const zip_int64_t n = zip_fread(file, &extra, 1);
+        if (n < 0) corrupt();
+        if (n > 0) {
+            refuse(ArchiveProblem::size_mismatch, path,
+                   fmt::format("more data than the {} bytes the header says", node.size));
+        }
+    }
+}
+
 ReadResult ArchiveReader::read_file(std::string_view path, std::size_t max_bytes) const {
     const Node& node = impl_->find(path, "read");
     if (node.kind != EntryKind::file) throw IoError(fmt::format("cannot read '{}': it is a directory", path));
@@ -420,37 +470,7 @@ ReadResult ArchiveReader::read_file(std::string_view path, std::size_t max_bytes
     ReadResult result;
     result.truncated = partial;
     result.data.resize(want);
-
-    std::lock_guard lock(impl_->read_mutex);
-    zip_file_t* file = zip_fopen_index(impl_->zip.get(), node.index, 0);
-    if (file == nullptr) {
-        throw IoError(fmt::format("cannot read '{}': {}", path, zip_strerror(impl_->zip.get())));
-    }
-    struct FileCloser {
-        zip_file_t* f;
-        ~FileCloser() { zip_fclose(f); }
-    } closer{file};
-    // A running count: never more than the checked size, and a short or long stream is refused.
-    std::size_t got = 0;
-    while (got < want) {
-        const zip_int64_t n = zip_fread(file, result.data.data() + got, want - got);
-        if (n < 0) throw IoError(fmt::format("cannot read '{}': {}", path, zip_file_strerror(file)));
-        if (n == 0) break;
-        got += static_cast<std::size_t>(n);
-    }
-    if (got < want) {
-        refuse(ArchiveProblem::size_mismatch, path,
-               fmt::format("{} bytes decompressed, the header says {}", got, node.size));
-    }
-    if (!partial) {
-        char extra = 0;
-        const zip_int64_t n = zip_fread(file, &extra, 1);
-        if (n < 0) throw IoError(fmt::format("cannot read '{}': {}", path, zip_file_strerror(file)));
-        if (n > 0) {
-            refuse(ArchiveProblem::size_mismatch, path,
-                   fmt::format("more data than the {} bytes the header says", node.size));
-        }
-    }
+    impl_->decompress(node, path, result.data.data(), want, !partial);
     return result;
 }
 

@@ -306,30 +306,31 @@ TEST_CASE("ArchiveReader refuses decompression bombs", "[archive][hostile]") {
         CHECK_NOTHROW(open_archive_skill(bytes, {.max_ratio = 1000}));
     }
     SECTION("a header that claims fewer bytes than the data holds") {
-        // Deflated noise whose sizes are patched down: the read stops at the claimed size and
-        // finds more data behind it.
+        // Deflated noise whose sizes are patched down: the check at open stops at the claimed
+        // size and finds more data behind it (or libzip finds the CRC wrong first).
         std::string bytes = build_zip({{"data.bin", noise(50'000)}});
         for (std::size_t at : find_all(bytes, "PK\x03\x04")) put_u32(bytes, at + 22, 1000);
         for (std::size_t at : find_all(bytes, "PK\x01\x02")) put_u32(bytes, at + 24, 1000);
-        const auto reader = ArchiveReader::from_bytes(bytes);
-        CHECK(reader->stat("data.bin").size == 1000);
         try {
-            (void)reader->read_file("data.bin", 0);
-            FAIL("read");
+            (void)ArchiveReader::from_bytes(bytes);
+            FAIL("opened");
         } catch (const ArchiveError& e) {
             CHECK(e.problem() == ArchiveProblem::size_mismatch);
-        } catch (const IoError& e) {
-            // libzip noticed first (a CRC error); refused all the same.
-            CHECK(std::string(e.what()).find("data.bin") != std::string::npos);
+            CHECK(e.entry() == "data.bin");
         }
-        CHECK(reader->read_file("data.bin", 100).data.size() == 100);  // a bounded prefix is fine
     }
     SECTION("a header that claims more bytes than the data holds") {
         std::string bytes = build_zip({{"data.bin", noise(5'000)}});
         for (std::size_t at : find_all(bytes, "PK\x03\x04")) put_u32(bytes, at + 22, 6000);
         for (std::size_t at : find_all(bytes, "PK\x01\x02")) put_u32(bytes, at + 24, 6000);
-        const auto reader = ArchiveReader::from_bytes(bytes);
-        CHECK_THROWS_AS(reader->read_file("data.bin", 0), IoError);
+        try {
+            (void)ArchiveReader::from_bytes(bytes);
+            FAIL("opened");
+        } catch (const ArchiveError& e) {
+            CHECK(e.problem() == ArchiveProblem::size_mismatch);
+            CHECK(e.entry() == "data.bin");
+            CHECK(std::string(e.what()).find("5000 bytes decompressed, the header says 6000") != std::string::npos);
+        }
     }
     SECTION("a stored entry whose sizes disagree") {
         std::string bytes = build_zip({{"data.txt", "stored text", false, ZIP_CM_STORE}});
@@ -337,6 +338,87 @@ TEST_CASE("ArchiveReader refuses decompression bombs", "[archive][hostile]") {
         for (std::size_t at : find_all(bytes, "PK\x01\x02")) put_u32(bytes, at + 24, 100'000);
         CHECK(problem_of(bytes) == ArchiveProblem::size_mismatch);
     }
+}
+
+TEST_CASE("ArchiveReader refuses at open a file whose data does not match its header", "[archive][hostile]") {
+    // Every file is decompressed once when the archive is opened, so an archive is accepted or
+    // refused as a whole, whichever files a command reads later (list reads SKILL.md only, lock
+    // and mcp every file).
+    const std::string good = build_zip(good_items());
+    CHECK(ArchiveReader::from_bytes(good)->read_file("demo/scripts/run.sh", 0).data == "#!/bin/sh\necho hi\n");
+    const auto entry_offsets = [](const std::string& b, std::string_view signature, std::size_t name_at,
+                                  std::string_view name) {
+        std::vector<std::size_t> out;
+        for (std::size_t at : find_all(b, signature)) {
+            if (b.compare(at + name_at, name.size(), name) == 0) out.push_back(at);
+        }
+        REQUIRE(out.size() == 1);
+        return out.front();
+    };
+    constexpr std::string_view resource = "demo/references/guide.md";
+    SECTION("a CRC that does not match the data") {
+        std::string bytes = good;
+        put_u32(bytes, entry_offsets(bytes, "PK\x03\x04", 30, resource) + 14, 1);
+        put_u32(bytes, entry_offsets(bytes, "PK\x01\x02", 46, resource) + 16, 1);
+        try {
+            (void)ArchiveReader::from_bytes(bytes);
+            FAIL("opened");
+        } catch (const ArchiveError& e) {
+            CHECK(e.problem() == ArchiveProblem::malformed);
+            CHECK(e.entry() == resource);
+            CHECK(std::string(e.what()) ==
+                  "archive refused (malformed): entry 'demo/references/guide.md': the data "
+                  "cannot be read: CRC error");
+        }
+    }
+    SECTION("an uncompressed size larger than the data") {
+        std::string bytes = good;
+        put_u32(bytes, entry_offsets(bytes, "PK\x03\x04", 30, resource) + 22, 9);
+        put_u32(bytes, entry_offsets(bytes, "PK\x01\x02", 46, resource) + 24, 9);
+        CHECK(problem_of(bytes) == ArchiveProblem::size_mismatch);
+    }
+    SECTION("a deflate stream that is cut short") {
+        // The compressed size patched down: the stream ends before its data does.
+        std::string bytes = build_zip(with(good_items(), {"demo/assets/noise.bin", noise(4'000)}));
+        const std::size_t local = entry_offsets(bytes, "PK\x03\x04", 30, "demo/assets/noise.bin");
+        const std::size_t central = entry_offsets(bytes, "PK\x01\x02", 46, "demo/assets/noise.bin");
+        put_u32(bytes, local + 18, 100);
+        put_u32(bytes, central + 20, 100);
+        const ArchiveProblem p = problem_of(bytes, {.max_ratio = 0});
+        CHECK((p == ArchiveProblem::malformed || p == ArchiveProblem::size_mismatch));
+    }
+}
+
+TEST_CASE("agentskills list, validate and lock refuse an archive with a lying resource alike", "[archive][cli]") {
+    if (std::string(AGENTSKILLS_CLI_PATH).empty()) return;  // the program is not built
+    // The resource's sizes say 9 bytes; its data holds 8. list and validate read SKILL.md only.
+    std::string bytes = build_zip(good_items());
+    for (std::size_t at : find_all(bytes, "PK\x03\x04")) {
+        if (bytes.compare(at + 30, 24, "demo/references/guide.md") == 0) put_u32(bytes, at + 22, 9);
+    }
+    for (std::size_t at : find_all(bytes, "PK\x01\x02")) {
+        if (bytes.compare(at + 46, 24, "demo/references/guide.md") == 0) put_u32(bytes, at + 24, 9);
+    }
+    TempDir tmp;
+    tmp.write("lib/alpha/SKILL.md", skill_md("alpha", "A directory skill."));
+    tmp.write("lib/demo.skill", bytes);
+    const std::string lib = tmp.path("lib");
+    const std::string refusal = lib +
+                                "/demo.skill: archive refused (size-mismatch): entry "
+                                "'demo/references/guide.md': 8 bytes decompressed, the header says 9";
+    const auto list = agentskills::test::run_cli({"list", "--root", lib}, tmp.path());
+    CHECK(list.status == 0);
+    CHECK(list.out == "alpha\t" + lib + "/alpha/SKILL.md\n");
+    const std::string diagnostic =
+        lib + "/demo.skill: error: " + refusal + " [" + std::string(codes::archive_refused) + "]\n";
+    CHECK(list.err == diagnostic);
+    const auto validate = agentskills::test::run_cli({"validate", "--root", lib}, tmp.path());
+    CHECK(validate.status == 1);
+    CHECK(validate.out == lib + "/alpha: ok\n" + diagnostic);
+    const auto lock = agentskills::test::run_cli({"lock", "--root", lib}, tmp.path());
+    CHECK(lock.out.find("\"name\": \"alpha\"") != std::string::npos);
+    CHECK(lock.out.find("\"name\": \"demo\"") == std::string::npos);
+    CHECK(lock.err == "agentskills lock: skipped (unreadable): " + refusal + "\n");
 }
 
 TEST_CASE("ArchiveReader refuses two end records that readers could choose between", "[archive][hostile]") {
