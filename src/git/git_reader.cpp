@@ -3,11 +3,12 @@
 
 #include <git2.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
-#include <set>
 #include <utility>
+#include <vector>
 
 #include <fmt/core.h>
 
@@ -122,7 +123,39 @@ struct GitTreeReader::Impl {
         if (git_tree_lookup(&tree, repo.get(), &oid) != 0) {
             throw IoError(fmt::format("cannot list '{}': {}", path, last_git_error()));
         }
-        return TreePtr(tree);
+        TreePtr owned(tree);
+        check_order(tree, path);
+        return owned;
+    }
+
+    // Only a tree as git writes it: entries in git's order (git_tree_entry_cmp: a directory sorts
+    // as its name and '/'), each name once. libgit2 lists a tree's entries as stored but finds a
+    // name by a binary search, so in a hand-made tree out of order, or naming an entry twice, a
+    // listed entry could not be found, or a read could find another entry than the listing showed
+    // (another blob, or a directory listed as a file). git fsck calls such trees broken too.
+    static void check_order(const git_tree* tree, std::string_view path) {
+        const std::size_t count = git_tree_entrycount(tree);
+        std::vector<std::string_view> names;
+        names.reserve(count);
+        for (std::size_t i = 0; i < count; ++i) {
+            const git_tree_entry* entry = git_tree_entry_byindex(tree, i);
+            names.emplace_back(git_tree_entry_name(entry));
+            const int order = i > 0 ? git_tree_entry_cmp(git_tree_entry_byindex(tree, i - 1), entry) : -1;
+            if (order == 0) twice(path, names.back());
+            if (order > 0) {
+                throw IoError(
+                    fmt::format("cannot list '{}': a broken tree object, its entries not in git's order "
+                                "(at '{}')",
+                                path, names.back()));
+            }
+        }
+        // A file and a directory of one name are in order ("x" before "x/"), not always adjacent.
+        std::sort(names.begin(), names.end());
+        if (const auto same = std::adjacent_find(names.begin(), names.end()); same != names.end()) twice(path, *same);
+    }
+
+    [[noreturn]] static void twice(std::string_view path, std::string_view name) {
+        throw IoError(fmt::format("cannot list '{}': a broken tree object, naming '{}' twice", path, name));
     }
 
     // Walks the tree one component at a time, loading each subtree only after its size is checked.
@@ -261,11 +294,10 @@ std::vector<DirEntry> GitTreeReader::list_dir(std::string_view path) const {
     }
     std::vector<DirEntry> out;
     out.reserve(count);
-    std::set<std::string_view> seen;  // a hand-made tree can name an entry twice
     for (std::size_t i = 0; i < count; ++i) {
         const git_tree_entry* entry = git_tree_entry_byindex(tree, i);
         const std::string_view name = git_tree_entry_name(entry);
-        if (!plain_component(name) || !seen.insert(name).second) continue;
+        if (!plain_component(name)) continue;  // (load_tree refused a tree that names an entry twice)
         const git_filemode_t mode = git_tree_entry_filemode(entry);
         DirEntry e;
         e.name = std::string(name);
