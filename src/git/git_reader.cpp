@@ -4,8 +4,10 @@
 #include <git2.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -47,7 +49,12 @@ struct ObjectFree {
 struct BlobFree {
     void operator()(git_blob* p) const noexcept { git_blob_free(p); }
 };
-using TreePtr = std::unique_ptr<git_tree, TreeFree>;
+using TreePtr = std::shared_ptr<git_tree>;  // a loaded tree, shared with the cache of recent trees
+
+// The trees a reader keeps loaded after use (its root is kept apart): at most this many, and at
+// most this many bytes of tree objects together.
+constexpr std::size_t recent_trees_max = 16;
+constexpr std::uint64_t recent_tree_bytes_max = 16ULL << 20;
 
 // One plain path component as a tree entry name (hostile objects can hold anything).
 // (A backslash too: the path rules refuse it, so such an entry could never be named.)
@@ -98,6 +105,18 @@ struct GitTreeReader::Impl {
     TreePtr root;
     git_oid root_oid{};
     mutable std::mutex mutex;  // every libgit2 call on these objects
+    // Trees loaded lately, the most recent last (under `mutex`). A walk reads or stats every file
+    // of a directory, and each read walks its path from the root: without them, every file
+    // loaded (inflated, parsed and checked) its directory's tree again, so the work for one
+    // directory grew as its tree's size times its number of files (minutes for a lock of 8,000
+    // files of one directory).
+    struct RecentTree {
+        git_oid oid;
+        TreePtr tree;
+        std::uint64_t bytes;
+    };
+    mutable std::vector<RecentTree> recent;
+    mutable std::uint64_t recent_bytes = 0;
 
     // The size of an object from its header, without loading it.
     std::uint64_t object_size(const git_oid& oid, git_object_t expected, std::string_view path) const {
@@ -114,6 +133,12 @@ struct GitTreeReader::Impl {
     }
 
     TreePtr load_tree(const git_oid& oid, std::string_view path) const {
+        for (auto it = recent.begin(); it != recent.end(); ++it) {
+            if (git_oid_equal(&it->oid, &oid) != 0) {
+                std::rotate(it, it + 1, recent.end());
+                return recent.back().tree;
+            }
+        }
         const std::uint64_t size = object_size(oid, GIT_OBJECT_TREE, path);
         if (size > limits.max_tree_bytes) {
             throw IoError(fmt::format("cannot list '{}': a tree object of {} bytes, more than the limit of {}", path,
@@ -123,8 +148,14 @@ struct GitTreeReader::Impl {
         if (git_tree_lookup(&tree, repo.get(), &oid) != 0) {
             throw IoError(fmt::format("cannot list '{}': {}", path, last_git_error()));
         }
-        TreePtr owned(tree);
+        TreePtr owned(tree, TreeFree{});
         check_order(tree, path);
+        recent.push_back(RecentTree{oid, owned, size});
+        recent_bytes += size;
+        while (recent.size() > recent_trees_max || recent_bytes > recent_tree_bytes_max) {
+            recent_bytes -= recent.front().bytes;
+            recent.erase(recent.begin());
+        }
         return owned;
     }
 

@@ -1,6 +1,7 @@
 // Tests of git_reader.hpp: GitTreeReader over temporary repositories made with the git CLI.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -483,6 +484,33 @@ TEST_CASE("GitTreeReader refuses hand-made trees out of git's order or naming an
     CHECK(skipped == std::vector<std::string>{refusal("file-and-dir", "naming 'SKILL.md' twice"),
                                               refusal("twice", "naming 'SKILL.md' twice"),
                                               refusal("unsorted", "its entries not in git's order (at 'SKILL.md')")});
+}
+
+TEST_CASE("GitTreeReader loads a wide directory's tree once for all its files", "[git][hostile]") {
+    // A directory tree of nearly 4 MiB (the default max_tree_bytes): 15,000 files with long names,
+    // all one blob. Every read walks its path from the root; the directory's tree is now loaded
+    // once and kept, where it was loaded (inflated, parsed) again for every file read, so that
+    // reading 2,000 of its files took minutes (and a lock of such a skill, longer).
+    Repo repo;
+    const std::string blob = git(repo.dir, "rev-parse main:README.md");
+    const std::string pad(230, 'n');
+    std::vector<std::pair<std::string, std::string>> entries;
+    for (int i = 0; i < 15'000; ++i) entries.emplace_back(fmt::format("100644 {}{:05}", pad, i), blob);
+    const std::string wide = hand_made_tree(repo, entries);
+    repo.tmp.write("mktree", "040000 tree " + wide + "\twide\n");
+    const std::string root = git(repo.dir, "mktree < " + quote(repo.tmp.path("mktree")));
+    git(repo.dir, "update-ref refs/heads/wide " + git(repo.dir, "commit-tree " + root + " -m wide"));
+    const auto r = GitTreeReader::open(repo.dir, "wide");
+    REQUIRE(r->stat("wide").kind == EntryKind::directory);
+    const auto start = std::chrono::steady_clock::now();
+    std::size_t read = 0;
+    for (int i = 0; i < 2'000; ++i) {
+        const std::string path = fmt::format("wide/{}{:05}", pad, i * 7);
+        if (r->read_file(path, 0).data == "readme\n" && r->stat(path).size == 7) ++read;
+    }
+    const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(read == 2'000);
+    CHECK(seconds < 10.0);
 }
 
 // ---------------------------------------------------------------------------------------
