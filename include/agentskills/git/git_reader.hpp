@@ -30,10 +30,11 @@ struct GitLimits {
 /// Paths are relative POSIX paths inside the tree ("." is its root). Symbolic links
 /// (mode 120000) are listed as `other` with `is_symlink`, submodules (gitlinks, mode
 /// 160000) as `other`; neither is followed, and reading or listing them is an IoError.
-/// Tree entries whose name is not one plain component are not listed, nor a name's second entry. Blob contents are the
-/// raw objects (no line-ending or other filters). `mtime_ns` is the commit time; `identity`
-/// the first 8 bytes of the object id. A blob over `max_blob_bytes` is an IoError however
-/// small `max_bytes` is (a blob is loaded whole).
+/// Tree entries whose name is not one plain component are not listed; a tree out of git's
+/// order or naming an entry twice (a hand-made object) is refused, for a listing and every path
+/// through it (IoError). Blob contents are the raw objects (no line-ending or other filters).
+/// `mtime_ns` is the commit time; `identity` the first 8 bytes of the object id. A blob over
+/// `max_blob_bytes` is an IoError however small `max_bytes` is (a blob is loaded whole).
 ///
 /// Every member is safe to call from several threads at once (libgit2 calls are serialized).
 class GitTreeReader final : public SkillReader {
