@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -49,6 +50,10 @@ struct ObjectFree {
 struct BlobFree {
     void operator()(git_blob* p) const noexcept { git_blob_free(p); }
 };
+struct ReferenceFree {
+    void operator()(git_reference* p) const noexcept { git_reference_free(p); }
+};
+using ObjectPtr = std::unique_ptr<git_object, ObjectFree>;
 using TreePtr = std::shared_ptr<git_tree>;  // a loaded tree, shared with the cache of recent trees
 
 // The trees a reader keeps loaded after use (its root is kept apart): at most this many, and at
@@ -189,6 +194,67 @@ struct GitTreeReader::Impl {
         throw IoError(fmt::format("cannot list '{}': a broken tree object, naming '{}' twice", path, name));
     }
 
+    // The object `ref` names, found without loading any object: a full object id, a reference by
+    // git's rules for short names ("main", "v1", "origin/main", "refs/...", "HEAD"), or an
+    // abbreviated id, in git_revparse_single's order. nullopt for anything else (a revision
+    // expression such as "main~1", a `git describe` name).
+    std::optional<git_oid> named_id(const std::string& repo_path) const {
+        const bool hex = ref.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos;
+        git_oid oid{};
+        if (hex && ref.size() == GIT_OID_HEXSZ && git_oid_fromstr(&oid, ref.c_str()) == 0 &&
+            git_odb_exists(odb.get(), &oid) != 0) {
+            return oid;
+        }
+        git_reference* named = nullptr;
+        if (git_reference_dwim(&named, repo.get(), ref.c_str()) == 0) {
+            const std::unique_ptr<git_reference, ReferenceFree> owned(named);
+            git_reference* direct = nullptr;
+            if (const int rc = git_reference_resolve(&direct, named); rc != 0) {
+                if (rc == GIT_ENOTFOUND) throw NotFoundError(fmt::format("ref '{}' not found in '{}'", ref, repo_path));
+                throw IoError(fmt::format("cannot resolve ref '{}' in '{}': {}", ref, repo_path, last_git_error()));
+            }
+            const std::unique_ptr<git_reference, ReferenceFree> resolved(direct);
+            if (const git_oid* target = git_reference_target(direct); target != nullptr) return *target;
+            return std::nullopt;
+        }
+        if (hex && ref.size() >= GIT_OID_MINPREFIXLEN && ref.size() < GIT_OID_HEXSZ &&
+            git_oid_fromstrn(&oid, ref.c_str(), ref.size()) == 0) {
+            git_oid full{};
+            if (git_odb_exists_prefix(&full, odb.get(), &oid, ref.size()) == 0) return full;
+        }
+        return std::nullopt;
+    }
+
+    // Follows `oid` through annotated tags to a commit, reading each object's header first: a
+    // commit or tag over max_commit_bytes is refused before it is loaded (its message is free
+    // text, and a few hundred kilobytes of a packed repository can hold a gigabyte of it).
+    ObjectPtr load_commit(git_oid oid, const std::string& repo_path) const {
+        for (;;) {
+            std::size_t size = 0;
+            git_object_t type = GIT_OBJECT_INVALID;
+            if (git_odb_read_header(&size, &type, odb.get(), &oid) != 0) {
+                throw IoError(fmt::format("cannot resolve ref '{}' in '{}': {}", ref, repo_path, last_git_error()));
+            }
+            if (type != GIT_OBJECT_COMMIT && type != GIT_OBJECT_TAG) {
+                throw IoError(fmt::format("ref '{}' in '{}' names no commit: it leads to a {}", ref, repo_path,
+                                          git_object_type2string(type)));
+            }
+            if (size > limits.max_commit_bytes) {
+                throw IoError(
+                    fmt::format("cannot resolve ref '{}' in '{}': a {} object of {} bytes, more than the "
+                                "limit of {}",
+                                ref, repo_path, git_object_type2string(type), size, limits.max_commit_bytes));
+            }
+            git_object* object = nullptr;
+            if (git_object_lookup(&object, repo.get(), &oid, type) != 0) {
+                throw IoError(fmt::format("cannot resolve ref '{}' in '{}': {}", ref, repo_path, last_git_error()));
+            }
+            ObjectPtr owned(object);
+            if (type == GIT_OBJECT_COMMIT) return owned;
+            oid = *git_tag_target_id(reinterpret_cast<const git_tag*>(object));
+        }
+    }
+
     // Walks the tree one component at a time, loading each subtree only after its size is checked.
     Resolved resolve(std::string_view path, const std::string& key) const {
         Resolved out{GIT_FILEMODE_TREE, root_oid};
@@ -244,31 +310,38 @@ std::shared_ptr<const GitTreeReader> GitTreeReader::open(const std::string& repo
     }
     impl->repo.reset(repo);
 
-    git_object* object = nullptr;
-    if (const int rc = git_revparse_single(&object, repo, impl->ref.c_str()); rc != 0) {
-        if (rc == GIT_ENOTFOUND) {
-            throw NotFoundError(fmt::format("ref '{}' not found in '{}'", ref, repo_path));
+    git_odb* odb = nullptr;
+    if (git_repository_odb(&odb, repo) != 0) {
+        throw IoError(fmt::format("cannot open the object database of '{}': {}", repo_path, last_git_error()));
+    }
+    impl->odb.reset(odb);
+
+    ObjectPtr commit_object;
+    if (const std::optional<git_oid> named = impl->named_id(repo_path)) {
+        commit_object = impl->load_commit(*named, repo_path);
+    } else {
+        // A revision expression: libgit2 walks it, loading the objects on the way.
+        git_object* object = nullptr;
+        if (const int rc = git_revparse_single(&object, repo, impl->ref.c_str()); rc != 0) {
+            if (rc == GIT_ENOTFOUND) {
+                throw NotFoundError(fmt::format("ref '{}' not found in '{}'", ref, repo_path));
+            }
+            throw IoError(fmt::format("cannot resolve ref '{}' in '{}': {}", ref, repo_path, last_git_error()));
         }
-        throw IoError(fmt::format("cannot resolve ref '{}' in '{}': {}", ref, repo_path, last_git_error()));
+        const ObjectPtr named_object(object);
+        git_object* peeled = nullptr;
+        if (git_object_peel(&peeled, object, GIT_OBJECT_COMMIT) != 0) {
+            throw IoError(fmt::format("ref '{}' in '{}' names no commit: {}", ref, repo_path, last_git_error()));
+        }
+        commit_object.reset(peeled);
     }
-    std::unique_ptr<git_object, ObjectFree> named(object);
-    git_object* peeled = nullptr;
-    if (git_object_peel(&peeled, object, GIT_OBJECT_COMMIT) != 0) {
-        throw IoError(fmt::format("ref '{}' in '{}' names no commit: {}", ref, repo_path, last_git_error()));
-    }
-    std::unique_ptr<git_object, ObjectFree> commit_object(peeled);
-    const auto* commit = reinterpret_cast<const git_commit*>(peeled);
+    const auto* commit = reinterpret_cast<const git_commit*>(commit_object.get());
 
     char hex[GIT_OID_HEXSZ + 1] = {};
     git_oid_tostr(hex, sizeof hex, git_commit_id(commit));
     impl->commit_hex = hex;
     impl->time_ns = static_cast<std::int64_t>(git_commit_time(commit)) * 1'000'000'000;
 
-    git_odb* odb = nullptr;
-    if (git_repository_odb(&odb, repo) != 0) {
-        throw IoError(fmt::format("cannot open the object database of '{}': {}", repo_path, last_git_error()));
-    }
-    impl->odb.reset(odb);
     impl->root_oid = *git_commit_tree_id(commit);
     impl->root = impl->load_tree(impl->root_oid, ".");
     return std::shared_ptr<const GitTreeReader>(new GitTreeReader(std::move(impl)));

@@ -365,6 +365,40 @@ TEST_CASE("GitTreeReader is safe to use from several threads", "[git][concurrenc
     CHECK(failures == 0);
 }
 
+TEST_CASE("GitTreeReader bounds the commits and tags a ref leads through before loading them", "[git][hostile]") {
+    // A commit's or tag's message is free text: 2 MiB here (a gigabyte packs into a few hundred
+    // kilobytes). Over max_commit_bytes (1 MiB) it is refused from its header, never loaded.
+    Repo repo;
+    repo.tmp.write("message", std::string(std::size_t{2} << 20, 'm'));
+    const std::string message = quote(repo.tmp.path("message"));
+    const std::string huge = git(repo.dir, "commit-tree " + git(repo.dir, "rev-parse main^{tree}") + " -F " + message);
+    git(repo.dir, "update-ref refs/heads/huge " + huge);
+    git(repo.dir, "tag to-huge " + huge);
+    git(repo.dir, "tag -a big-tag -F " + message + " main");
+    git(repo.dir, "tag -a tree-tag -m 'a tree' main^{tree}");
+    const std::string commit_size = git(repo.dir, "cat-file -s " + huge);
+    const std::string tag_size = git(repo.dir, "cat-file -s big-tag");
+    const auto refusal = [&](const std::string& ref, const std::string& kind, const std::string& size) {
+        return fmt::format("cannot resolve ref '{}' in '{}': a {} object of {} bytes, more than the limit of 1048576",
+                           ref, repo.dir, kind, size);
+    };
+    for (const std::string& ref :
+         {std::string("huge"), std::string("refs/heads/huge"), huge, huge.substr(0, 12), std::string("to-huge")}) {
+        CHECK_THROWS_WITH(GitTreeReader::open(repo.dir, ref), refusal(ref, "commit", commit_size));
+    }
+    CHECK_THROWS_WITH(GitTreeReader::open(repo.dir, "big-tag"), refusal("big-tag", "tag", tag_size));
+    CHECK_THROWS_WITH(GitTreeReader::open(repo.dir, "tree-tag"),
+                      "ref 'tree-tag' in '" + repo.dir + "' names no commit: it leads to a tree");
+    // Under a larger bound they open as before; small ones are untouched.
+    const GitLimits larger{.max_commit_bytes = std::uint64_t{4} << 20};
+    CHECK(GitTreeReader::open(repo.dir, "huge", larger)->commit_id() == huge);
+    CHECK(GitTreeReader::open(repo.dir, "big-tag", larger)->commit_id() == repo.second);
+    CHECK(GitTreeReader::open(repo.dir, "v1-annotated")->commit_id() == repo.first);
+    CHECK(GitTreeReader::open(repo.dir, repo.first.substr(0, 7))->commit_id() == repo.first);
+    CHECK(GitTreeReader::open(repo.dir, "HEAD")->commit_id() == repo.second);
+    CHECK(GitTreeReader::open(repo.dir, "main~1")->commit_id() == repo.first);  // an expression: revparse
+}
+
 TEST_CASE("GitTreeReader does not list the impossible names of a hand-made tree", "[git][hostile]") {
     Repo repo;
     const std::string blob_hex = git(repo.dir, "rev-parse main:README.md");
