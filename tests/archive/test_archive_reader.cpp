@@ -453,6 +453,118 @@ TEST_CASE("ArchiveReader refuses two end records that readers could choose betwe
     CHECK(open_archive_skill(commented).skill_dir == "demo");
 }
 
+namespace {
+
+void append_u16(std::string& b, std::uint16_t v) {
+    b.resize(b.size() + 2);
+    put_u16(b, b.size() - 2, v);
+}
+void append_u32(std::string& b, std::uint32_t v) {
+    b.resize(b.size() + 4);
+    put_u32(b, b.size() - 4, v);
+}
+void append_u64(std::string& b, std::uint64_t v) {
+    append_u32(b, static_cast<std::uint32_t>(v & 0xFFFFFFFF));
+    append_u32(b, static_cast<std::uint32_t>(v >> 32));
+}
+
+// One stored file "a" and `headers` central directory headers that all name it; the end record
+// declares `declared` entries (modulo 65,536, as Info-ZIP writes it), in a zip64 end record too
+// when `zip64`.
+std::string many_headers(std::size_t headers, std::uint64_t declared, bool zip64) {
+    std::string b;
+    append_u32(b, 0x04034b50);
+    for (const std::uint16_t v : std::initializer_list<std::uint16_t>{20, 0, 0, 0, 0}) append_u16(b, v);
+    for (const std::uint32_t v : {0xe8b7be43U, 1U, 1U}) append_u32(b, v);  // crc32("a"), sizes
+    append_u16(b, 1);
+    append_u16(b, 0);
+    b += "aa";  // the name, then the data
+    const std::size_t directory = b.size();
+    std::string header;
+    append_u32(header, 0x02014b50);
+    for (const std::uint16_t v : std::initializer_list<std::uint16_t>{20, 20, 0, 0, 0, 0}) append_u16(header, v);
+    for (const std::uint32_t v : {0xe8b7be43U, 1U, 1U}) append_u32(header, v);
+    for (const std::uint16_t v : std::initializer_list<std::uint16_t>{1, 0, 0, 0, 0}) append_u16(header, v);
+    append_u32(header, 0);  // external attributes
+    append_u32(header, 0);  // local header offset
+    header += "a";
+    for (std::size_t i = 0; i < headers; ++i) b += header;
+    const std::size_t directory_size = b.size() - directory;
+    if (zip64) {
+        const std::size_t record = b.size();
+        append_u32(b, 0x06064b50);
+        append_u64(b, 44);
+        append_u16(b, 45);
+        append_u16(b, 45);
+        append_u32(b, 0);
+        append_u32(b, 0);
+        append_u64(b, declared);
+        append_u64(b, declared);
+        append_u64(b, directory_size);
+        append_u64(b, directory);
+        append_u32(b, 0x07064b50);
+        append_u32(b, 0);
+        append_u64(b, record);
+        append_u32(b, 1);
+    }
+    append_u32(b, 0x06054b50);
+    append_u32(b, 0);
+    append_u16(b, static_cast<std::uint16_t>(zip64 ? 1 : declared % 65536));
+    append_u16(b, static_cast<std::uint16_t>(zip64 ? 1 : declared % 65536));
+    append_u32(b, static_cast<std::uint32_t>(directory_size));
+    append_u32(b, static_cast<std::uint32_t>(directory));
+    append_u16(b, 0);
+    return b;
+}
+
+}  // namespace
+
+TEST_CASE("ArchiveReader counts the central directory's headers before libzip reads them", "[archive][hostile]") {
+    // libzip reads every header the directory holds: Info-ZIP stores the count modulo 65,536, and
+    // libzip takes 65,536 more when they are there; a zip64 end record (read whenever its locator
+    // is there) may declare what the 16-bit count does not. Either way one small end record had
+    // libzip allocate and read every header (690 MB for a 27 MB archive) before its count was
+    // checked. The headers are now counted first.
+    CHECK_NOTHROW(ArchiveReader::from_bytes(many_headers(1, 1, false)));
+    CHECK_NOTHROW(ArchiveReader::from_bytes(many_headers(1, 1, true)));
+    for (const bool zip64 : {false, true}) {
+        INFO("zip64 " << zip64);
+        try {
+            (void)ArchiveReader::from_bytes(many_headers(65'537, 65'537, zip64), {.max_entries = 8});
+            FAIL("opened");
+        } catch (const ArchiveError& e) {
+            CHECK(e.problem() == ArchiveProblem::too_many_entries);
+            CHECK(std::string(e.what()) ==
+                  (zip64 ? "archive refused (too-many-entries): 65537 entries declared, more than the limit of 8"
+                         : "archive refused (too-many-entries): more than 8 entries in the central directory (1 "
+                           "declared)"));
+        }
+    }
+    // The zip64 record's count read though the 16-bit one is small (not 0xFFFF).
+    try {
+        (void)ArchiveReader::from_bytes(many_headers(9, 9, true), {.max_entries = 8});
+        FAIL("opened");
+    } catch (const ArchiveError& e) {
+        CHECK(std::string(e.what()) ==
+              "archive refused (too-many-entries): 9 entries declared, more than the limit of 8");
+    }
+}
+
+TEST_CASE("ArchiveReader refuses a NUL in a name (libzip reads it as a space)", "[archive][hostile]") {
+    // unzip and Python's zipfile end the name at the NUL: they would see demo/SKILL.md twice.
+    std::string bytes = build_zip(with(good_items(), {"demo/SKILL.md#evil", "---\nname: demo\n---\nOther.\n"}));
+    replace_all(bytes, "demo/SKILL.md#evil", std::string("demo/SKILL.md\0evil", 18));
+    try {
+        (void)ArchiveReader::from_bytes(bytes);
+        FAIL("opened");
+    } catch (const ArchiveError& e) {
+        CHECK(e.problem() == ArchiveProblem::unsafe_name);
+        CHECK(e.entry() == "demo/SKILL.md\\x00evil");
+        CHECK(std::string(e.what()) ==
+              "archive refused (unsafe-name): entry 'demo/SKILL.md\\x00evil': a NUL byte in the name");
+    }
+}
+
 TEST_CASE("ArchiveReader refuses unsafe entry names", "[archive][hostile]") {
     const std::vector<std::string> bad = {
         "../evil.md",
