@@ -92,29 +92,83 @@ std::uint64_t le_n(std::string_view b, std::size_t at, std::size_t n) {
     return v;
 }
 
-// The entry count the end-of-central-directory record (or its zip64 form) declares, read
-// before libzip allocates anything per entry. nullopt when no consistent record is found
-// (libzip then decides whether the bytes are an archive at all).
-std::optional<std::uint64_t> declared_entry_count(std::string_view b) {
+// What the end-of-central-directory record declares: the entry count and where the central
+// directory lies. From its zip64 form when a zip64 locator precedes it, as libzip reads it.
+struct EndRecord {
+    std::uint64_t count = 0;
+    std::uint64_t directory_offset = 0;
+    std::uint64_t directory_size = 0;
+};
+
+// The end record, read before libzip allocates anything per entry. nullopt when no consistent
+// record is found (libzip then decides whether the bytes are an archive at all).
+//
+// A record counts when its comment ends the file: that is every record libzip (ZIP_CHECKCONS)
+// tries, and it keeps the one whose entries span the most bytes, while Info-ZIP's unzip and
+// Python's zipfile take the last. Two such records could show a reviewer's tool one archive and
+// the loader another, so a second one refuses the archive.
+std::optional<EndRecord> end_record(std::string_view b) {
     constexpr std::size_t eocd_size = 22;
     if (b.size() < eocd_size) return std::nullopt;
     const std::size_t last = b.size() - eocd_size;
     const std::size_t first = last > 0xFFFF ? last - 0xFFFF : 0;
+    std::optional<EndRecord> found;
     for (std::size_t pos = last + 1; pos-- > first;) {
         if (b.compare(pos, 4, "PK\x05\x06") != 0) continue;
         if (pos + eocd_size + le16(b, pos + 20) != b.size()) continue;  // the comment must end the file
-        std::uint64_t count = std::max(le16(b, pos + 8), le16(b, pos + 10));
-        if (count == 0xFFFF && pos >= 20 && b.compare(pos - 20, 4, "PK\x06\x07") == 0) {
+        if (found) {
+            refuse(ArchiveProblem::malformed, "",
+                   fmt::format("two end-of-central-directory records (at bytes {} and later) that readers could "
+                               "choose between",
+                               pos));
+        }
+        EndRecord end{.count = std::max(le16(b, pos + 8), le16(b, pos + 10)),
+                      .directory_offset = le_n(b, pos + 16, 4),
+                      .directory_size = le_n(b, pos + 12, 4)};
+        if (pos >= 20 && b.compare(pos - 20, 4, "PK\x06\x07") == 0) {
             const std::uint64_t at = le_n(b, pos - 20 + 8, 8);
             if (b.size() >= 56 && at <= b.size() - 56 &&
                 b.compare(static_cast<std::size_t>(at), 4, "PK\x06\x06") == 0) {
                 const auto z = static_cast<std::size_t>(at);
-                count = std::max(le_n(b, z + 24, 8), le_n(b, z + 32, 8));
+                end = EndRecord{.count = std::max(le_n(b, z + 24, 8), le_n(b, z + 32, 8)),
+                                .directory_offset = le_n(b, z + 48, 8),
+                                .directory_size = le_n(b, z + 40, 8)};
             }
         }
-        return count;
+        found = end;
     }
-    return std::nullopt;
+    return found;
+}
+
+// The central directory's headers, walked before libzip reads them. libzip reads every header
+// the directory holds, not just the declared count (Info-ZIP stores the count modulo 65,536, and
+// libzip takes 65,536 more when the headers are there): one small end record could have libzip
+// allocate and read hundreds of thousands of entries (690 MB for a 27 MB archive) before its own
+// count is checked. And libzip turns a NUL in a name into a space, where unzip and Python's
+// zipfile end the name at the NUL: `demo/SKILL.md\0x` would be another file for them than for
+// the loader. A directory that does not lie inside the archive is left to libzip (it refuses it).
+void check_central_headers(std::string_view b, const EndRecord& end, const ArchiveLimits& limits) {
+    constexpr std::size_t header_size = 46;
+    if (end.directory_offset > b.size() || end.directory_size > b.size() - end.directory_offset) return;
+    auto pos = static_cast<std::size_t>(end.directory_offset);
+    const auto stop = static_cast<std::size_t>(end.directory_offset + end.directory_size);
+    std::size_t headers = 0;
+    while (stop - pos >= header_size && b.compare(pos, 4, "PK\x01\x02") == 0) {
+        if (++headers > limits.max_entries) {
+            refuse(ArchiveProblem::too_many_entries, "",
+                   fmt::format("more than {} entries in the central directory ({} declared)", limits.max_entries,
+                               end.count));
+        }
+        const std::size_t name_size = le16(b, pos + 28);
+        const std::size_t rest = name_size + le16(b, pos + 30) + le16(b, pos + 32);
+        if (stop - pos - header_size < name_size) return;
+        const std::string_view name = b.substr(pos + header_size, name_size);
+        if (name.find('\0') != std::string_view::npos) {
+            refuse(ArchiveProblem::unsafe_name, name, "a NUL byte in the name");
+        }
+        if (stop - pos - header_size < rest) return;
+        pos += header_size + rest;
+    }
 }
 
 // The rules for the path of one entry (without its trailing '/'); `raw` names it in errors. The
@@ -214,6 +268,7 @@ struct ArchiveReader::Impl {
     void add_node(const std::string& path, Node node, std::string_view raw,
                   std::map<std::string, std::string, std::less<>>& nfkc_names);
     [[nodiscard]] const Node& find(std::string_view path, std::string_view what) const;
+    void decompress(const Node& node, std::string_view path, char* out, std::size_t want, bool whole) const;
 };
 
 void ArchiveReader::Impl::open() {
@@ -222,9 +277,12 @@ void ArchiveReader::Impl::open() {
                fmt::format("{} bytes, more than the limit of {}", bytes.size(), limits.max_archive_bytes));
     }
     if (bytes.empty()) refuse(ArchiveProblem::malformed, "", "an empty file is not a zip archive");
-    if (auto declared = declared_entry_count(bytes); declared && *declared > limits.max_entries) {
-        refuse(ArchiveProblem::too_many_entries, "",
-               fmt::format("{} entries declared, more than the limit of {}", *declared, limits.max_entries));
+    if (const std::optional<EndRecord> end = end_record(bytes)) {
+        if (end->count > limits.max_entries) {
+            refuse(ArchiveProblem::too_many_entries, "",
+                   fmt::format("{} entries declared, more than the limit of {}", end->count, limits.max_entries));
+        }
+        check_central_headers(bytes, *end, limits);
     }
     zip_error_t error;
     zip_error_init(&error);
@@ -269,6 +327,14 @@ void ArchiveReader::Impl::open() {
         const std::size_t slash = path.rfind('/');
         nodes.find(parent_of(path))
             ->second.children.push_back(slash == std::string::npos ? path : path.substr(slash + 1));
+    }
+    // Every file's data is decompressed once, now, through a small buffer (at most
+    // max_total_bytes in all, bounded above): a file whose data does not match its header (its
+    // size, its CRC, a broken stream) refuses the whole archive here, so the commands that read
+    // only SKILL.md (list, validate, to-prompt) and those that read every file (lock, mcp)
+    // accept and refuse the same archives. The bytes are kept, so a later read finds the same.
+    for (const auto& [path, node] : nodes) {
+        if (node.kind == EntryKind::file) decompress(node, path, nullptr, static_cast<std::size_t>(node.size), true);
     }
 }
 
@@ -400,6 +466,47 @@ std::shared_ptr<const ArchiveReader> ArchiveReader::from_file(const std::string&
     return from_bytes(std::move(read.data), limits);
 }
 
+// Decompresses the file `node` (named `path` in errors): `want` bytes into `out`, or, without
+// `out`, through a small buffer whose bytes are dropped. With `whole`, one byte more is asked
+// for: a stream that ends early or goes on is size-mismatch, and libzip checks the CRC at its end.
+void ArchiveReader::Impl::decompress(const Node& node, std::string_view path, char* out, std::size_t want,
+                                     bool whole) const {
+    std::lock_guard lock(read_mutex);
+    zip_file_t* file = zip_fopen_index(zip.get(), node.index, 0);
+    if (file == nullptr) refuse(ArchiveProblem::malformed, path, zip_strerror(zip.get()));
+    struct FileCloser {
+        zip_file_t* f;
+        ~FileCloser() { zip_fclose(f); }
+    } closer{file};
+    const auto corrupt = [&] {
+        refuse(ArchiveProblem::malformed, path, fmt::format("the data cannot be read: {}", zip_file_strerror(file)));
+    };
+    constexpr std::size_t chunk = 64 << 10;
+    std::string scratch(out == nullptr ? chunk : 0, '\0');
+    // A running count: never more than the checked size, and a short or long stream is refused.
+    std::size_t got = 0;
+    while (got < want) {
+        const std::size_t ask = out == nullptr ? std::min(chunk, want - got) : want - got;
+        const zip_int64_t n = zip_fread(file, out == nullptr ? scratch.data() : out + got, ask);
+        if (n < 0) corrupt();
+        if (n == 0) break;
+        got += static_cast<std::size_t>(n);
+    }
+    if (got < want) {
+        refuse(ArchiveProblem::size_mismatch, path,
+               fmt::format("{} bytes decompressed, the header says {}", got, node.size));
+    }
+    if (whole) {
+        char extra = 0;
+        const zip_int64_t n = zip_fread(file, &extra, 1);
+        if (n < 0) corrupt();
+        if (n > 0) {
+            refuse(ArchiveProblem::size_mismatch, path,
+                   fmt::format("more data than the {} bytes the header says", node.size));
+        }
+    }
+}
+
 ReadResult ArchiveReader::read_file(std::string_view path, std::size_t max_bytes) const {
     const Node& node = impl_->find(path, "read");
     if (node.kind != EntryKind::file) throw IoError(fmt::format("cannot read '{}': it is a directory", path));
@@ -408,37 +515,7 @@ ReadResult ArchiveReader::read_file(std::string_view path, std::size_t max_bytes
     ReadResult result;
     result.truncated = partial;
     result.data.resize(want);
-
-    std::lock_guard lock(impl_->read_mutex);
-    zip_file_t* file = zip_fopen_index(impl_->zip.get(), node.index, 0);
-    if (file == nullptr) {
-        throw IoError(fmt::format("cannot read '{}': {}", path, zip_strerror(impl_->zip.get())));
-    }
-    struct FileCloser {
-        zip_file_t* f;
-        ~FileCloser() { zip_fclose(f); }
-    } closer{file};
-    // A running count: never more than the checked size, and a short or long stream is refused.
-    std::size_t got = 0;
-    while (got < want) {
-        const zip_int64_t n = zip_fread(file, result.data.data() + got, want - got);
-        if (n < 0) throw IoError(fmt::format("cannot read '{}': {}", path, zip_file_strerror(file)));
-        if (n == 0) break;
-        got += static_cast<std::size_t>(n);
-    }
-    if (got < want) {
-        refuse(ArchiveProblem::size_mismatch, path,
-               fmt::format("{} bytes decompressed, the header says {}", got, node.size));
-    }
-    if (!partial) {
-        char extra = 0;
-        const zip_int64_t n = zip_fread(file, &extra, 1);
-        if (n < 0) throw IoError(fmt::format("cannot read '{}': {}", path, zip_file_strerror(file)));
-        if (n > 0) {
-            refuse(ArchiveProblem::size_mismatch, path,
-                   fmt::format("more data than the {} bytes the header says", node.size));
-        }
-    }
+    impl_->decompress(node, path, result.data.data(), want, !partial);
     return result;
 }
 

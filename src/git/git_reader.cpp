@@ -3,11 +3,15 @@
 
 #include <git2.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <mutex>
-#include <set>
+#include <optional>
 #include <utility>
+#include <vector>
 
 #include <fmt/core.h>
 
@@ -46,7 +50,16 @@ struct ObjectFree {
 struct BlobFree {
     void operator()(git_blob* p) const noexcept { git_blob_free(p); }
 };
-using TreePtr = std::unique_ptr<git_tree, TreeFree>;
+struct ReferenceFree {
+    void operator()(git_reference* p) const noexcept { git_reference_free(p); }
+};
+using ObjectPtr = std::unique_ptr<git_object, ObjectFree>;
+using TreePtr = std::shared_ptr<git_tree>;  // a loaded tree, shared with the cache of recent trees
+
+// The trees a reader keeps loaded after use (its root is kept apart): at most this many, and at
+// most this many bytes of tree objects together.
+constexpr std::size_t recent_trees_max = 16;
+constexpr std::uint64_t recent_tree_bytes_max = 16ULL << 20;
 
 // One plain path component as a tree entry name (hostile objects can hold anything).
 // (A backslash too: the path rules refuse it, so such an entry could never be named.)
@@ -97,6 +110,18 @@ struct GitTreeReader::Impl {
     TreePtr root;
     git_oid root_oid{};
     mutable std::mutex mutex;  // every libgit2 call on these objects
+    // Trees loaded lately, the most recent last (under `mutex`). A walk reads or stats every file
+    // of a directory, and each read walks its path from the root: without them, every file
+    // loaded (inflated, parsed and checked) its directory's tree again, so the work for one
+    // directory grew as its tree's size times its number of files (minutes for a lock of 8,000
+    // files of one directory).
+    struct RecentTree {
+        git_oid oid;
+        TreePtr tree;
+        std::uint64_t bytes;
+    };
+    mutable std::vector<RecentTree> recent;
+    mutable std::uint64_t recent_bytes = 0;
 
     // The size of an object from its header, without loading it.
     std::uint64_t object_size(const git_oid& oid, git_object_t expected, std::string_view path) const {
@@ -113,6 +138,12 @@ struct GitTreeReader::Impl {
     }
 
     TreePtr load_tree(const git_oid& oid, std::string_view path) const {
+        for (auto it = recent.begin(); it != recent.end(); ++it) {
+            if (git_oid_equal(&it->oid, &oid) != 0) {
+                std::rotate(it, it + 1, recent.end());
+                return recent.back().tree;
+            }
+        }
         const std::uint64_t size = object_size(oid, GIT_OBJECT_TREE, path);
         if (size > limits.max_tree_bytes) {
             throw IoError(fmt::format("cannot list '{}': a tree object of {} bytes, more than the limit of {}", path,
@@ -122,7 +153,106 @@ struct GitTreeReader::Impl {
         if (git_tree_lookup(&tree, repo.get(), &oid) != 0) {
             throw IoError(fmt::format("cannot list '{}': {}", path, last_git_error()));
         }
-        return TreePtr(tree);
+        TreePtr owned(tree, TreeFree{});
+        check_order(tree, path);
+        recent.push_back(RecentTree{oid, owned, size});
+        recent_bytes += size;
+        while (recent.size() > recent_trees_max || recent_bytes > recent_tree_bytes_max) {
+            recent_bytes -= recent.front().bytes;
+            recent.erase(recent.begin());
+        }
+        return owned;
+    }
+
+    // Only a tree as git writes it: entries in git's order (git_tree_entry_cmp: a directory sorts
+    // as its name and '/'), each name once. libgit2 lists a tree's entries as stored but finds a
+    // name by a binary search, so in a hand-made tree out of order, or naming an entry twice, a
+    // listed entry could not be found, or a read could find another entry than the listing showed
+    // (another blob, or a directory listed as a file). git fsck calls such trees broken too.
+    static void check_order(const git_tree* tree, std::string_view path) {
+        const std::size_t count = git_tree_entrycount(tree);
+        std::vector<std::string_view> names;
+        names.reserve(count);
+        for (std::size_t i = 0; i < count; ++i) {
+            const git_tree_entry* entry = git_tree_entry_byindex(tree, i);
+            names.emplace_back(git_tree_entry_name(entry));
+            const int order = i > 0 ? git_tree_entry_cmp(git_tree_entry_byindex(tree, i - 1), entry) : -1;
+            if (order == 0) twice(path, names.back());
+            if (order > 0) {
+                throw IoError(
+                    fmt::format("cannot list '{}': a broken tree object, its entries not in git's order "
+                                "(at '{}')",
+                                path, names.back()));
+            }
+        }
+        // A file and a directory of one name are in order ("x" before "x/"), not always adjacent.
+        std::sort(names.begin(), names.end());
+        if (const auto same = std::adjacent_find(names.begin(), names.end()); same != names.end()) twice(path, *same);
+    }
+
+    [[noreturn]] static void twice(std::string_view path, std::string_view name) {
+        throw IoError(fmt::format("cannot list '{}': a broken tree object, naming '{}' twice", path, name));
+    }
+
+    // The object `ref` names, found without loading any object: a full object id, a reference by
+    // git's rules for short names ("main", "v1", "origin/main", "refs/...", "HEAD"), or an
+    // abbreviated id, in git_revparse_single's order. nullopt for anything else (a revision
+    // expression such as "main~1", a `git describe` name).
+    std::optional<git_oid> named_id(const std::string& repo_path) const {
+        const bool hex = ref.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos;
+        git_oid oid{};
+        if (hex && ref.size() == GIT_OID_HEXSZ && git_oid_fromstr(&oid, ref.c_str()) == 0 &&
+            git_odb_exists(odb.get(), &oid) != 0) {
+            return oid;
+        }
+        git_reference* named = nullptr;
+        if (git_reference_dwim(&named, repo.get(), ref.c_str()) == 0) {
+            const std::unique_ptr<git_reference, ReferenceFree> owned(named);
+            git_reference* direct = nullptr;
+            if (const int rc = git_reference_resolve(&direct, named); rc != 0) {
+                if (rc == GIT_ENOTFOUND) throw NotFoundError(fmt::format("ref '{}' not found in '{}'", ref, repo_path));
+                throw IoError(fmt::format("cannot resolve ref '{}' in '{}': {}", ref, repo_path, last_git_error()));
+            }
+            const std::unique_ptr<git_reference, ReferenceFree> resolved(direct);
+            if (const git_oid* target = git_reference_target(direct); target != nullptr) return *target;
+            return std::nullopt;
+        }
+        if (hex && ref.size() >= GIT_OID_MINPREFIXLEN && ref.size() < GIT_OID_HEXSZ &&
+            git_oid_fromstrn(&oid, ref.c_str(), ref.size()) == 0) {
+            git_oid full{};
+            if (git_odb_exists_prefix(&full, odb.get(), &oid, ref.size()) == 0) return full;
+        }
+        return std::nullopt;
+    }
+
+    // Follows `oid` through annotated tags to a commit, reading each object's header first: a
+    // commit or tag over max_commit_bytes is refused before it is loaded (its message is free
+    // text, and a few hundred kilobytes of a packed repository can hold a gigabyte of it).
+    ObjectPtr load_commit(git_oid oid, const std::string& repo_path) const {
+        for (;;) {
+            std::size_t size = 0;
+            git_object_t type = GIT_OBJECT_INVALID;
+            if (git_odb_read_header(&size, &type, odb.get(), &oid) != 0) {
+                throw IoError(fmt::format("cannot resolve ref '{}' in '{}': {}", ref, repo_path, last_git_error()));
+            }
+            if (type != GIT_OBJECT_COMMIT && type != GIT_OBJECT_TAG) {
+                throw IoError(fmt::format("ref '{}' in '{}' names no commit: it leads to a {}", ref, repo_path,
+                                          git_object_type2string(type)));
+            }
+            if (size > limits.max_commit_bytes) {
+                throw IoError(
+                    fmt::format("cannot resolve ref '{}' in '{}': a {} object of {} bytes, more than the "
+                                "limit of {}",
+                                ref, repo_path, git_object_type2string(type), size, limits.max_commit_bytes));
+            }
+            git_object* object = nullptr;
+            if (git_object_lookup(&object, repo.get(), &oid, type) != 0) {
+                throw IoError(fmt::format("cannot resolve ref '{}' in '{}': {}", ref, repo_path, last_git_error()));
+            }
+            ObjectPtr owned(object);
+            if (type == GIT_OBJECT_COMMIT) return owned;
+            oid = *git_tag_target_id(reinterpret_cast<const git_tag*>(object));
+        }
     }
 
     // Walks the tree one component at a time, loading each subtree only after its size is checked.
@@ -180,31 +310,38 @@ std::shared_ptr<const GitTreeReader> GitTreeReader::open(const std::string& repo
     }
     impl->repo.reset(repo);
 
-    git_object* object = nullptr;
-    if (const int rc = git_revparse_single(&object, repo, impl->ref.c_str()); rc != 0) {
-        if (rc == GIT_ENOTFOUND) {
-            throw NotFoundError(fmt::format("ref '{}' not found in '{}'", ref, repo_path));
+    git_odb* odb = nullptr;
+    if (git_repository_odb(&odb, repo) != 0) {
+        throw IoError(fmt::format("cannot open the object database of '{}': {}", repo_path, last_git_error()));
+    }
+    impl->odb.reset(odb);
+
+    ObjectPtr commit_object;
+    if (const std::optional<git_oid> named = impl->named_id(repo_path)) {
+        commit_object = impl->load_commit(*named, repo_path);
+    } else {
+        // A revision expression: libgit2 walks it, loading the objects on the way.
+        git_object* object = nullptr;
+        if (const int rc = git_revparse_single(&object, repo, impl->ref.c_str()); rc != 0) {
+            if (rc == GIT_ENOTFOUND) {
+                throw NotFoundError(fmt::format("ref '{}' not found in '{}'", ref, repo_path));
+            }
+            throw IoError(fmt::format("cannot resolve ref '{}' in '{}': {}", ref, repo_path, last_git_error()));
         }
-        throw IoError(fmt::format("cannot resolve ref '{}' in '{}': {}", ref, repo_path, last_git_error()));
+        const ObjectPtr named_object(object);
+        git_object* peeled = nullptr;
+        if (git_object_peel(&peeled, object, GIT_OBJECT_COMMIT) != 0) {
+            throw IoError(fmt::format("ref '{}' in '{}' names no commit: {}", ref, repo_path, last_git_error()));
+        }
+        commit_object.reset(peeled);
     }
-    std::unique_ptr<git_object, ObjectFree> named(object);
-    git_object* peeled = nullptr;
-    if (git_object_peel(&peeled, object, GIT_OBJECT_COMMIT) != 0) {
-        throw IoError(fmt::format("ref '{}' in '{}' names no commit: {}", ref, repo_path, last_git_error()));
-    }
-    std::unique_ptr<git_object, ObjectFree> commit_object(peeled);
-    const auto* commit = reinterpret_cast<const git_commit*>(peeled);
+    const auto* commit = reinterpret_cast<const git_commit*>(commit_object.get());
 
     char hex[GIT_OID_HEXSZ + 1] = {};
     git_oid_tostr(hex, sizeof hex, git_commit_id(commit));
     impl->commit_hex = hex;
     impl->time_ns = static_cast<std::int64_t>(git_commit_time(commit)) * 1'000'000'000;
 
-    git_odb* odb = nullptr;
-    if (git_repository_odb(&odb, repo) != 0) {
-        throw IoError(fmt::format("cannot open the object database of '{}': {}", repo_path, last_git_error()));
-    }
-    impl->odb.reset(odb);
     impl->root_oid = *git_commit_tree_id(commit);
     impl->root = impl->load_tree(impl->root_oid, ".");
     return std::shared_ptr<const GitTreeReader>(new GitTreeReader(std::move(impl)));
@@ -261,11 +398,10 @@ std::vector<DirEntry> GitTreeReader::list_dir(std::string_view path) const {
     }
     std::vector<DirEntry> out;
     out.reserve(count);
-    std::set<std::string_view> seen;  // a hand-made tree can name an entry twice
     for (std::size_t i = 0; i < count; ++i) {
         const git_tree_entry* entry = git_tree_entry_byindex(tree, i);
         const std::string_view name = git_tree_entry_name(entry);
-        if (!plain_component(name) || !seen.insert(name).second) continue;
+        if (!plain_component(name)) continue;  // (load_tree refused a tree that names an entry twice)
         const git_filemode_t mode = git_tree_entry_filemode(entry);
         DirEntry e;
         e.name = std::string(name);

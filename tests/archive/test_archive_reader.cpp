@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/core.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -305,36 +306,262 @@ TEST_CASE("ArchiveReader refuses decompression bombs", "[archive][hostile]") {
         CHECK_NOTHROW(open_archive_skill(bytes, {.max_ratio = 1000}));
     }
     SECTION("a header that claims fewer bytes than the data holds") {
-        // Deflated noise whose sizes are patched down: the read stops at the claimed size and
-        // finds more data behind it.
+        // Deflated noise whose sizes are patched down: the check at open stops at the claimed
+        // size and finds more data behind it (or libzip finds the CRC wrong first).
         std::string bytes = build_zip({{"data.bin", noise(50'000)}});
         for (std::size_t at : find_all(bytes, "PK\x03\x04")) put_u32(bytes, at + 22, 1000);
         for (std::size_t at : find_all(bytes, "PK\x01\x02")) put_u32(bytes, at + 24, 1000);
-        const auto reader = ArchiveReader::from_bytes(bytes);
-        CHECK(reader->stat("data.bin").size == 1000);
         try {
-            (void)reader->read_file("data.bin", 0);
-            FAIL("read");
+            (void)ArchiveReader::from_bytes(bytes);
+            FAIL("opened");
         } catch (const ArchiveError& e) {
             CHECK(e.problem() == ArchiveProblem::size_mismatch);
-        } catch (const IoError& e) {
-            // libzip noticed first (a CRC error); refused all the same.
-            CHECK(std::string(e.what()).find("data.bin") != std::string::npos);
+            CHECK(e.entry() == "data.bin");
         }
-        CHECK(reader->read_file("data.bin", 100).data.size() == 100);  // a bounded prefix is fine
     }
     SECTION("a header that claims more bytes than the data holds") {
         std::string bytes = build_zip({{"data.bin", noise(5'000)}});
         for (std::size_t at : find_all(bytes, "PK\x03\x04")) put_u32(bytes, at + 22, 6000);
         for (std::size_t at : find_all(bytes, "PK\x01\x02")) put_u32(bytes, at + 24, 6000);
-        const auto reader = ArchiveReader::from_bytes(bytes);
-        CHECK_THROWS_AS(reader->read_file("data.bin", 0), IoError);
+        try {
+            (void)ArchiveReader::from_bytes(bytes);
+            FAIL("opened");
+        } catch (const ArchiveError& e) {
+            CHECK(e.problem() == ArchiveProblem::size_mismatch);
+            CHECK(e.entry() == "data.bin");
+            CHECK(std::string(e.what()).find("5000 bytes decompressed, the header says 6000") != std::string::npos);
+        }
     }
     SECTION("a stored entry whose sizes disagree") {
         std::string bytes = build_zip({{"data.txt", "stored text", false, ZIP_CM_STORE}});
         for (std::size_t at : find_all(bytes, "PK\x03\x04")) put_u32(bytes, at + 22, 100'000);
         for (std::size_t at : find_all(bytes, "PK\x01\x02")) put_u32(bytes, at + 24, 100'000);
         CHECK(problem_of(bytes) == ArchiveProblem::size_mismatch);
+    }
+}
+
+TEST_CASE("ArchiveReader refuses at open a file whose data does not match its header", "[archive][hostile]") {
+    // Every file is decompressed once when the archive is opened, so an archive is accepted or
+    // refused as a whole, whichever files a command reads later (list reads SKILL.md only, lock
+    // and mcp every file).
+    const std::string good = build_zip(good_items());
+    CHECK(ArchiveReader::from_bytes(good)->read_file("demo/scripts/run.sh", 0).data == "#!/bin/sh\necho hi\n");
+    const auto entry_offsets = [](const std::string& b, std::string_view signature, std::size_t name_at,
+                                  std::string_view name) {
+        std::vector<std::size_t> out;
+        for (std::size_t at : find_all(b, signature)) {
+            if (b.compare(at + name_at, name.size(), name) == 0) out.push_back(at);
+        }
+        REQUIRE(out.size() == 1);
+        return out.front();
+    };
+    constexpr std::string_view resource = "demo/references/guide.md";
+    SECTION("a CRC that does not match the data") {
+        std::string bytes = good;
+        put_u32(bytes, entry_offsets(bytes, "PK\x03\x04", 30, resource) + 14, 1);
+        put_u32(bytes, entry_offsets(bytes, "PK\x01\x02", 46, resource) + 16, 1);
+        try {
+            (void)ArchiveReader::from_bytes(bytes);
+            FAIL("opened");
+        } catch (const ArchiveError& e) {
+            CHECK(e.problem() == ArchiveProblem::malformed);
+            CHECK(e.entry() == resource);
+            CHECK(std::string(e.what()) ==
+                  "archive refused (malformed): entry 'demo/references/guide.md': the data "
+                  "cannot be read: CRC error");
+        }
+    }
+    SECTION("an uncompressed size larger than the data") {
+        std::string bytes = good;
+        put_u32(bytes, entry_offsets(bytes, "PK\x03\x04", 30, resource) + 22, 9);
+        put_u32(bytes, entry_offsets(bytes, "PK\x01\x02", 46, resource) + 24, 9);
+        CHECK(problem_of(bytes) == ArchiveProblem::size_mismatch);
+    }
+    SECTION("a deflate stream that is cut short") {
+        // The compressed size patched down: the stream ends before its data does.
+        std::string bytes = build_zip(with(good_items(), {"demo/assets/noise.bin", noise(4'000)}));
+        const std::size_t local = entry_offsets(bytes, "PK\x03\x04", 30, "demo/assets/noise.bin");
+        const std::size_t central = entry_offsets(bytes, "PK\x01\x02", 46, "demo/assets/noise.bin");
+        put_u32(bytes, local + 18, 100);
+        put_u32(bytes, central + 20, 100);
+        const ArchiveProblem p = problem_of(bytes, {.max_ratio = 0});
+        CHECK((p == ArchiveProblem::malformed || p == ArchiveProblem::size_mismatch));
+    }
+}
+
+TEST_CASE("agentskills list, validate and lock refuse an archive with a lying resource alike", "[archive][cli]") {
+    if (std::string(AGENTSKILLS_CLI_PATH).empty()) return;  // the program is not built
+    // The resource's sizes say 9 bytes; its data holds 8. list and validate read SKILL.md only.
+    std::string bytes = build_zip(good_items());
+    for (std::size_t at : find_all(bytes, "PK\x03\x04")) {
+        if (bytes.compare(at + 30, 24, "demo/references/guide.md") == 0) put_u32(bytes, at + 22, 9);
+    }
+    for (std::size_t at : find_all(bytes, "PK\x01\x02")) {
+        if (bytes.compare(at + 46, 24, "demo/references/guide.md") == 0) put_u32(bytes, at + 24, 9);
+    }
+    TempDir tmp;
+    tmp.write("lib/alpha/SKILL.md", skill_md("alpha", "A directory skill."));
+    tmp.write("lib/demo.skill", bytes);
+    const std::string lib = tmp.path("lib");
+    const std::string refusal = lib +
+                                "/demo.skill: archive refused (size-mismatch): entry "
+                                "'demo/references/guide.md': 8 bytes decompressed, the header says 9";
+    const auto list = agentskills::test::run_cli({"list", "--root", lib}, tmp.path());
+    CHECK(list.status == 0);
+    CHECK(list.out == "alpha\t" + lib + "/alpha/SKILL.md\n");
+    const std::string diagnostic =
+        lib + "/demo.skill: error: " + refusal + " [" + std::string(codes::archive_refused) + "]\n";
+    CHECK(list.err == diagnostic);
+    const auto validate = agentskills::test::run_cli({"validate", "--root", lib}, tmp.path());
+    CHECK(validate.status == 1);
+    CHECK(validate.out == lib + "/alpha: ok\n" + diagnostic);
+    const auto lock = agentskills::test::run_cli({"lock", "--root", lib}, tmp.path());
+    CHECK(lock.out.find("\"name\": \"alpha\"") != std::string::npos);
+    CHECK(lock.out.find("\"name\": \"demo\"") == std::string::npos);
+    CHECK(lock.err == "agentskills lock: skipped (unreadable): " + refusal + "\n");
+}
+
+TEST_CASE("ArchiveReader refuses two end records that readers could choose between", "[archive][hostile]") {
+    // libzip (ZIP_CHECKCONS) tries every end record whose comment ends the file and keeps the one
+    // whose entries span the most bytes; unzip and Python's zipfile take the last one. Here the
+    // skill's end record has a comment that is a second end record, of an empty archive: libzip
+    // read the skill, the other readers an archive with nothing in it.
+    const std::string good = build_zip(good_items());
+    const auto eocd = find_all(good, "PK\x05\x06");
+    REQUIRE(eocd.size() == 1);
+    REQUIRE(eocd[0] + 22 == good.size());
+    std::string bytes = good;
+    put_u16(bytes, eocd[0] + 20, 22);
+    std::string second = std::string("PK\x05\x06", 4) + std::string(18, '\0');
+    put_u32(second, 16, static_cast<std::uint32_t>(bytes.size()));  // an empty directory, right before it
+    bytes += second;
+    try {
+        (void)ArchiveReader::from_bytes(bytes);
+        FAIL("opened");
+    } catch (const ArchiveError& e) {
+        CHECK(e.problem() == ArchiveProblem::malformed);
+        CHECK(std::string(e.what()) ==
+              fmt::format("archive refused (malformed): two end-of-central-directory records (at bytes {} and "
+                          "later) that readers could choose between",
+                          eocd[0]));
+    }
+    // A comment that merely holds the signature (not a record that ends the file) is fine.
+    std::string commented = good;
+    const std::string comment = std::string("PK\x05\x06", 4) + std::string(30, '.');
+    put_u16(commented, eocd[0] + 20, static_cast<std::uint16_t>(comment.size()));
+    commented += comment;
+    CHECK(open_archive_skill(commented).skill_dir == "demo");
+}
+
+namespace {
+
+void append_u16(std::string& b, std::uint16_t v) {
+    b.resize(b.size() + 2);
+    put_u16(b, b.size() - 2, v);
+}
+void append_u32(std::string& b, std::uint32_t v) {
+    b.resize(b.size() + 4);
+    put_u32(b, b.size() - 4, v);
+}
+void append_u64(std::string& b, std::uint64_t v) {
+    append_u32(b, static_cast<std::uint32_t>(v & 0xFFFFFFFF));
+    append_u32(b, static_cast<std::uint32_t>(v >> 32));
+}
+
+// One stored file "a" and `headers` central directory headers that all name it; the end record
+// declares `declared` entries (modulo 65,536, as Info-ZIP writes it), in a zip64 end record too
+// when `zip64`.
+std::string many_headers(std::size_t headers, std::uint64_t declared, bool zip64) {
+    std::string b;
+    append_u32(b, 0x04034b50);
+    for (const std::uint16_t v : std::initializer_list<std::uint16_t>{20, 0, 0, 0, 0}) append_u16(b, v);
+    for (const std::uint32_t v : {0xe8b7be43U, 1U, 1U}) append_u32(b, v);  // crc32("a"), sizes
+    append_u16(b, 1);
+    append_u16(b, 0);
+    b += "aa";  // the name, then the data
+    const std::size_t directory = b.size();
+    std::string header;
+    append_u32(header, 0x02014b50);
+    for (const std::uint16_t v : std::initializer_list<std::uint16_t>{20, 20, 0, 0, 0, 0}) append_u16(header, v);
+    for (const std::uint32_t v : {0xe8b7be43U, 1U, 1U}) append_u32(header, v);
+    for (const std::uint16_t v : std::initializer_list<std::uint16_t>{1, 0, 0, 0, 0}) append_u16(header, v);
+    append_u32(header, 0);  // external attributes
+    append_u32(header, 0);  // local header offset
+    header += "a";
+    for (std::size_t i = 0; i < headers; ++i) b += header;
+    const std::size_t directory_size = b.size() - directory;
+    if (zip64) {
+        const std::size_t record = b.size();
+        append_u32(b, 0x06064b50);
+        append_u64(b, 44);
+        append_u16(b, 45);
+        append_u16(b, 45);
+        append_u32(b, 0);
+        append_u32(b, 0);
+        append_u64(b, declared);
+        append_u64(b, declared);
+        append_u64(b, directory_size);
+        append_u64(b, directory);
+        append_u32(b, 0x07064b50);
+        append_u32(b, 0);
+        append_u64(b, record);
+        append_u32(b, 1);
+    }
+    append_u32(b, 0x06054b50);
+    append_u32(b, 0);
+    append_u16(b, static_cast<std::uint16_t>(zip64 ? 1 : declared % 65536));
+    append_u16(b, static_cast<std::uint16_t>(zip64 ? 1 : declared % 65536));
+    append_u32(b, static_cast<std::uint32_t>(directory_size));
+    append_u32(b, static_cast<std::uint32_t>(directory));
+    append_u16(b, 0);
+    return b;
+}
+
+}  // namespace
+
+TEST_CASE("ArchiveReader counts the central directory's headers before libzip reads them", "[archive][hostile]") {
+    // libzip reads every header the directory holds: Info-ZIP stores the count modulo 65,536, and
+    // libzip takes 65,536 more when they are there; a zip64 end record (read whenever its locator
+    // is there) may declare what the 16-bit count does not. Either way one small end record had
+    // libzip allocate and read every header (690 MB for a 27 MB archive) before its count was
+    // checked. The headers are now counted first.
+    CHECK_NOTHROW(ArchiveReader::from_bytes(many_headers(1, 1, false)));
+    CHECK_NOTHROW(ArchiveReader::from_bytes(many_headers(1, 1, true)));
+    for (const bool zip64 : {false, true}) {
+        INFO("zip64 " << zip64);
+        try {
+            (void)ArchiveReader::from_bytes(many_headers(65'537, 65'537, zip64), {.max_entries = 8});
+            FAIL("opened");
+        } catch (const ArchiveError& e) {
+            CHECK(e.problem() == ArchiveProblem::too_many_entries);
+            CHECK(std::string(e.what()) ==
+                  (zip64 ? "archive refused (too-many-entries): 65537 entries declared, more than the limit of 8"
+                         : "archive refused (too-many-entries): more than 8 entries in the central directory (1 "
+                           "declared)"));
+        }
+    }
+    // The zip64 record's count read though the 16-bit one is small (not 0xFFFF).
+    try {
+        (void)ArchiveReader::from_bytes(many_headers(9, 9, true), {.max_entries = 8});
+        FAIL("opened");
+    } catch (const ArchiveError& e) {
+        CHECK(std::string(e.what()) ==
+              "archive refused (too-many-entries): 9 entries declared, more than the limit of 8");
+    }
+}
+
+TEST_CASE("ArchiveReader refuses a NUL in a name (libzip reads it as a space)", "[archive][hostile]") {
+    // unzip and Python's zipfile end the name at the NUL: they would see demo/SKILL.md twice.
+    std::string bytes = build_zip(with(good_items(), {"demo/SKILL.md#evil", "---\nname: demo\n---\nOther.\n"}));
+    replace_all(bytes, "demo/SKILL.md#evil", std::string("demo/SKILL.md\0evil", 18));
+    try {
+        (void)ArchiveReader::from_bytes(bytes);
+        FAIL("opened");
+    } catch (const ArchiveError& e) {
+        CHECK(e.problem() == ArchiveProblem::unsafe_name);
+        CHECK(e.entry() == "demo/SKILL.md\\x00evil");
+        CHECK(std::string(e.what()) ==
+              "archive refused (unsafe-name): entry 'demo/SKILL.md\\x00evil': a NUL byte in the name");
     }
 }
 

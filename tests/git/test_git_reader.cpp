@@ -1,6 +1,7 @@
 // Tests of git_reader.hpp: GitTreeReader over temporary repositories made with the git CLI.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -364,6 +365,40 @@ TEST_CASE("GitTreeReader is safe to use from several threads", "[git][concurrenc
     CHECK(failures == 0);
 }
 
+TEST_CASE("GitTreeReader bounds the commits and tags a ref leads through before loading them", "[git][hostile]") {
+    // A commit's or tag's message is free text: 2 MiB here (a gigabyte packs into a few hundred
+    // kilobytes). Over max_commit_bytes (1 MiB) it is refused from its header, never loaded.
+    Repo repo;
+    repo.tmp.write("message", std::string(std::size_t{2} << 20, 'm'));
+    const std::string message = quote(repo.tmp.path("message"));
+    const std::string huge = git(repo.dir, "commit-tree " + git(repo.dir, "rev-parse main^{tree}") + " -F " + message);
+    git(repo.dir, "update-ref refs/heads/huge " + huge);
+    git(repo.dir, "tag to-huge " + huge);
+    git(repo.dir, "tag -a big-tag -F " + message + " main");
+    git(repo.dir, "tag -a tree-tag -m 'a tree' main^{tree}");
+    const std::string commit_size = git(repo.dir, "cat-file -s " + huge);
+    const std::string tag_size = git(repo.dir, "cat-file -s big-tag");
+    const auto refusal = [&](const std::string& ref, const std::string& kind, const std::string& size) {
+        return fmt::format("cannot resolve ref '{}' in '{}': a {} object of {} bytes, more than the limit of 1048576",
+                           ref, repo.dir, kind, size);
+    };
+    for (const std::string& ref :
+         {std::string("huge"), std::string("refs/heads/huge"), huge, huge.substr(0, 12), std::string("to-huge")}) {
+        CHECK_THROWS_WITH(GitTreeReader::open(repo.dir, ref), refusal(ref, "commit", commit_size));
+    }
+    CHECK_THROWS_WITH(GitTreeReader::open(repo.dir, "big-tag"), refusal("big-tag", "tag", tag_size));
+    CHECK_THROWS_WITH(GitTreeReader::open(repo.dir, "tree-tag"),
+                      "ref 'tree-tag' in '" + repo.dir + "' names no commit: it leads to a tree");
+    // Under a larger bound they open as before; small ones are untouched.
+    const GitLimits larger{.max_commit_bytes = std::uint64_t{4} << 20};
+    CHECK(GitTreeReader::open(repo.dir, "huge", larger)->commit_id() == huge);
+    CHECK(GitTreeReader::open(repo.dir, "big-tag", larger)->commit_id() == repo.second);
+    CHECK(GitTreeReader::open(repo.dir, "v1-annotated")->commit_id() == repo.first);
+    CHECK(GitTreeReader::open(repo.dir, repo.first.substr(0, 7))->commit_id() == repo.first);
+    CHECK(GitTreeReader::open(repo.dir, "HEAD")->commit_id() == repo.second);
+    CHECK(GitTreeReader::open(repo.dir, "main~1")->commit_id() == repo.first);  // an expression: revparse
+}
+
 TEST_CASE("GitTreeReader does not list the impossible names of a hand-made tree", "[git][hostile]") {
     Repo repo;
     const std::string blob_hex = git(repo.dir, "rev-parse main:README.md");
@@ -374,7 +409,7 @@ TEST_CASE("GitTreeReader does not list the impossible names of a hand-made tree"
     }
     // Tree entries are "<mode> <name>\0<20-byte id>"; git itself never writes these names.
     std::string tree;
-    for (const std::string name : {"..", ".", "a\\b", "dup", "dup", "fine.md"}) {
+    for (const std::string name : {".", "..", "a\\b", "dup", "fine.md"}) {
         tree += "100644 " + name + std::string(1, '\0') + blob_id;
     }
     repo.tmp.write("crafted-tree", tree);
@@ -387,6 +422,129 @@ TEST_CASE("GitTreeReader does not list the impossible names of a hand-made tree"
     CHECK(names_of(r->list_dir(".")) == std::vector<std::string>{"dup", "fine.md"});
     CHECK(r->read_file("fine.md", 0).data == "readme\n");
     CHECK_THROWS_AS(r->read_file("..", 0), PathError);
+}
+
+namespace {
+
+// The 20 bytes of an object id given in hex.
+std::string raw_id(const std::string& hex) {
+    REQUIRE(hex.size() == 40);
+    std::string out;
+    for (std::size_t i = 0; i < 40; i += 2) out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+    return out;
+}
+
+// A tree object written as given ("<mode> <name>\0<id>" per entry, in this order), as git never would.
+std::string hand_made_tree(const Repo& repo, const std::vector<std::pair<std::string, std::string>>& entries) {
+    std::string tree;
+    for (const auto& entry : entries) tree += entry.first + std::string(1, '\0') + raw_id(entry.second);
+    repo.tmp.write("hand-made-tree", tree);
+    return git(repo.dir, "hash-object --literally -t tree -w " + quote(repo.tmp.path("hand-made-tree")));
+}
+
+}  // namespace
+
+TEST_CASE("GitTreeReader refuses hand-made trees out of git's order or naming an entry twice", "[git][hostile]") {
+    // libgit2 lists a tree's entries as stored but finds a name by a binary search: in such a tree
+    // the listing and the reads disagreed (a listed file not found, or another blob read than the
+    // one listed).
+    Repo repo;
+    repo.tmp.write("one.md", skill_md("twice", "The first of two."));
+    repo.tmp.write("two.md", skill_md("twice", "The second of two."));
+    repo.tmp.write("sorted.md", skill_md("sorted", "In git's order."));
+    const auto blob = [&](const std::string& file) {
+        return git(repo.dir, "hash-object -w " + quote(repo.tmp.path(file)));
+    };
+    const std::string one = blob("one.md");
+    const std::string two = blob("two.md");
+    const std::string alpha = git(repo.dir, "rev-parse main:skills/alpha");
+    const std::string twice = hand_made_tree(repo, {{"100644 SKILL.md", one}, {"100644 SKILL.md", two}});
+    const std::string file_and_dir =
+        hand_made_tree(repo, {{"100644 SKILL.md", one}, {"100644 SKILL.md-x", two}, {"40000 SKILL.md", alpha}});
+    const std::string unsorted =
+        hand_made_tree(repo, {{"100644 b.md", one}, {"100644 c.md", two}, {"100644 SKILL.md", one}});
+    const std::string sorted =
+        hand_made_tree(repo, {{"100644 SKILL.md", blob("sorted.md")}, {"100644 b.md", one}, {"100644 c.md", two}});
+    std::string listing;
+    for (const auto& [name, id] : std::vector<std::pair<std::string, std::string>>{{"alpha", alpha},
+                                                                                   {"twice", twice},
+                                                                                   {"file-and-dir", file_and_dir},
+                                                                                   {"unsorted", unsorted},
+                                                                                   {"sorted", sorted}}) {
+        listing += "040000 tree " + id + "\t" + name + "\n";
+    }
+    repo.tmp.write("mktree", listing);
+    const std::string root = git(repo.dir, "mktree < " + quote(repo.tmp.path("mktree")));
+    const std::string commit = git(repo.dir, "commit-tree " + root + " -m hand-made");
+    git(repo.dir, "update-ref refs/heads/hand-made " + commit);
+
+    const auto r = GitTreeReader::open(repo.dir, "hand-made");
+    CHECK(names_of(r->list_dir(".")) ==
+          std::vector<std::string>{"alpha", "file-and-dir", "sorted", "twice", "unsorted"});
+    CHECK(names_of(r->list_dir("sorted")) == std::vector<std::string>{"SKILL.md", "b.md", "c.md"});
+    CHECK(r->read_file("sorted/b.md", 0).data == skill_md("twice", "The first of two."));
+    const auto refused = [&](const std::string& path, const std::string& why) {
+        INFO(path);
+        for (int call = 0; call < 3; ++call) {
+            try {
+                if (call == 0) (void)r->list_dir(path);
+                if (call == 1) (void)r->read_file(path + "/SKILL.md", 0);
+                if (call == 2) (void)r->stat(path + "/SKILL.md");
+                FAIL("call " << call << " accepted the tree");
+            } catch (const IoError& e) {
+                CHECK(std::string(e.what()).find(why) != std::string::npos);
+            }
+        }
+    };
+    refused("twice", "a broken tree object, naming 'SKILL.md' twice");
+    refused("file-and-dir", "a broken tree object, naming 'SKILL.md' twice");
+    refused("unsorted", "a broken tree object, its entries not in git's order (at 'SKILL.md')");
+
+    // Through a loader: the broken directories are skipped and named, the others load.
+    FilesystemLoaderOptions o;
+    o.roots = {"git:" + repo.dir + "@hand-made"};
+    o.include_default_roots = false;
+    o.sources.root_resolvers = {git_root_source()};
+    FilesystemSkillLoader loader(std::move(o));
+    const Discovery d = loader.discover();
+    CHECK(skill_names(d) == std::vector<std::string>{"alpha", "sorted"});
+    std::vector<std::string> skipped;
+    for (const auto& s : d.skipped) skipped.push_back(s.path + ": " + s.message);
+    const std::string at = "git:" + repo.dir + "@" + commit + "!/";
+    const auto refusal = [&](const std::string& dir, const std::string& why) {
+        const std::string file = at + dir + "/SKILL.md";
+        return file + ": cannot read " + file + ": cannot list '" + dir + "/SKILL.md': a broken tree object, " + why;
+    };
+    CHECK(skipped == std::vector<std::string>{refusal("file-and-dir", "naming 'SKILL.md' twice"),
+                                              refusal("twice", "naming 'SKILL.md' twice"),
+                                              refusal("unsorted", "its entries not in git's order (at 'SKILL.md')")});
+}
+
+TEST_CASE("GitTreeReader loads a wide directory's tree once for all its files", "[git][hostile]") {
+    // A directory tree of nearly 4 MiB (the default max_tree_bytes): 15,000 files with long names,
+    // all one blob. Every read walks its path from the root; the directory's tree is now loaded
+    // once and kept, where it was loaded (inflated, parsed) again for every file read, so that
+    // reading 2,000 of its files took minutes (and a lock of such a skill, longer).
+    Repo repo;
+    const std::string blob = git(repo.dir, "rev-parse main:README.md");
+    const std::string pad(230, 'n');
+    std::vector<std::pair<std::string, std::string>> entries;
+    for (int i = 0; i < 15'000; ++i) entries.emplace_back(fmt::format("100644 {}{:05}", pad, i), blob);
+    const std::string wide = hand_made_tree(repo, entries);
+    repo.tmp.write("mktree", "040000 tree " + wide + "\twide\n");
+    const std::string root = git(repo.dir, "mktree < " + quote(repo.tmp.path("mktree")));
+    git(repo.dir, "update-ref refs/heads/wide " + git(repo.dir, "commit-tree " + root + " -m wide"));
+    const auto r = GitTreeReader::open(repo.dir, "wide");
+    REQUIRE(r->stat("wide").kind == EntryKind::directory);
+    const auto start = std::chrono::steady_clock::now();
+    std::size_t read = 0;
+    for (int i = 0; i < 2'000; ++i) {
+        const std::string path = fmt::format("wide/{}{:05}", pad, i * 7);
+        if (r->read_file(path, 0).data == "readme\n" && r->stat(path).size == 7) ++read;
+    }
+    const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(read == 2'000);
+    CHECK(seconds < 10.0);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -23,6 +23,10 @@ struct GitLimits {
     std::uint64_t max_blob_bytes = 16ULL << 20;  ///< largest blob read (16 MiB)
     std::uint64_t max_tree_bytes = 4ULL << 20;   ///< largest tree object loaded (4 MiB)
     std::size_t max_tree_entries = 65536;        ///< entries of one listed directory
+    /// Largest commit or annotated tag object loaded while a ref is resolved (1 MiB): a branch,
+    /// tag or object id is followed from object headers; a revision expression ("main~1") is
+    /// left to libgit2's revparse, which loads the objects it walks whole.
+    std::uint64_t max_commit_bytes = 1ULL << 20;
 };
 
 /// A SkillReader over the tree of one commit of a local repository (bare or not).
@@ -30,17 +34,19 @@ struct GitLimits {
 /// Paths are relative POSIX paths inside the tree ("." is its root). Symbolic links
 /// (mode 120000) are listed as `other` with `is_symlink`, submodules (gitlinks, mode
 /// 160000) as `other`; neither is followed, and reading or listing them is an IoError.
-/// Tree entries whose name is not one plain component are not listed, nor a name's second entry. Blob contents are the
-/// raw objects (no line-ending or other filters). `mtime_ns` is the commit time; `identity`
-/// the first 8 bytes of the object id. A blob over `max_blob_bytes` is an IoError however
-/// small `max_bytes` is (a blob is loaded whole).
+/// Tree entries whose name is not one plain component are not listed; a tree out of git's
+/// order or naming an entry twice (a hand-made object) is refused, for a listing and every path
+/// through it (IoError). Blob contents are the raw objects (no line-ending or other filters).
+/// `mtime_ns` is the commit time; `identity` the first 8 bytes of the object id. A blob over
+/// `max_blob_bytes` is an IoError however small `max_bytes` is (a blob is loaded whole).
 ///
 /// Every member is safe to call from several threads at once (libgit2 calls are serialized).
 class GitTreeReader final : public SkillReader {
 public:
     /// Opens `repo_path` (the work tree's top or the `.git` / bare directory itself; parent
     /// directories are not searched) and resolves `ref` (a branch, tag, commit id or any
-    /// revision that git_revparse_single peels to a commit).
+    /// revision that git_revparse_single peels to a commit). A commit or annotated tag on the
+    /// way from a branch, tag or id over `max_commit_bytes` is an IoError, before it is loaded.
     /// Throws NotFoundError (no repository, unknown ref), ConfigurationError (an empty ref,
     /// one with NUL or starting with '-'), IoError (a ref that names no commit, anything else).
     [[nodiscard]] static std::shared_ptr<const GitTreeReader> open(const std::string& repo_path, std::string_view ref,
