@@ -3336,6 +3336,31 @@ TEST_CASE("default roots: the walk stops below the home directory, without a rep
     CHECK(names_of(based_loader(t.path("x/y")).discover()) == std::vector<std::string>{"here"});
 }
 
+TEST_CASE("default roots: the walk never goes up into a directory anyone may write to, like /tmp", "[loader][walk]") {
+    // `pub` stands for /tmp: writable by every user. A `.git` planted in it, or a home directory
+    // above it (HOME=/, as in many containers), vouched for it, and the skills anyone put in its
+    // `.agents/skills` were loaded.
+    TempDir t;
+    t.write("pub/.agents/skills/planted/SKILL.md", skill_md("planted", "Put there by another user."));
+    t.write("pub/work/.agents/skills/here/SKILL.md", skill_md("here", "The start."));
+    t.write("pub/work/sub/.agents/skills/low/SKILL.md", skill_md("low", "Below the start's parent."));
+    std::filesystem::permissions(t.path("pub"), std::filesystem::perms::all);  // 0777
+    {
+        HomeScope scope(t.path());  // home above `pub`
+        CHECK(names_of(based_loader(t.path("pub/work")).discover()) == std::vector<std::string>{"here"});
+        CHECK(names_of(based_loader(t.path("pub/work/sub")).discover()) == std::vector<std::string>{"low"});
+    }
+    t.mkdir("pub/.git");
+    TempDir home;
+    HomeScope scope(home.path());
+    CHECK(names_of(based_loader(t.path("pub/work")).discover()) == std::vector<std::string>{"here"});
+    // The start itself is the directory the host chose: read whoever may write to it.
+    CHECK(names_of(based_loader(t.path("pub")).discover()) == std::vector<std::string>{"planted"});
+    // A directory only its owner may write to is a level as before.
+    std::filesystem::permissions(t.path("pub"), std::filesystem::perms::owner_all);
+    CHECK(names_of(based_loader(t.path("pub/work")).discover()) == std::vector<std::string>{"here", "planted"});
+}
+
 TEST_CASE("default roots: the walk visits at most SKILL_PROJECT_MAX_LEVELS directories", "[loader][walk]") {
     REQUIRE(SKILL_PROJECT_MAX_LEVELS == 16);
     TempDir t;
