@@ -83,6 +83,9 @@ inline constexpr std::size_t SKILL_NESTED_DEFAULT_DEPTH = 4;
 inline constexpr std::size_t SKILL_NESTED_MAX_DIRECTORIES = 2000;
 /// Largest `.gitignore` of a root that the nested walk reads; a larger one is not applied.
 inline constexpr std::size_t SKILL_GITIGNORE_MAX_BYTES = 64 * 1024;
+/// Most patterns of that `.gitignore` (every directory the walk meets is matched against each);
+/// one with more is not applied (`nested-limit`).
+inline constexpr std::size_t SKILL_GITIGNORE_MAX_PATTERNS = 1000;
 /// The separator of group and skill in a nested skill's name.
 inline constexpr char SKILL_GROUP_SEPARATOR = ':';
 
