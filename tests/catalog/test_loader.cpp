@@ -4045,4 +4045,63 @@ TEST_CASE("plugins: hostile manifests and sources are diagnostics naming the fil
     }
 }
 
+TEST_CASE("plugins: one root's scan is bounded in checks and manifest bytes, however many entries share a plugin",
+          "[loader][plugins][hostile]") {
+    TempDir t;
+    const std::string manifest = t.path(".claude-plugin/marketplace.json");
+    SECTION("file-system checks") {
+        // 1,000 entries share the marketplace's directory and each declares one skill 100 levels
+        // down: 101 checks each (the 100 directories, then its SKILL.md), 101,000 in all. Each
+        // entry walked the same path again; a deeper chain and longer lists made it hours.
+        REQUIRE(SKILL_PLUGIN_SCAN_MAX_CHECKS == 100'000);
+        std::string chain = "./";
+        for (int i = 0; i < 99; ++i) chain += "c/";
+        chain += "s";
+        t.write(chain + "/SKILL.md", skill_md("s", "Deep."));
+        std::string text = R"({"name": "m", "plugins": [)";
+        for (int i = 1; i <= 1000; ++i) {
+            text += fmt::format(R"({}{{"name": "p{}", "source": "./", "strict": false, "skills": "{}"}})",
+                                i == 1 ? "" : ",", i, chain);
+        }
+        t.write(".claude-plugin/marketplace.json", text + "]}");
+        FilesystemSkillLoader loader({.roots = {t.path()}, .include_default_roots = false});
+        const Discovery d = loader.discover();
+        // 990 entries fit (99,990 checks); the 991st reaches past the bound on its 11th.
+        REQUIRE(d.skills.size() == 990);
+        CHECK(d.skills.front().name == "p1:s");
+        CHECK(d.skills.back().name == "p990:s");
+        CHECK(count_code(d, codes::plugin_refused) == 1);
+        const Diagnostic* x = find_code(d, codes::plugin_refused, manifest);
+        REQUIRE(x != nullptr);
+        CHECK(x->message == "plugin 'p991' (entry 991 of the marketplace " + manifest +
+                                ") is not loaded, nor any plugin after it: the scan of " + manifest +
+                                " reached its limit of 100000 file-system checks");
+    }
+    SECTION("manifest bytes") {
+        // 20 strict entries share a plugin whose plugin.json is 1,000,000 bytes: each read it again.
+        REQUIRE(SKILL_PLUGIN_SCAN_MAX_BYTES == 16 * 1024 * 1024);
+        const std::string head = R"({"name": "x", "description": ")";
+        t.write("plug/.claude-plugin/plugin.json", head + std::string(1'000'000 - head.size() - 2, 'd') + "\"}");
+        t.write("plug/skills/s/SKILL.md", skill_md("s", "Shared."));
+        std::string text = R"({"name": "m", "plugins": [)";
+        for (int i = 1; i <= 20; ++i)
+            text += fmt::format(R"({}{{"name": "q{}", "source": "./plug"}})", i == 1 ? "" : ",", i);
+        text += "]}";
+        t.write(".claude-plugin/marketplace.json", text);
+        FilesystemSkillLoader loader({.roots = {t.path()}, .include_default_roots = false});
+        const Discovery d = loader.discover();
+        // The marketplace and 16 reads of plugin.json fit in 16 MiB; the 17th reaches past it.
+        REQUIRE(text.size() + 16 * 1'000'000 <= SKILL_PLUGIN_SCAN_MAX_BYTES);
+        REQUIRE(text.size() + 17 * 1'000'000 > SKILL_PLUGIN_SCAN_MAX_BYTES);
+        REQUIRE(d.skills.size() == 16);
+        CHECK(d.skills.back().name == "q16:s");
+        CHECK(count_code(d, codes::plugin_refused) == 1);
+        const Diagnostic* x = find_code(d, codes::plugin_refused, manifest);
+        REQUIRE(x != nullptr);
+        CHECK(x->message == "plugin 'q17' (entry 17 of the marketplace " + manifest +
+                                ") is not loaded, nor any plugin after it: the scan of " + manifest +
+                                " reached its limit of 16777216 bytes of manifests");
+    }
+}
+
 }  // namespace loader_tests
