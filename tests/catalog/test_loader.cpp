@@ -1478,6 +1478,55 @@ TEST_CASE("a default root that is a symlink loop is skipped", "[loader][hardenin
     CHECK(d.skipped[0].path.ends_with("repo/.agents/skills"));
 }
 
+TEST_CASE("a root that is a link that cannot be followed is unreadable, and says why", "[loader][hardening][local]") {
+    // A dangling link or a loop where a root should be was reported as a root that "is not a
+    // directory" (`root-not-a-directory`, the code of a root that is a file), and an explicit one
+    // was skipped under `skip`, where every other root that cannot be inspected fails discovery.
+    TempDir tmp;
+    tmp.mkdir("repo/.git");
+    tmp.mkdir("repo/.agents");
+    std::filesystem::create_directory_symlink(tmp.path("repo/.agents/skills"), tmp.path("repo/.agents/skills"));
+    tmp.mkdir("home/.agents");
+    std::filesystem::create_directory_symlink(tmp.path("home/gone"), tmp.path("home/.agents/skills"));
+    tmp.write("lib/ok/SKILL.md", skill_md("ok", "Fine."));
+    const std::string loop = tmp.path("repo/.agents/skills");
+    const std::string dangling = tmp.path("home/.agents/skills");
+    const std::string why = " is a symbolic link that cannot be followed (dangling, a loop, or no permission)";
+    ScopedHomeAndCwd scope(tmp.path("home"), tmp.path("repo"));
+
+    FilesystemSkillLoader loader({.roots = {tmp.path("lib")}});
+    const Discovery d = loader.discover();
+    CHECK(names_of(d) == std::vector<std::string>{"ok"});
+    REQUIRE(d.skipped.size() == 2);
+    CHECK(d.skipped[0].path == loop);
+    CHECK(d.skipped[0].reason == SkipReason::unreadable);
+    CHECK(d.skipped[0].message == loop + why);
+    CHECK(d.skipped[1].path == dangling);
+    CHECK(d.skipped[1].reason == SkipReason::unreadable);
+    CHECK(d.skipped[1].message == dangling + why);
+    std::vector<std::string> unreadable;
+    for (const Diagnostic& x : d.diagnostics) {
+        CHECK(x.code != codes::root_not_a_directory);
+        if (x.code == codes::root_unreadable) unreadable.push_back(x.path + ": " + x.message);
+    }
+    CHECK(unreadable == std::vector<std::string>{loop + ": " + loop + why, dangling + ": " + dangling + why});
+
+    // An explicit root that cannot be followed fails discovery under either policy, naming why.
+    for (auto policy : {MissingDirectories::skip, MissingDirectories::error}) {
+        FilesystemSkillLoader explicit_root(
+            {.roots = {dangling}, .include_default_roots = false, .missing_directories = policy});
+        CHECK_THROWS_WITH(explicit_root.discover(), dangling + why);
+    }
+    // A root that is a file is still `root-not-a-directory`.
+    tmp.write("file-root", "x");
+    FilesystemSkillLoader file_root({.roots = {tmp.path("file-root")},
+                                     .include_default_roots = false,
+                                     .missing_directories = MissingDirectories::skip});
+    const Discovery f = file_root.discover();
+    REQUIRE(f.skipped.size() == 1);
+    CHECK(f.skipped[0].reason == SkipReason::not_a_directory);
+}
+
 // ---------------------------------------------------------------------------------------
 // Names that are not UTF-8 (issue 12, item 2: the loader's part)
 
