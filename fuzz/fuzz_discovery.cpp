@@ -7,6 +7,7 @@
 // dropped (that refusal is itself exercised).
 //   option bits: 0 require_valid   1 duplicate names = error   2 roots "lib","lib2" (else ".")
 //                3 mounted at /m   4 small limits (40 lines, 4 KiB)   5 include/exclude "demo"
+//                7 nested walk (depth 4), which reads each root's `.gitignore` from the tree
 #include <agentskills/base/errors.hpp>
 #include <agentskills/base/names.hpp>
 #include <agentskills/catalog/catalog.hpp>
@@ -69,6 +70,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             opt.exclude = {"demo"};
         }
     }
+    if ((flags & 128) != 0) opt.nested_depth = SKILL_NESTED_DEFAULT_DEPTH;
     opt.threads = 1;
 
     auto loader = std::make_shared<FilesystemSkillLoader>(opt);

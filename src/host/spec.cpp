@@ -17,6 +17,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "../base/json_text_check.hpp"
 #include "../parse/yaml.hpp"
 #include "../parse/yaml_json.hpp"
 #include "agentskills/base/errors.hpp"
@@ -160,24 +161,27 @@ SpecYaml yaml_to_json(std::string_view text, const AgentSpecLimits& limits) {
     return out;
 }
 
+// A JSON spec under the same budgets, and the same rule for a key given twice as the YAML form
+// (json::parse would keep the last value): one SAX pass over the text first
+// (base/json_text_check.hpp), then json::parse without a callback (its callback parser looks
+// through the enclosing array at the end of every object: quadratic in their number).
 json json_to_json(std::string_view text, const AgentSpecLimits& limits) {
-    std::size_t nodes = 0;
-    const json::parser_callback_t check = [&](int depth, json::parse_event_t event, json&) {
-        if (event == json::parse_event_t::key || event == json::parse_event_t::object_end ||
-            event == json::parse_event_t::array_end) {
-            return true;
-        }
-        if (over(++nodes, limits.max_nodes)) {
+    detail::JsonTextCheck check({.max_depth = limits.max_depth, .max_values = limits.max_nodes});
+    using Fault = detail::JsonTextCheck::Fault;
+    switch (check.run(text)) {
+        case Fault::values:
             throw ConfigurationError(fmt::format("agent spec: more than {} JSON values", limits.max_nodes));
-        }
-        if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
-            over(static_cast<std::size_t>(depth) + 1, limits.max_depth)) {
+        case Fault::depth:
             throw ConfigurationError(
                 fmt::format("agent spec: nested deeper than the limit of {} levels", limits.max_depth));
-        }
-        return true;
-    };
-    return json::parse(text, check);
+        case Fault::duplicate_key:
+            throw ConfigurationError(fmt::format("agent spec: duplicate key '{}'", check.key()));
+        case Fault::syntax:
+            throw ConfigurationError(fmt::format("agent spec: invalid JSON: {}", valid_utf8(check.syntax_error())));
+        case Fault::none:
+            break;
+    }
+    return json::parse(text);
 }
 
 // A value as an error message quotes it: valid UTF-8, at most about 80 code points.

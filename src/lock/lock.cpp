@@ -9,12 +9,12 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "../base/json_text_check.hpp"
 #include "../catalog/incomplete_listing.hpp"
 #include "agentskills/base/errors.hpp"
 #include "agentskills/base/names.hpp"
@@ -109,100 +109,33 @@ std::string digest_file(const SkillReader& reader, const std::string& path, std:
     return sha256_digest(r.data);
 }
 
-// What json::parse leaves to its caller, checked in one pass of nlohmann's SAX parser over the text
-// before the document is built: the nesting depth, and keys that appear twice in one object
-// (json::parse keeps the last value, so a reviewer's tool that keeps the first would read
-// another lock). A SAX pass rather than json::parse's callback: that parser looks through the
-// whole enclosing array for a discarded value at the end of every object, which made reading a
-// lock quadratic in its number of skills.
-class LockTextChecker {
-public:
-    using string_t = json::string_t;
-    static constexpr std::size_t max_depth = 8;  // the format needs four levels
+// The lock's reading of the shared SAX pass (base/json_text_check.hpp): at most 8 levels (the
+// format needs four), each key at most once per object, before the document is built.
+constexpr std::size_t lock_max_depth = 8;
 
-    bool null() { return value(); }
-    bool boolean(bool /*unused*/) { return value(); }
-    bool number_integer(json::number_integer_t /*unused*/) { return value(); }
-    bool number_unsigned(json::number_unsigned_t /*unused*/) { return value(); }
-    bool number_float(json::number_float_t /*unused*/, const string_t& /*unused*/) { return value(); }
-    bool string(string_t& /*unused*/) { return value(); }
-    bool binary(json::binary_t& /*unused*/) { return value(); }
-    bool start_object(std::size_t /*unused*/) { return enter(true); }
-    bool start_array(std::size_t /*unused*/) { return enter(false); }
-    bool end_object() { return leave(); }
-    bool end_array() { return leave(); }
-    bool key(string_t& name) {
-        Frame& f = frames_[depth_ - 1];
-        if (!f.keys.insert(name).second) {
-            throw ConfigurationError(fmt::format("lock file: {}duplicate key '{}' {}", skill_prefix(), name,
-                                                 depth_ == 1 ? "in the top-level object" : "at " + pointer()));
-        }
-        f.key = name;
-        return true;
-    }
-    template <class Exception>
-    bool parse_error(std::size_t /*unused*/, const std::string& /*unused*/, const Exception& e) {
-        throw ConfigurationError(fmt::format("lock file: invalid JSON: {}", valid_utf8(e.what())));
-    }
-
-private:
-    struct Frame {
-        bool object = false;
-        std::size_t elements = 0;              // an array's elements so far
-        std::string key;                       // an object's latest key
-        std::unordered_set<std::string> keys;  // an object's keys so far
-    };
-
-    // A value starts: the next element of an enclosing array.
-    bool value() {
-        if (depth_ > 0 && !frames_[depth_ - 1].object) ++frames_[depth_ - 1].elements;
-        return true;
-    }
-    bool enter(bool object) {
-        (void)value();
-        if (depth_ == max_depth) throw ConfigurationError("lock file: nested deeper than the format allows");
-        if (frames_.size() == depth_) frames_.emplace_back();
-        Frame& f = frames_[depth_++];  // frames are kept, so their key sets keep their buckets
-        f.object = object;
-        f.elements = 0;
-        f.key.clear();
-        f.keys.clear();
-        return true;
-    }
-    bool leave() {
-        --depth_;
-        return true;
-    }
-    // Where the innermost object is, as a JSON pointer (RFC 6901): /skills/3/files.
-    [[nodiscard]] std::string pointer() const {
-        std::string out;
-        for (std::size_t i = 0; i + 1 < depth_; ++i) {
-            out += '/';
-            if (!frames_[i].object) {
-                out += std::to_string(frames_[i].elements - 1);
-                continue;
-            }
-            for (char c : frames_[i].key) {
-                if (c == '~') {
-                    out += "~0";
-                } else if (c == '/') {
-                    out += "~1";
-                } else {
-                    out += c;
-                }
-            }
-        }
-        return out;
+void check_lock_text(std::string_view text) {
+    detail::JsonTextCheck check({.max_depth = lock_max_depth});
+    using Fault = detail::JsonTextCheck::Fault;
+    switch (check.run(text)) {
+        case Fault::none:
+        case Fault::values:
+            return;
+        case Fault::depth:
+            throw ConfigurationError("lock file: nested deeper than the format allows");
+        case Fault::syntax:
+            throw ConfigurationError(fmt::format("lock file: invalid JSON: {}", valid_utf8(check.syntax_error())));
+        case Fault::duplicate_key:
+            break;
     }
     // "skill N: " inside the N-th entry of the top-level "skills" list, as the other errors say.
-    [[nodiscard]] std::string skill_prefix() const {
-        if (depth_ < 3 || !frames_[0].object || frames_[0].key != "skills" || frames_[1].object) return {};
-        return fmt::format("skill {}: ", frames_[1].elements);
+    const auto& where = check.where();
+    std::string skill;
+    if (where.size() >= 2 && where[0].object && where[0].key == "skills" && !where[1].object) {
+        skill = fmt::format("skill {}: ", where[1].element + 1);
     }
-
-    std::vector<Frame> frames_;
-    std::size_t depth_ = 0;
-};
+    throw ConfigurationError(fmt::format("lock file: {}duplicate key '{}' {}", skill, check.key(),
+                                         where.empty() ? "in the top-level object" : "at " + check.pointer()));
+}
 
 }  // namespace
 
@@ -313,8 +246,7 @@ SkillLock parse_skill_lock(std::string_view text) {
         throw ConfigurationError(fmt::format("lock file: the text is {} bytes, more than the limit of {}", text.size(),
                                              SKILL_LOCK_MAX_BYTES));
     }
-    LockTextChecker checker;
-    (void)json::sax_parse(text, &checker);  // throws ConfigurationError for what it refuses
+    check_lock_text(text);  // throws ConfigurationError for what it refuses
     json doc;
     try {
         doc = json::parse(text);

@@ -190,12 +190,27 @@ std::string home_directory() {
     return absolute_normal(home);
 }
 
+namespace {
+
+// Whether `dir` is a directory others may write to (S_IWOTH, as /tmp), after following links; a
+// directory that cannot be inspected counts as one (it vouches for nothing either).
+bool writable_by_all(const fs::path& dir) {
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) != 0) return true;
+    return (st.st_mode & S_IWOTH) != 0;
+}
+
+}  // namespace
+
 std::vector<std::string> project_levels(const std::string& start, std::size_t max_levels) {
     const std::string home = home_directory();
     std::vector<std::string> levels;
     fs::path dir(start);
     for (std::size_t i = 0; i < max_levels; ++i) {
         if (i > 0 && dir.string() == home) return levels;  // home's folders are user folders
+        // A directory above the start that every user may write to (/tmp) vouches for nothing:
+        // neither a `.git` in it nor a home directory above it makes its folders the user's.
+        if (i > 0 && writable_by_all(dir)) break;
         levels.push_back(dir.string());
         std::error_code ec;
         if (fs::exists(fs::symlink_status(dir / ".git", ec)) || dir.string() == home) return levels;

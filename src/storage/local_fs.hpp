@@ -134,7 +134,8 @@ std::optional<FileStat> lstat_plain(const std::string& path, int dir_fd, const s
 /// The directories whose project folders a loader reads, nearer first: `start` (absolute), then
 /// each parent, up to and including the nearest one holding `.git` (a file or a directory).
 /// The walk stops below $HOME (home's folders are user folders) and after `max_levels`
-/// directories. When it meets neither `.git` nor $HOME, it is `start` alone.
+/// directories. When it meets neither `.git` nor $HOME, or meets first a parent that every user
+/// may write to (o+w, as /tmp), it is `start` alone.
 [[nodiscard]] std::vector<std::string> project_levels(const std::string& start, std::size_t max_levels);
 
 /// What a directory's own stat says about its entries: an entry added, removed or renamed

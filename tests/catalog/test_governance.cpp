@@ -540,4 +540,31 @@ TEST_CASE("nested skills: a .gitignore over its bound is not applied, and says s
     CHECK(loader.discover().skills.empty());
 }
 
+TEST_CASE("nested skills: a .gitignore of more patterns than its bound is not applied, and says so",
+          "[governance][nested][hostile]") {
+    // Every directory the walk meets is matched against every pattern: 32,000 two-byte patterns
+    // (within 64 KiB) cost 2.3 s over 2,000 directories in the ASan build, and the ignored
+    // directories do not count toward the walk's bound of listed directories.
+    constexpr std::size_t bound = SKILL_GITIGNORE_MAX_PATTERNS;
+    REQUIRE(bound == 1'000);
+    TempDir lib;
+    lib.write("ignored/y/SKILL.md", named("y"));
+    std::string patterns = "# comments, blank lines and negations are not patterns\n\n!x\nignored/\n";
+    for (std::size_t i = 1; i < bound; ++i) patterns += "p" + std::to_string(i) + "\n";
+    lib.write(".gitignore", patterns);
+    FilesystemSkillLoader loader({.roots = {lib.path()}, .include_default_roots = false, .nested_depth = 2});
+    CHECK(loader.discover().skills.empty());  // the bound itself: applied
+
+    lib.write(".gitignore", patterns + "one-more\n");
+    const Discovery d = loader.discover();
+    CHECK(names_of(d) == std::vector<std::string>{"ignored:y"});
+    std::vector<std::string> messages;
+    for (const Diagnostic& diag : d.diagnostics) {
+        if (diag.code == codes::nested_limit && diag.path == lib.path(".gitignore")) messages.push_back(diag.message);
+    }
+    CHECK(messages == std::vector<std::string>{lib.path(".gitignore") +
+                                               " holds more than 1000 patterns; its patterns are not applied to the "
+                                               "nested walk"});
+}
+
 }  // namespace governance_tests

@@ -1479,6 +1479,55 @@ TEST_CASE("a default root that is a symlink loop is skipped", "[loader][hardenin
     CHECK(d.skipped[0].path.ends_with("repo/.agents/skills"));
 }
 
+TEST_CASE("a root that is a link that cannot be followed is unreadable, and says why", "[loader][hardening][local]") {
+    // A dangling link or a loop where a root should be was reported as a root that "is not a
+    // directory" (`root-not-a-directory`, the code of a root that is a file), and an explicit one
+    // was skipped under `skip`, where every other root that cannot be inspected fails discovery.
+    TempDir tmp;
+    tmp.mkdir("repo/.git");
+    tmp.mkdir("repo/.agents");
+    std::filesystem::create_directory_symlink(tmp.path("repo/.agents/skills"), tmp.path("repo/.agents/skills"));
+    tmp.mkdir("home/.agents");
+    std::filesystem::create_directory_symlink(tmp.path("home/gone"), tmp.path("home/.agents/skills"));
+    tmp.write("lib/ok/SKILL.md", skill_md("ok", "Fine."));
+    const std::string loop = tmp.path("repo/.agents/skills");
+    const std::string dangling = tmp.path("home/.agents/skills");
+    const std::string why = " is a symbolic link that cannot be followed (dangling, a loop, or no permission)";
+    ScopedHomeAndCwd scope(tmp.path("home"), tmp.path("repo"));
+
+    FilesystemSkillLoader loader({.roots = {tmp.path("lib")}});
+    const Discovery d = loader.discover();
+    CHECK(names_of(d) == std::vector<std::string>{"ok"});
+    REQUIRE(d.skipped.size() == 2);
+    CHECK(d.skipped[0].path == loop);
+    CHECK(d.skipped[0].reason == SkipReason::unreadable);
+    CHECK(d.skipped[0].message == loop + why);
+    CHECK(d.skipped[1].path == dangling);
+    CHECK(d.skipped[1].reason == SkipReason::unreadable);
+    CHECK(d.skipped[1].message == dangling + why);
+    std::vector<std::string> unreadable;
+    for (const Diagnostic& x : d.diagnostics) {
+        CHECK(x.code != codes::root_not_a_directory);
+        if (x.code == codes::root_unreadable) unreadable.push_back(x.path + ": " + x.message);
+    }
+    CHECK(unreadable == std::vector<std::string>{loop + ": " + loop + why, dangling + ": " + dangling + why});
+
+    // An explicit root that cannot be followed fails discovery under either policy, naming why.
+    for (auto policy : {MissingDirectories::skip, MissingDirectories::error}) {
+        FilesystemSkillLoader explicit_root(
+            {.roots = {dangling}, .include_default_roots = false, .missing_directories = policy});
+        CHECK_THROWS_WITH(explicit_root.discover(), dangling + why);
+    }
+    // A root that is a file is still `root-not-a-directory`.
+    tmp.write("file-root", "x");
+    FilesystemSkillLoader file_root({.roots = {tmp.path("file-root")},
+                                     .include_default_roots = false,
+                                     .missing_directories = MissingDirectories::skip});
+    const Discovery f = file_root.discover();
+    REQUIRE(f.skipped.size() == 1);
+    CHECK(f.skipped[0].reason == SkipReason::not_a_directory);
+}
+
 // ---------------------------------------------------------------------------------------
 // Names that are not UTF-8 (issue 12, item 2: the loader's part)
 
@@ -3337,6 +3386,31 @@ TEST_CASE("default roots: the walk stops below the home directory, without a rep
     CHECK(names_of(based_loader(t.path("x/y")).discover()) == std::vector<std::string>{"here"});
 }
 
+TEST_CASE("default roots: the walk never goes up into a directory anyone may write to, like /tmp", "[loader][walk]") {
+    // `pub` stands for /tmp: writable by every user. A `.git` planted in it, or a home directory
+    // above it (HOME=/, as in many containers), vouched for it, and the skills anyone put in its
+    // `.agents/skills` were loaded.
+    TempDir t;
+    t.write("pub/.agents/skills/planted/SKILL.md", skill_md("planted", "Put there by another user."));
+    t.write("pub/work/.agents/skills/here/SKILL.md", skill_md("here", "The start."));
+    t.write("pub/work/sub/.agents/skills/low/SKILL.md", skill_md("low", "Below the start's parent."));
+    std::filesystem::permissions(t.path("pub"), std::filesystem::perms::all);  // 0777
+    {
+        HomeScope scope(t.path());  // home above `pub`
+        CHECK(names_of(based_loader(t.path("pub/work")).discover()) == std::vector<std::string>{"here"});
+        CHECK(names_of(based_loader(t.path("pub/work/sub")).discover()) == std::vector<std::string>{"low"});
+    }
+    t.mkdir("pub/.git");
+    TempDir home;
+    HomeScope scope(home.path());
+    CHECK(names_of(based_loader(t.path("pub/work")).discover()) == std::vector<std::string>{"here"});
+    // The start itself is the directory the host chose: read whoever may write to it.
+    CHECK(names_of(based_loader(t.path("pub")).discover()) == std::vector<std::string>{"planted"});
+    // A directory only its owner may write to is a level as before.
+    std::filesystem::permissions(t.path("pub"), std::filesystem::perms::owner_all);
+    CHECK(names_of(based_loader(t.path("pub/work")).discover()) == std::vector<std::string>{"here", "planted"});
+}
+
 TEST_CASE("default roots: the walk visits at most SKILL_PROJECT_MAX_LEVELS directories", "[loader][walk]") {
     REQUIRE(SKILL_PROJECT_MAX_LEVELS == 16);
     TempDir t;
@@ -4018,6 +4092,65 @@ TEST_CASE("plugins: hostile manifests and sources are diagnostics naming the fil
         const Discovery d = discover();
         CHECK(names_of(d).empty());
         CHECK(refused_with(d, "lists more than 1000 plugins"));
+    }
+}
+
+TEST_CASE("plugins: one root's scan is bounded in checks and manifest bytes, however many entries share a plugin",
+          "[loader][plugins][hostile]") {
+    TempDir t;
+    const std::string manifest = t.path(".claude-plugin/marketplace.json");
+    SECTION("file-system checks") {
+        // 1,000 entries share the marketplace's directory and each declares one skill 100 levels
+        // down: 101 checks each (the 100 directories, then its SKILL.md), 101,000 in all. Each
+        // entry walked the same path again; a deeper chain and longer lists made it hours.
+        REQUIRE(SKILL_PLUGIN_SCAN_MAX_CHECKS == 100'000);
+        std::string chain = "./";
+        for (int i = 0; i < 99; ++i) chain += "c/";
+        chain += "s";
+        t.write(chain + "/SKILL.md", skill_md("s", "Deep."));
+        std::string text = R"({"name": "m", "plugins": [)";
+        for (int i = 1; i <= 1000; ++i) {
+            text += fmt::format(R"({}{{"name": "p{}", "source": "./", "strict": false, "skills": "{}"}})",
+                                i == 1 ? "" : ",", i, chain);
+        }
+        t.write(".claude-plugin/marketplace.json", text + "]}");
+        FilesystemSkillLoader loader({.roots = {t.path()}, .include_default_roots = false});
+        const Discovery d = loader.discover();
+        // 990 entries fit (99,990 checks); the 991st reaches past the bound on its 11th.
+        REQUIRE(d.skills.size() == 990);
+        CHECK(d.skills.front().name == "p1:s");
+        CHECK(d.skills.back().name == "p990:s");
+        CHECK(count_code(d, codes::plugin_refused) == 1);
+        const Diagnostic* x = find_code(d, codes::plugin_refused, manifest);
+        REQUIRE(x != nullptr);
+        CHECK(x->message == "plugin 'p991' (entry 991 of the marketplace " + manifest +
+                                ") is not loaded, nor any plugin after it: the scan of " + manifest +
+                                " reached its limit of 100000 file-system checks");
+    }
+    SECTION("manifest bytes") {
+        // 20 strict entries share a plugin whose plugin.json is 1,000,000 bytes: each read it again.
+        REQUIRE(SKILL_PLUGIN_SCAN_MAX_BYTES == 16 * 1024 * 1024);
+        const std::string head = R"({"name": "x", "description": ")";
+        t.write("plug/.claude-plugin/plugin.json", head + std::string(1'000'000 - head.size() - 2, 'd') + "\"}");
+        t.write("plug/skills/s/SKILL.md", skill_md("s", "Shared."));
+        std::string text = R"({"name": "m", "plugins": [)";
+        for (int i = 1; i <= 20; ++i)
+            text += fmt::format(R"({}{{"name": "q{}", "source": "./plug"}})", i == 1 ? "" : ",", i);
+        text += "]}";
+        t.write(".claude-plugin/marketplace.json", text);
+        FilesystemSkillLoader loader({.roots = {t.path()}, .include_default_roots = false});
+        const Discovery d = loader.discover();
+        // The marketplace and 16 reads of plugin.json fit in 16 MiB; the 17th reaches past it.
+        REQUIRE(text.size() + 16 * 1'000'000 <= SKILL_PLUGIN_SCAN_MAX_BYTES);
+        REQUIRE(text.size() + 17 * 1'000'000 > SKILL_PLUGIN_SCAN_MAX_BYTES);
+        REQUIRE(d.skills.size() == 16);
+        CHECK(d.skills.back().name == "q16:s");
+        CHECK(count_code(d, codes::plugin_refused) == 1);
+        const Diagnostic* x = find_code(d, codes::plugin_refused, manifest);
+        REQUIRE(x != nullptr);
+        CHECK(x->message == "plugin 'q17' (entry 17 of the marketplace " + manifest +
+                                ") is not loaded, nor any plugin after it: the scan of " + manifest +
+                                " reached its limit of 16777216 bytes of manifests");
     }
 }
 

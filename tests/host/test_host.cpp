@@ -765,6 +765,37 @@ TEST_CASE("agent spec: depth, size and key budgets", "[host][spec][hostile]") {
     CHECK(first.at(0).directories == std::vector<std::string>{"1", "yes", "~x"});
 }
 
+TEST_CASE("agent spec: the JSON form refuses a repeated key as the YAML form does, and reads in linear time",
+          "[host][spec][hostile]") {
+    // json::parse keeps the last value of a repeated key; the YAML reader refuses the key. One
+    // spec read two ways must not give two configurations.
+    CHECK(spec_error(R"({"directories": "a", "directories": "b"})", SpecFormat::json) ==
+          "agent spec: duplicate key 'directories'");
+    CHECK(spec_error("directories: a\ndirectories: b\n", SpecFormat::yaml) ==
+          "agent spec: duplicate key 'directories'");
+    CHECK(spec_error(R"({"capabilities": [{"Skills": {"directories": "a", "include": [], "include": ["x"]}}]})",
+                     SpecFormat::json) == "agent spec: duplicate key 'include'");
+    // The same key in two objects is no repetition.
+    CHECK(parse_agent_spec(R"({"capabilities": [{"Skills": {"directories": "a"}}, {"Skills": {"directories": "b"}}]})",
+                           SpecFormat::json)
+              .size() == 2);
+    // The budgets and syntax errors read as before.
+    CHECK(spec_error(R"({"directories": ["a", "b", "c", "d"]})", SpecFormat::json, {.max_nodes = 4}) ==
+          "agent spec: more than 4 JSON values");
+    CHECK(spec_error("{nope", SpecFormat::json)
+              .starts_with("agent spec: invalid JSON: [json.exception.parse_error.101]"));
+    // 80,000 empty objects in one array (240 KB, under the byte and node budgets): json::parse's
+    // callback looked through the whole array at the end of every object, quadratic (about 45 s
+    // for 20,000 objects in the ASan build). One pass, then a parse without a callback.
+    std::string many = "[";
+    for (int i = 0; i < 80'000; ++i) many += i ? ",{}" : "{}";
+    many += "]";
+    REQUIRE(many.size() < AGENT_SPEC_MAX_BYTES);
+    const auto started = std::chrono::steady_clock::now();
+    CHECK(spec_error(many, SpecFormat::json).starts_with("agent spec: the document must be a mapping, not [{},{},"));
+    CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(5));
+}
+
 TEST_CASE("load_agent_spec: regular files only, bounded, every failure a ConfigurationError naming the file",
           "[host][spec][hostile]") {
     agentskills_test::TempDir dir;

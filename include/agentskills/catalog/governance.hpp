@@ -83,6 +83,9 @@ inline constexpr std::size_t SKILL_NESTED_DEFAULT_DEPTH = 4;
 inline constexpr std::size_t SKILL_NESTED_MAX_DIRECTORIES = 2000;
 /// Largest `.gitignore` of a root that the nested walk reads; a larger one is not applied.
 inline constexpr std::size_t SKILL_GITIGNORE_MAX_BYTES = 64 * 1024;
+/// Most patterns of that `.gitignore` (every directory the walk meets is matched against each);
+/// one with more is not applied (`nested-limit`).
+inline constexpr std::size_t SKILL_GITIGNORE_MAX_PATTERNS = 1000;
 /// The separator of group and skill in a nested skill's name.
 inline constexpr char SKILL_GROUP_SEPARATOR = ':';
 
@@ -98,5 +101,15 @@ inline constexpr std::size_t SKILL_MARKETPLACE_MAX_PLUGINS = 1000;
 /// Paths of one plugin's `skills` field looked at (its marketplace entry's and its plugin.json's
 /// together); the paths after it are not (`plugin-refused`).
 inline constexpr std::size_t SKILL_PLUGIN_MAX_SKILL_PATHS = 1000;
+/// File-system checks (a stat each: every directory on the way to a plugin or a declared skill
+/// path, every `SKILL.md` looked for) that the scan of one plugin or marketplace root makes, all
+/// its plugins together; the plugin that reaches past it and those after it are not loaded
+/// (`plugin-refused`). Plugins of one marketplace may share a directory: without it, each entry
+/// walked the same deep paths again.
+inline constexpr std::size_t SKILL_PLUGIN_SCAN_MAX_CHECKS = 100000;
+/// Bytes of the manifests (`marketplace.json`, each `plugin.json` read) that the scan of one root
+/// reads, all together, each time one is read; the plugin whose `plugin.json` takes the total past
+/// it and those after it are not loaded (`plugin-refused`).
+inline constexpr std::size_t SKILL_PLUGIN_SCAN_MAX_BYTES = 16 * 1024 * 1024;
 
 }  // namespace agentskills

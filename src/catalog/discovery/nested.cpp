@@ -93,7 +93,14 @@ private:
                                  SKILL_GITIGNORE_MAX_BYTES));
                 return;
             }
-            rules_ = IgnoreRules(r.data);
+            IgnoreRules rules(r.data);
+            if (rules.size() > SKILL_GITIGNORE_MAX_PATTERNS) {
+                note(codes::nested_limit, Severity::warning, path,
+                     fmt::format("{} holds more than {} patterns; its patterns are not applied to the nested walk",
+                                 path, SKILL_GITIGNORE_MAX_PATTERNS));
+                return;
+            }
+            rules_ = std::move(rules);
         } catch (const std::exception&) {
             // No .gitignore (or not readable): nothing is ignored.
         }

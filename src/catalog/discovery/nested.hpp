@@ -22,6 +22,8 @@ public:
     /// Reads the rules from the text of a .gitignore.
     explicit IgnoreRules(std::string_view text);
     IgnoreRules() = default;
+    /// How many patterns it holds (comments, blank lines and negations are not patterns).
+    [[nodiscard]] std::size_t size() const noexcept { return rules_.size(); }
     /// Whether the directory `relative` ('/'-separated, below the root) is ignored.
     [[nodiscard]] bool ignored(std::string_view relative) const;
 

@@ -32,9 +32,11 @@ constexpr std::string_view plugin_skills_folder = "skills";
 enum class Found { absent, read, failed };
 
 // Reads and parses the manifest `relative` below `dir` with the confined read (no symbolic link on
-// the way, nothing above `dir`), bounded in size and depth. `why` says what failed.
+// the way, nothing above `dir`), bounded in size and depth. `why` says what failed; `bytes` is
+// what was read (0 when nothing was).
 Found read_manifest(const SkillReader& reader, const std::string& dir, std::string_view relative, nlohmann::json& out,
-                    std::string& why) {
+                    std::string& why, std::size_t& bytes) {
+    bytes = 0;
     ReadResult r;
     try {
         r = reader.read_file_beneath(dir, relative, SKILL_PLUGIN_MANIFEST_MAX_BYTES);
@@ -52,6 +54,7 @@ Found read_manifest(const SkillReader& reader, const std::string& dir, std::stri
         why = fmt::format("it cannot be read: {}", model_text(e.what()));
         return Found::failed;
     }
+    bytes = r.data.size();
     if (r.truncated) {
         why = fmt::format("it is larger than {} bytes", SKILL_PLUGIN_MANIFEST_MAX_BYTES);
         return Found::failed;
@@ -90,9 +93,12 @@ public:
     std::optional<std::vector<Root>> scan() {
         nlohmann::json doc;
         std::string why;
+        std::size_t bytes = 0;
         const std::string market_path = join_path(root_, marketplace_manifest);
-        switch (read_manifest(reader_, root_, marketplace_manifest, doc, why)) {
+        root_manifest_ = market_path;
+        switch (read_manifest(reader_, root_, marketplace_manifest, doc, why, bytes)) {
             case Found::read:
+                bytes_ = bytes;
                 marketplace(doc, market_path);
                 return std::move(roots_);
             case Found::failed:
@@ -103,8 +109,10 @@ public:
                 break;
         }
         const std::string plugin_path = join_path(root_, plugin_manifest);
-        switch (read_manifest(reader_, root_, plugin_manifest, doc, why)) {
+        root_manifest_ = plugin_path;
+        switch (read_manifest(reader_, root_, plugin_manifest, doc, why, bytes)) {
             case Found::read:
+                bytes_ = bytes;
                 plugin(doc, plugin_path);
                 return std::move(roots_);
             case Found::failed:
@@ -121,6 +129,25 @@ private:
     void refuse(std::string path, std::string message) {
         diagnostics_.push_back(
             Diagnostic{std::string(codes::plugin_refused), Severity::warning, std::move(path), 0, std::move(message)});
+    }
+
+    // The scan's budgets (SKILL_PLUGIN_SCAN_MAX_CHECKS, SKILL_PLUGIN_SCAN_MAX_BYTES), all plugins of
+    // the root together: plugins of one marketplace may share a directory and its deep paths, or a
+    // large plugin.json, which each entry would check or read again. The plugin being added that
+    // goes past one is refused, once, with the plugins after it, and the scan stops.
+    void exhaust(const std::string& what) {
+        if (exhausted_) return;
+        exhausted_ = true;
+        refuse(root_manifest_, fmt::format("{} is not loaded, nor any plugin after it: the scan of {} reached its "
+                                           "limit of {}",
+                                           plugin_label_, root_manifest_, what));
+    }
+    // One more file-system check; false (after refusing) past the budget.
+    bool check() {
+        if (exhausted_) return false;
+        if (++checks_ <= SKILL_PLUGIN_SCAN_MAX_CHECKS) return true;
+        exhaust(fmt::format("{} file-system checks", SKILL_PLUGIN_SCAN_MAX_CHECKS));
+        return false;
     }
 
     // A plugin root: its name from plugin.json, or the directory's when plugin.json has none.
@@ -220,6 +247,7 @@ private:
             const auto strict = entry.find("strict");
             const bool read_plugin_json = strict == entry.end() || *strict != nlohmann::json(false);
             add(root_, relative, name->get<std::string>(), manifest_path, label, std::move(declared), read_plugin_json);
+            if (exhausted_) return;
         }
     }
 
@@ -297,8 +325,15 @@ private:
         while (start < inside.size()) {
             const std::size_t slash = inside.find('/', start);
             const std::size_t stop = slash == std::string::npos ? inside.size() : slash;
-            at = join_path(at, std::string_view(inside).substr(start, stop - start));
+            const std::string_view step = std::string_view(inside).substr(start, stop - start);
+            if (at.empty() || at == ".") {  // join_path's rule, in place: no copy of `at` a step
+                at = step;
+            } else {
+                if (at.back() != '/') at += '/';
+                at += step;
+            }
             start = stop + 1;
+            if (!check()) return Step::refused;
             FileStat st;
             try {
                 st = reader_.stat(at);
@@ -329,6 +364,7 @@ private:
     // plugin's own `.claude-plugin/plugin.json` may declare paths too (a strict marketplace entry).
     void add(const std::string& base, const std::string& relative, const std::string& name,
              const std::string& manifest_path, const std::string& label, Declared declared, bool plugin_json) {
+        plugin_label_ = label;
         std::string inside;
         if (!relative.empty()) {
             std::string why;
@@ -353,7 +389,14 @@ private:
             nlohmann::json doc;
             std::string why;
             const std::string own = join_path(plugin_dir, plugin_manifest);
-            switch (read_manifest(reader_, plugin_dir, plugin_manifest, doc, why)) {
+            std::size_t bytes = 0;
+            const Found found = read_manifest(reader_, plugin_dir, plugin_manifest, doc, why, bytes);
+            bytes_ += bytes;
+            if (bytes_ > SKILL_PLUGIN_SCAN_MAX_BYTES) {
+                exhaust(fmt::format("{} bytes of manifests", SKILL_PLUGIN_SCAN_MAX_BYTES));
+                return;
+            }
+            switch (found) {
                 case Found::read:
                     if (!declare(doc, own, label, declared)) return;
                     break;
@@ -380,7 +423,7 @@ private:
         if (!declared.any) {
             std::string skills;
             if (walk(plugin_dir, std::string(plugin_skills_folder), manifest_path, label, skills) != Step::found) {
-                return;  // no skills folder (commands or agents only): no skills, silently
+                return;  // no skills folder (commands or agents only): no skills, silently (or past the budget)
             }
             folder(skills).whole = true;
         }
@@ -408,12 +451,14 @@ private:
                     refuse(from, fmt::format("{} is not used: {} does not exist", skill_label, dir));
                     continue;
                 case Step::refused:
+                    if (exhausted_) return;
                     continue;
             }
             // A directory holding a SKILL.md is one skill (its parent's child of that name); any
             // other is a folder of skills.
             bool skill_dir = false;
             if (!below.empty()) {
+                if (!check()) return;
                 try {
                     (void)reader_.stat(join_path(dir, skill_file_name));
                     skill_dir = true;
@@ -451,6 +496,11 @@ private:
     const SkillReader& reader_;
     Diagnostics& diagnostics_;
     std::vector<Root> roots_;
+    std::string root_manifest_;  // the root's marketplace.json or plugin.json
+    std::string plugin_label_;   // the plugin being added
+    std::size_t checks_ = 0;     // file-system checks so far
+    std::size_t bytes_ = 0;      // manifest bytes read so far
+    bool exhausted_ = false;     // a budget was reached: nothing more is loaded
 };
 
 }  // namespace

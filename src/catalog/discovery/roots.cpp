@@ -108,6 +108,15 @@ void RootLister::list(const Root& root, std::size_t index) {
         unreadable(root, e, fmt::format("cannot inspect library root {}: {}", root.path, e.what()));
         return;
     }
+    if (st.is_symlink && st.kind == EntryKind::other && !st.special_target) {
+        // A dangling link, a loop, or a target that may not be looked at: a root that cannot be
+        // inspected (as a child that is such a link is), not a file. An explicit one fails.
+        std::string message = unfollowable_link_message(root.path, false);
+        if (!root.is_default) throw DiscoveryError(message);
+        note(codes::root_unreadable, Severity::warning, root.path, message);
+        out_.skipped.push_back(SkippedSkill{root.path, SkipReason::unreadable, std::move(message)});
+        return;
+    }
     if (st.kind != EntryKind::directory) {
         fail_or_skip(root, SkipReason::not_a_directory, codes::root_not_a_directory,
                      fmt::format("library root {} is not a directory", root.path));
