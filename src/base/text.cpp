@@ -473,11 +473,11 @@ __attribute__((target("avx2"))) std::size_t scan_blocks_avx2(std::string_view s,
             if (high != 0) utf8.block(pos, high);
         }
         if constexpr (Count) {
-            const __m256i sums = _mm256_sad_epu8(lanes, zero);
-            out.newlines += static_cast<std::size_t>(_mm256_extract_epi64(sums, 0)) +
-                            static_cast<std::size_t>(_mm256_extract_epi64(sums, 1)) +
-                            static_cast<std::size_t>(_mm256_extract_epi64(sums, 2)) +
-                            static_cast<std::size_t>(_mm256_extract_epi64(sums, 3));
+            // Through memory, not _mm256_extract_epi64: GCC 12 refuses that one's selector
+            // without optimization (a Debug build), where it is not folded to a constant.
+            alignas(32) std::uint64_t sums[4];
+            _mm256_store_si256(reinterpret_cast<__m256i*>(sums), _mm256_sad_epu8(lanes, zero));
+            out.newlines += static_cast<std::size_t>(sums[0] + sums[1] + sums[2] + sums[3]);
         }
         if (_mm256_movemask_epi8(flags) != 0) out.nul_or_cr = true;
     }
