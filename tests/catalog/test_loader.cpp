@@ -4095,6 +4095,40 @@ TEST_CASE("plugins: hostile manifests and sources are diagnostics naming the fil
     }
 }
 
+TEST_CASE("plugins: at most 16 plugins of one root load the same folder whole", "[loader][plugins][hostile]") {
+    // 20 entries name one plugin whose skills/ folder holds two skills: each loaded the folder
+    // whole under its own name, at one check however many skills the folder holds.
+    REQUIRE(SKILL_PLUGIN_FOLDER_MAX_PLUGINS == 16);
+    TempDir t;
+    const std::string manifest = t.path(".claude-plugin/marketplace.json");
+    t.write("plug/skills/a/SKILL.md", skill_md("a", "A."));
+    t.write("plug/skills/b/SKILL.md", skill_md("b", "B."));
+    t.write("only/x/SKILL.md", skill_md("x", "X."));
+    std::string text = R"({"name": "m", "plugins": [)";
+    for (int i = 1; i <= 20; ++i) {
+        text += fmt::format(R"({}{{"name": "q{}", "source": "./plug", "strict": false}})", i == 1 ? "" : ",", i);
+    }
+    // Named one by one, a skill costs checks of its own: these are not counted against the folder.
+    for (int i = 1; i <= 20; ++i) {
+        text += fmt::format(R"(,{{"name": "o{}", "source": "./", "strict": false, "skills": "./only/x"}})", i);
+    }
+    t.write(".claude-plugin/marketplace.json", text + "]}");
+    FilesystemSkillLoader loader({.roots = {t.path()}, .include_default_roots = false});
+    const Discovery d = loader.discover();
+    std::vector<std::string> names;
+    for (const auto& s : d.skills) names.push_back(s.name);
+    CHECK(names.size() == 2 * 16 + 20);
+    CHECK(std::count(names.begin(), names.end(), "q16:a") == 1);
+    CHECK(std::count(names.begin(), names.end(), "q17:a") == 0);
+    CHECK(std::count(names.begin(), names.end(), "o20:x") == 1);
+    CHECK(count_code(d, codes::plugin_refused) == 4);
+    const Diagnostic* x = find_code(d, codes::plugin_refused, manifest);
+    REQUIRE(x != nullptr);
+    CHECK(x->message == "plugin 'q17' (entry 17 of the marketplace " + manifest + ") does not load " +
+                            t.path("plug/skills") + ": 16 plugins of " + manifest +
+                            " load that folder already, the most that may");
+}
+
 TEST_CASE("plugins: one root's scan is bounded in checks and manifest bytes, however many entries share a plugin",
           "[loader][plugins][hostile]") {
     TempDir t;

@@ -111,5 +111,11 @@ inline constexpr std::size_t SKILL_PLUGIN_SCAN_MAX_CHECKS = 100000;
 /// reads, all together, each time one is read; the plugin whose `plugin.json` takes the total past
 /// it and those after it are not loaded (`plugin-refused`).
 inline constexpr std::size_t SKILL_PLUGIN_SCAN_MAX_BYTES = 16 * 1024 * 1024;
+/// Plugins of one plugin or marketplace root that may load the same folder whole (every child a
+/// skill, under each plugin's name); the plugins after them are not loaded from that folder
+/// (`plugin-refused`). A folder loaded whole costs one check however many skills it holds, so
+/// without it 1,000 entries naming one folder of N skills loaded 1,000 x N skills. (A skill a
+/// plugin names one by one costs checks of its own, bounded by SKILL_PLUGIN_SCAN_MAX_CHECKS.)
+inline constexpr std::size_t SKILL_PLUGIN_FOLDER_MAX_PLUGINS = 16;
 
 }  // namespace agentskills

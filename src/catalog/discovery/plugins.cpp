@@ -478,6 +478,17 @@ private:
                 .only.emplace_back(path_basename(dir));
         }
         for (Folder& f : folders) {
+            if (f.whole) {
+                const auto loading = static_cast<std::size_t>(std::count_if(
+                    roots_.begin(), roots_.end(), [&](const Root& r) { return r.only.empty() && r.path == f.path; }));
+                if (loading >= SKILL_PLUGIN_FOLDER_MAX_PLUGINS) {
+                    refuse(manifest_path,
+                           fmt::format("{} does not load {}: {} plugins of {} load that folder already, the most "
+                                       "that may",
+                                       label, f.path, SKILL_PLUGIN_FOLDER_MAX_PLUGINS, root_manifest_));
+                    continue;
+                }
+            }
             Root r;
             r.path = std::move(f.path);
             if (!f.whole) {  // a folder also declared whole keeps every child
