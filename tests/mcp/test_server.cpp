@@ -18,6 +18,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <new>
@@ -1512,6 +1513,41 @@ TEST_CASE("mcp http: io threads past MAX_HTTP_THREADS are a configuration error"
                          Catch::Matchers::Message("HttpOptions::threads is 257, over the bound of 256"));
 }
 
+namespace {
+
+using Answer = std::pair<int, std::string>;
+
+// Asks `ping` every 20 ms until it is refused (at most a minute); returns the last answer.
+Answer first_refusal(const std::function<Answer()>& ping) {
+    Answer got{0, ""};
+    for (const auto deadline = Clock::now() + std::chrono::seconds(60); Clock::now() < deadline;) {
+        got = ping();
+        if (got.first != 200) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return got;
+}
+
+// Reads the two answers `slow` waited for (each a whole file of `size` bytes), then asks `ping`
+// until it is served again (at most a minute).
+void read_then_served(const RawClient& slow, std::size_t size, const std::function<Answer()>& ping) {
+    const auto both = slow.responses(2, std::chrono::milliseconds(60000));
+    REQUIRE(both.size() == 2);
+    for (const auto& [status, body] : both) {
+        CHECK(status == 200);
+        CHECK(json::parse(body).at("result").at("contents").at(0).at("text").get_ref<const std::string&>().size() ==
+              size);
+    }
+    bool served = false;
+    for (const auto deadline = Clock::now() + std::chrono::seconds(60); !served && Clock::now() < deadline;) {
+        served = ping().first == 200;
+        if (!served) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    CHECK(served);
+}
+
+}  // namespace
+
 TEST_CASE("mcp http: answers not yet written are capped in all; past the cap a request gets 503", "[mcp][http]") {
     // A file whose answer is larger than the kernel holds for a client that does not read
     // (loopback: the server's send buffer, at most 4 MiB by default, and the client's receive
@@ -1540,12 +1576,7 @@ TEST_CASE("mcp http: answers not yet written are capped in all; past the cap a r
     RawClient slow(f.port);
     REQUIRE(slow.send(read + read));
     // Once its answer is built and waiting (more than the cap), a new request is refused unhandled.
-    std::pair<int, std::string> refused{0, ""};
-    for (const auto deadline = Clock::now() + std::chrono::seconds(60); Clock::now() < deadline;) {
-        refused = ping();
-        if (refused.first != 200) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    const Answer refused = first_refusal(ping);
     REQUIRE(refused.first == 503);
     CHECK(json::parse(refused.second) ==
           json::parse(R"({"jsonrpc":"2.0","id":null,"error":{"code":-32600,)"
@@ -1554,19 +1585,7 @@ TEST_CASE("mcp http: answers not yet written are capped in all; past the cap a r
     // The slow client reads its answers: the first is whole; the second was read only after the
     // first was written, when the cap no longer held (its own answer counted no more) and so is
     // whole too. Then new requests are answered again.
-    const auto both = slow.responses(2, std::chrono::milliseconds(60000));
-    REQUIRE(both.size() == 2);
-    for (const auto& [status, body] : both) {
-        CHECK(status == 200);
-        CHECK(json::parse(body).at("result").at("contents").at(0).at("text").get_ref<const std::string&>().size() ==
-              big.size());
-    }
-    bool served = false;
-    for (const auto deadline = Clock::now() + std::chrono::seconds(60); !served && Clock::now() < deadline;) {
-        served = ping().first == 200;
-        if (!served) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    CHECK(served);
+    read_then_served(slow, big.size(), ping);
 }
 
 TEST_CASE("mcp http: one client's unsent answers are capped by its share; other clients are still answered",
@@ -1595,12 +1614,8 @@ TEST_CASE("mcp http: one client's unsent answers are capped by its share; other 
     // 127.0.0.1 asks for the big file twice on one connection and reads nothing yet.
     RawClient slow(f.port, "127.0.0.1");
     REQUIRE(slow.send(read + read));
-    std::pair<int, std::string> refused{0, ""};
-    for (const auto deadline = Clock::now() + std::chrono::seconds(60); Clock::now() < deadline;) {
-        refused = ping_from("127.0.0.1");
-        if (refused.first != 200) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    const auto ping_local = [&] { return ping_from("127.0.0.1"); };
+    const Answer refused = first_refusal(ping_local);
     REQUIRE(refused.first == 503);
     CHECK(json::parse(refused.second) ==
           json::parse(R"({"jsonrpc":"2.0","id":null,"error":{"code":-32600,)"
@@ -1613,19 +1628,7 @@ TEST_CASE("mcp http: one client's unsent answers are capped by its share; other 
     CHECK(ping_from("127.0.0.1").first == 503);
 
     // Once the slow client has read its answers, its requests are answered again.
-    const auto both = slow.responses(2, std::chrono::milliseconds(60000));
-    REQUIRE(both.size() == 2);
-    for (const auto& [status, body] : both) {
-        CHECK(status == 200);
-        CHECK(json::parse(body).at("result").at("contents").at(0).at("text").get_ref<const std::string&>().size() ==
-              big.size());
-    }
-    bool served = false;
-    for (const auto deadline = Clock::now() + std::chrono::seconds(60); !served && Clock::now() < deadline;) {
-        served = ping_from("127.0.0.1").first == 200;
-        if (!served) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    CHECK(served);
+    read_then_served(slow, big.size(), ping_local);
 }
 
 TEST_CASE("mcp http: many clients at once over keep-alive connections", "[mcp][http][concurrency]") {
