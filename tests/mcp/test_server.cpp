@@ -41,6 +41,7 @@
 #include <agentskills/catalog/loader.hpp>
 #include <agentskills/host/host.hpp>
 #include <agentskills/mcp/server.hpp>
+#include <agentskills/parse/parser.hpp>
 #include <agentskills/shim/skills_shim.hpp>
 
 #include "fs_fixtures.hpp"
