@@ -108,7 +108,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             } catch (const std::runtime_error&) {
             }
         }
-        json parsed = json::parse(message, nullptr, false);
+        // The handler's one reading of a message (depth, a key given twice) against json::parse:
+        // what it accepts is json::parse's document, and what json::parse refuses it refuses.
+        json parsed;
+        const auto fault = mcp::detail::read_message(message, s.options().max_json_depth, parsed);
+        const json plain = json::parse(message, nullptr, false);
+        if (fault == mcp::detail::MessageFault::none) FUZZ_CHECK(parsed == plain);  // false when discarded
+        if (fault == mcp::detail::MessageFault::syntax) FUZZ_CHECK(plain.is_discarded());
+        if (fault != mcp::detail::MessageFault::none) FUZZ_CHECK(parsed.is_null());
         if ((flags & 4) && parsed.is_object() && parsed.contains("method")) {
             json& params = parsed["params"];
             if (params.is_null()) params = json::object();
@@ -118,7 +125,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 message = parsed.dump();
             }
         }
-        // A request is an object with a method and an id; the handler's own bounds decide the rest.
+        // A request is an object with a method and an id, as the handler reads it (a message it
+        // refuses to read is answered with a null id); its own bounds decide the rest.
         const bool is_request = message.size() <= s.options().max_message_bytes && parsed.is_object() &&
                                 parsed.contains("method") && parsed.contains("id");
         const mcp::Exchange ex = s.handle(message, *session);

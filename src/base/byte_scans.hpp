@@ -61,11 +61,6 @@ struct TextScan {
 /// The first position from `pos` on of a byte from 0x80 on; `s.size()` when there is none.
 [[nodiscard]] std::size_t skip_ascii(std::string_view s, std::size_t pos) noexcept;
 
-/// The deepest nesting of `[` and `{` outside strings in JSON text `s`, counted up to `limit`
-/// and one past it (it stops there): how a JSON reader bounds a document's depth before it
-/// builds it (the MCP server and client, Claude Code plugin manifests).
-[[nodiscard]] std::size_t json_depth(std::string_view s, std::size_t limit) noexcept;
-
 /// An upper bound of the bytes of `s` as a JSON string literal: two quotes, each byte, one more
 /// for each `"` and `\\`, five more for each byte below 0x20 (as `\\u00XX`).
 [[nodiscard]] std::size_t json_string_bound(std::string_view s) noexcept;

@@ -1,17 +1,18 @@
-// agentskills-cpp — private: what json::parse leaves to its caller, checked in one pass of
-// nlohmann's SAX parser over the text before the document is built: the nesting depth, the number
-// of values, and keys that appear twice in one object (json::parse keeps the last value, so a
-// reader that keeps the first, or a YAML reader that refuses the repetition, would read another
-// document). A SAX pass rather than json::parse's callback: that parser looks through the whole
-// enclosing array or object for a discarded value at the end of every object and array, which
-// makes a document of many small objects quadratic to read. The lock file and the agent spec's
-// JSON form read through it.
+// agentskills-cpp — private: the one reader of JSON text from outside (MCP messages, both ways;
+// plugin manifests; the lock file; the agent spec's JSON form). One pass of nlohmann's SAX parser
+// builds the document and checks what json::parse leaves to its caller: the nesting depth, the
+// number of values, and keys that appear twice in one object. json::parse keeps the last value of
+// a repeated key, so a reader that keeps the first (a proxy, another SDK) or a YAML reader that
+// refuses the repetition would read another document than ours: the repetition is refused. A SAX
+// handler rather than json::parse's callback: that parser looks through the whole enclosing array
+// or object for a discarded value at the end of every object and array, which makes a document of
+// many small objects quadratic to read.
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <string_view>
-#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -37,12 +38,18 @@ public:
 
     explicit JsonTextCheck(Limits limits) : limits_(limits) {}
 
-    /// Runs the pass over `text`; Fault::none when it passed.
-    Fault run(std::string_view text) {
+    /// Reads `text` (one JSON value, nothing after it but white space) into `out`: Fault::none
+    /// when it passed; else `out` is null and fault(), key(), where() and syntax_error() say why.
+    Fault parse(std::string_view text, json& out) {
         fault_ = Fault::none;
         depth_ = 0;
         values_ = 0;
-        (void)json::sax_parse(text, this);
+        out = nullptr;
+        root_ = &out;
+        slot_ = nullptr;
+        if (!json::sax_parse(text, this) && fault_ == Fault::none) fault_ = Fault::syntax;
+        if (fault_ != Fault::none) out = nullptr;
+        root_ = nullptr;
         return fault_;
     }
 
@@ -75,30 +82,35 @@ public:
         return out;
     }
 
-    // nlohmann's SAX interface.
-    bool null() { return value(); }
-    bool boolean(bool /*unused*/) { return value(); }
-    bool number_integer(json::number_integer_t /*unused*/) { return value(); }
-    bool number_unsigned(json::number_unsigned_t /*unused*/) { return value(); }
-    bool number_float(json::number_float_t /*unused*/, const string_t& /*unused*/) { return value(); }
-    bool string(string_t& /*unused*/) { return value(); }
-    bool binary(json::binary_t& /*unused*/) { return value(); }
+    // nlohmann's SAX interface. The lexer's strings are moved from: it clears its buffer before
+    // the next token.
+    bool null() { return put(nullptr); }
+    bool boolean(bool v) { return put(v); }
+    bool number_integer(json::number_integer_t v) { return put(v); }
+    bool number_unsigned(json::number_unsigned_t v) { return put(v); }
+    bool number_float(json::number_float_t v, const string_t& /*unused*/) { return put(v); }
+    bool string(string_t& v) { return put(std::move(v)); }
+    bool binary(json::binary_t& v) { return put(std::move(v)); }
     bool start_object(std::size_t /*unused*/) { return enter(true); }
     bool start_array(std::size_t /*unused*/) { return enter(false); }
     bool end_object() { return leave(); }
     bool end_array() { return leave(); }
     bool key(string_t& name) {
         Frame& f = frames_[depth_ - 1];
-        if (!f.keys.insert(name).second) {
-            key_ = name;
+        auto& members = f.node->get_ref<json::object_t&>();
+        const auto [it, inserted] = members.emplace(std::move(name), nullptr);
+        if (!inserted) {
+            key_ = it->first;
             where_.clear();
             for (std::size_t i = 0; i + 1 < depth_; ++i) {
                 const Frame& o = frames_[i];
-                where_.push_back(Step{o.object, o.key, o.elements == 0 ? 0 : o.elements - 1});
+                where_.push_back(
+                    Step{o.object, o.key != nullptr ? *o.key : std::string(), o.elements == 0 ? 0 : o.elements - 1});
             }
             return stop(Fault::duplicate_key);
         }
-        f.key = name;
+        f.key = &it->first;
+        slot_ = &it->second;
         return true;
     }
     template <class Exception>
@@ -110,30 +122,50 @@ public:
 private:
     struct Frame {
         bool object = false;
-        std::size_t elements = 0;              // an array's elements so far
-        std::string key;                       // an object's latest key
-        std::unordered_set<std::string> keys;  // an object's keys so far
+        std::size_t elements = 0;          // an array's elements so far
+        const std::string* key = nullptr;  // an object's latest key (in the object's own map)
+        json* node = nullptr;              // the array or object being filled
     };
 
     bool stop(Fault f) {
         fault_ = f;
         return false;
     }
-    // A value starts: one more value, the next element of an enclosing array.
-    bool value() {
-        if (limits_.max_values != 0 && ++values_ > limits_.max_values) return stop(Fault::values);
-        if (depth_ > 0 && !frames_[depth_ - 1].object) ++frames_[depth_ - 1].elements;
+    // A value starts: one more value, and where it goes (the top, the next element of the
+    // enclosing array, or the member whose key came last); nullptr when a limit stops the pass.
+    json* place() {
+        if (limits_.max_values != 0 && ++values_ > limits_.max_values) {
+            stop(Fault::values);
+            return nullptr;
+        }
+        if (depth_ == 0) return root_;
+        Frame& f = frames_[depth_ - 1];
+        if (f.object) return slot_;
+        ++f.elements;
+        auto& elements = f.node->get_ref<json::array_t&>();
+        elements.emplace_back();
+        return &elements.back();
+    }
+    template <class V>
+    bool put(V&& v) {
+        json* at = place();
+        if (at == nullptr) return false;
+        *at = json(std::forward<V>(v));
         return true;
     }
     bool enter(bool object) {
-        if (!value()) return false;
+        json* at = place();
+        if (at == nullptr) return false;
         if (limits_.max_depth != 0 && depth_ == limits_.max_depth) return stop(Fault::depth);
+        // An element's slot stays put while it is filled: its array gets no other element until
+        // it is closed, and an object's members are map nodes.
+        *at = object ? json::object() : json::array();
         if (frames_.size() == depth_) frames_.emplace_back();
-        Frame& f = frames_[depth_++];  // frames are kept, so their key sets keep their buckets
+        Frame& f = frames_[depth_++];
         f.object = object;
         f.elements = 0;
-        f.key.clear();
-        f.keys.clear();
+        f.key = nullptr;
+        f.node = at;
         return true;
     }
     bool leave() {
@@ -146,6 +178,8 @@ private:
     std::vector<Frame> frames_;
     std::size_t depth_ = 0;
     std::size_t values_ = 0;
+    json* root_ = nullptr;
+    json* slot_ = nullptr;
     std::string key_;
     std::string syntax_;
     std::vector<Step> where_;

@@ -332,34 +332,6 @@ std::size_t skip_plain_text(std::string_view text, std::size_t pos) noexcept {
     return pos >= text.size() ? text.size() : skip_plain<false>(text.data(), text.size(), pos);
 }
 
-std::size_t json_depth(std::string_view s, std::size_t limit) noexcept {
-    std::size_t depth = 0;
-    std::size_t deepest = 0;
-    bool in_string = false;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const char c = s[i];
-        if (in_string) {
-            if (c == '\\') {
-                ++i;
-            } else if (c == '"') {
-                in_string = false;
-            }
-            continue;
-        }
-        if (c == '"') {
-            in_string = true;
-        } else if (c == '[' || c == '{') {
-            if (++depth > deepest) {
-                deepest = depth;
-                if (deepest > limit) return deepest;
-            }
-        } else if ((c == ']' || c == '}') && depth > 0) {
-            --depth;
-        }
-    }
-    return deepest;
-}
-
 std::size_t count_code_points(std::string_view s) noexcept {
     const char* p = s.data();
     const std::size_t n = s.size();

@@ -162,13 +162,12 @@ SpecYaml yaml_to_json(std::string_view text, const AgentSpecLimits& limits) {
 }
 
 // A JSON spec under the same budgets, and the same rule for a key given twice as the YAML form
-// (json::parse would keep the last value): one SAX pass over the text first
-// (base/json_text_check.hpp), then json::parse without a callback (its callback parser looks
-// through the enclosing array at the end of every object: quadratic in their number).
+// (json::parse would keep the last value): the shared JSON reader (base/json_text_check.hpp).
 json json_to_json(std::string_view text, const AgentSpecLimits& limits) {
     detail::JsonTextCheck check({.max_depth = limits.max_depth, .max_values = limits.max_nodes});
     using Fault = detail::JsonTextCheck::Fault;
-    switch (check.run(text)) {
+    json doc;
+    switch (check.parse(text, doc)) {
         case Fault::values:
             throw ConfigurationError(fmt::format("agent spec: more than {} JSON values", limits.max_nodes));
         case Fault::depth:
@@ -181,7 +180,7 @@ json json_to_json(std::string_view text, const AgentSpecLimits& limits) {
         case Fault::none:
             break;
     }
-    return json::parse(text);
+    return doc;
 }
 
 // A value as an error message quotes it: valid UTF-8, at most about 80 code points.

@@ -109,17 +109,18 @@ std::string digest_file(const SkillReader& reader, const std::string& path, std:
     return sha256_digest(r.data);
 }
 
-// The lock's reading of the shared SAX pass (base/json_text_check.hpp): at most 8 levels (the
-// format needs four), each key at most once per object, before the document is built.
+// The lock's reading through the shared JSON reader (base/json_text_check.hpp): at most 8 levels
+// (the format needs four), each key at most once per object.
 constexpr std::size_t lock_max_depth = 8;
 
-void check_lock_text(std::string_view text) {
+json read_lock_text(std::string_view text) {
     detail::JsonTextCheck check({.max_depth = lock_max_depth});
     using Fault = detail::JsonTextCheck::Fault;
-    switch (check.run(text)) {
+    json doc;
+    switch (check.parse(text, doc)) {
         case Fault::none:
-        case Fault::values:
-            return;
+        case Fault::values:  // no value limit is set
+            return doc;
         case Fault::depth:
             throw ConfigurationError("lock file: nested deeper than the format allows");
         case Fault::syntax:
@@ -246,13 +247,7 @@ SkillLock parse_skill_lock(std::string_view text) {
         throw ConfigurationError(fmt::format("lock file: the text is {} bytes, more than the limit of {}", text.size(),
                                              SKILL_LOCK_MAX_BYTES));
     }
-    check_lock_text(text);  // throws ConfigurationError for what it refuses
-    json doc;
-    try {
-        doc = json::parse(text);
-    } catch (const json::exception& e) {
-        throw ConfigurationError(fmt::format("lock file: invalid JSON: {}", valid_utf8(e.what())));
-    }
+    const json doc = read_lock_text(text);  // throws ConfigurationError for what it refuses
     if (!doc.is_object()) throw ConfigurationError("lock file: the document must be a JSON object");
     if (is_skills_cli_lock(doc)) throw ConfigurationError(std::string(skills_cli_refusal));
     for (const auto& [key, value] : doc.items()) {

@@ -6,6 +6,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <utf8proc.h>
@@ -20,6 +21,7 @@
 #include <agentskills/storage/reader.hpp>
 
 #include "src/base/byte_scans.hpp"
+#include "src/base/json_text_check.hpp"
 
 // =======================================================================================
 // test_text.cpp
@@ -416,15 +418,72 @@ TEST_CASE("byte scans: count_code_points agrees with a byte-by-byte count", "[te
     CHECK(code_point_count("h\xC3\xA9llo \xE2\x82\xAC \xF0\x9F\x98\x80") == 9);
 }
 
-TEST_CASE("byte scans: json_depth counts brackets outside strings and stops one past its limit", "[text]") {
-    CHECK(detail::json_depth("", 8) == 0);
-    CHECK(detail::json_depth("{}", 8) == 1);
-    CHECK(detail::json_depth(R"({"a":[1,{"b":"[[[["}],"c":{}})", 8) == 3);
-    CHECK(detail::json_depth(R"(["\"[{", "\\", [[]]])", 8) == 3);  // an escaped quote, an escaped backslash
-    CHECK(detail::json_depth("]]]{", 8) == 1);                     // no depth below zero
+TEST_CASE("json reader: the document json::parse builds, in one pass, with depth, value and key checks", "[text]") {
+    using Check = detail::JsonTextCheck;
+    using Fault = Check::Fault;
+    const auto read = [](std::string_view text, Check::Limits limits = {}) {
+        Check reader(limits);
+        nlohmann::json out = "unchanged";
+        const Fault f = reader.parse(text, out);
+        return std::make_pair(f, std::move(out));
+    };
+    // The same document as json::parse, for every kind of value and nesting.
+    for (const std::string_view text :
+         {R"({"a":[1,-2,3.5e2,true,false,null,"x\"y\\z\u00e9"],"b":{"c":{}},"d":[],"e":[[1],[2,[3]]]})",
+          R"([{"a":1},{"a":2},{"a":{"a":3}}])", R"("top")", "17", "-0.5", "null", " {\"k\" : [ ] } ",
+          R"({"": 1, "\u0000": 2})", R"({"big":18446744073709551615,"neg":-9223372036854775808})"}) {
+        const auto [f, doc] = read(text);
+        CHECK(f == Fault::none);
+        CHECK(doc == nlohmann::json::parse(text));
+        CHECK(doc.dump() == nlohmann::json::parse(text).dump());
+    }
+    // Syntax: what json::parse refuses, with its message; the output is null.
+    for (const std::string_view text : {"", "{", "[1,]", "{\"a\":1} x", "{'a':1}", "[1] [2]", "nul"}) {
+        Check reader({});
+        nlohmann::json out = 1;
+        CHECK(reader.parse(text, out) == Fault::syntax);
+        CHECK(out.is_null());
+        CHECK_FALSE(reader.syntax_error().empty());
+        CHECK(nlohmann::json::parse(text, nullptr, false).is_discarded());
+    }
+    // Depth: the top-level value is level 1; a string holding brackets is no level.
+    CHECK(read(R"({"a":[1,{"b":"[[[["}]})", {.max_depth = 3}).first == Fault::none);
+    CHECK(read(R"({"a":[1,{"b":[]}]})", {.max_depth = 3}).first == Fault::depth);
+    CHECK(read(R"({"a":[1,{"b":[]}]})", {.max_depth = 3}).second.is_null());
     const std::string deep = std::string(100000, '[') + std::string(100000, ']');
-    CHECK(detail::json_depth(deep, 32) == 33);
-    CHECK(detail::json_depth(deep, 200000) == 100000);
+    CHECK(read(deep, {.max_depth = 64}).first == Fault::depth);
+    CHECK(read(deep, {.max_depth = 100000}).first == Fault::none);
+    // Values: arrays and objects count.
+    CHECK(read("[1,2,3]", {.max_values = 4}).first == Fault::none);
+    CHECK(read("[1,2,3]", {.max_values = 3}).first == Fault::values);
+    CHECK(read(R"({"a":{}})", {.max_values = 1}).first == Fault::values);
+    // A key twice in one object, at any level, is refused with the key and where the object is;
+    // the same key in two objects is not.
+    CHECK(read(R"([{"a":1},{"a":2}])").first == Fault::none);
+    {
+        Check reader({});
+        nlohmann::json out;
+        CHECK(reader.parse(R"({"skills":[{"x":1},{"files":[0,{"p":1,"p":2}]}]})", out) == Fault::duplicate_key);
+        CHECK(out.is_null());
+        CHECK(reader.key() == "p");
+        CHECK(reader.pointer() == "/skills/1/files/1");
+        CHECK(reader.parse(R"({"id":1,"method":"ping","id":2})", out) == Fault::duplicate_key);
+        CHECK(reader.key() == "id");
+        CHECK(reader.pointer().empty());
+        // Spelled with escapes, a key is the same key.
+        CHECK(reader.parse(R"({"method":"a","me\u0074hod":"b"})", out) == Fault::duplicate_key);
+        CHECK(reader.key() == "method");
+        // One reader reads again after a fault.
+        CHECK(reader.parse(R"({"a":[1]})", out) == Fault::none);
+        CHECK(out == nlohmann::json::parse(R"({"a":[1]})"));
+    }
+    // Many small objects: linear (json::parse's callback form was quadratic here).
+    std::string many = "[";
+    for (int i = 0; i < 200000; ++i) many += i == 0 ? "{\"a\":1}" : ",{\"a\":1}";
+    many += "]";
+    const auto [f, doc] = read(many);
+    CHECK(f == Fault::none);
+    CHECK(doc.size() == 200000);
 }
 
 TEST_CASE("byte scans: find_either_byte agrees with a byte-by-byte look", "[text]") {

@@ -4033,6 +4033,12 @@ TEST_CASE("plugins: hostile manifests and sources are diagnostics naming the fil
              R"("}]})",
              "it is not valid JSON"},
             {std::string(100000, '[') + std::string(100000, ']'), "nests deeper than 32 levels"},
+            // A reader that keeps the first of two members would load another plugin than one
+            // that keeps the last.
+            {R"({"plugins": [{"name": "x", "source": "./a", "source": "./b"}]})",
+             "it gives the key 'source' twice in one object"},
+            {R"({"plugins": [], "plugins": [{"name": "x", "source": "./a"}]})",
+             "it gives the key 'plugins' twice in one object"},
             {"{\"plugins\": [], \"pad\": \"" + std::string(SKILL_PLUGIN_MANIFEST_MAX_BYTES, 'x') + "\"}",
              "larger than 1048576 bytes"},
         };

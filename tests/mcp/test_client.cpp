@@ -147,6 +147,13 @@ TEST_CASE("mcp client: SSE bodies give their JSON-RPC messages", "[mcp][client]"
     CHECK_THROWS_AS(mcp::client_detail::parse_sse("data: nope\n\n"), mcp::ClientError);
     CHECK_THROWS_AS(mcp::client_detail::parse_message(std::string(100, '[') + std::string(100, ']')), mcp::ClientError);
     CHECK_THROWS_AS(mcp::client_detail::parse_message(R"({"jsonrpc":"1.0","id":1,"result":{}})"), mcp::ClientError);
+    // A key twice in one object: which member counts is the reader's guess, so none is taken.
+    CHECK_THROWS_WITH(mcp::client_detail::parse_message(R"({"jsonrpc":"2.0","id":1,"id":2,"result":{}})"),
+                      "the server sent a message with the key \"id\" twice in one object");
+    CHECK_THROWS_WITH(
+        mcp::client_detail::parse_message(R"({"jsonrpc":"2.0","id":1,"result":{"skills":[],"skills":[{}]}})"),
+        "the server sent a message with the key \"skills\" twice in one object");
+    CHECK(mcp::client_detail::parse_message(R"({"jsonrpc":"2.0","id":1,"result":{"a":{"id":2}}})")["id"] == 1);
 }
 
 TEST_CASE("mcp client: round trip through `agentskills mcp` over stdio, each era pinned", "[mcp][client]") {

@@ -531,11 +531,18 @@ TEST_CASE("mcp: every answer carries the request's id exactly as it was written"
     REQUIRE(huge.response);
     CHECK(json::parse(*huge.response).at("error").at("code") == -32700);
     CHECK(json::parse(*huge.response).at("id").is_null());
-    // Of two members "id" the last counts (as nlohmann keeps it); a nested "id" is not the request's.
+    // A nested "id" is not the request's; two members "id" are refused (a reader that keeps the
+    // first would answer another request than one that keeps the last), with a null id.
+    const mcp::Exchange nested =
+        f.server->handle(R"({"jsonrpc":"2.0","id":1.0,"params":{"id":2.5},"method":"ping"})", *f.session);
+    REQUIRE(nested.response);
+    CHECK(nested.response->rfind(R"({"jsonrpc":"2.0","id":1.0,)", 0) == 0);
     const mcp::Exchange twice =
         f.server->handle(R"({"jsonrpc":"2.0","id":1.0,"params":{"id":2.5},"method":"ping","id":3.25})", *f.session);
     REQUIRE(twice.response);
-    CHECK(twice.response->rfind(R"({"jsonrpc":"2.0","id":3.25,)", 0) == 0);
+    CHECK(
+        *twice.response ==
+        R"({"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: the key \"id\" appears twice in one object"}})");
     // An id that is neither a string nor a number is refused with a null id.
     for (const std::string token : {"null", "true", "[1]", "{}"}) {
         const mcp::Exchange ex =
@@ -1324,23 +1331,30 @@ TEST_CASE("mcp http: Mcp-Method and Mcp-Name are required and must match the bod
                       with({{"Mcp-Method", "prompts/get"}, {"Mcp-Name", "alpha"}}))
               .first == 200);
 
-    // The check reads the body as the handler does: of a key given twice the last counts, keys
-    // come in any order, and a "name" or "_meta" anywhere but directly in params is not one.
+    // The check reads the body as the handler does: keys come in any order, and a "name" or
+    // "_meta" anywhere but directly in params is not one. A key given twice in one object is
+    // refused whichever header would match it (a reader in front of us that kept the first
+    // "method" would see another request): the handler's -32600, not a header mismatch.
     const std::string meta = R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
                              R"("io.modelcontextprotocol/clientCapabilities":{}})";
     const std::string twice =
         R"({"jsonrpc":"2.0","id":6,"method":"tools/list","method":"skills/list","params":{)" + meta + "}}";
-    CHECK(f.post_json(twice, with({{"Mcp-Method", "skills/list"}})).first == 200);
-    CHECK(mismatch(f.post_json(twice, with({{"Mcp-Method", "tools/list"}}))));
-    const std::string reordered =
-        R"({"params":{"name":"other_tool","arguments":{"name":"alpha","_meta":{}},"name":"activate_skill",)" + meta +
-        R"(},"method":"tools/call","id":7,"jsonrpc":"2.0"})";
+    for (const char* method : {"skills/list", "tools/list"}) {
+        const auto [status, body] = f.post_json(twice, with({{"Mcp-Method", method}}));
+        CHECK(status == 400);
+        CHECK(body == json::parse(R"({"jsonrpc":"2.0","id":null,"error":{"code":-32600,)"
+                                  R"("message":"Invalid Request: the key \"method\" appears twice in one object"}})"));
+    }
+    const std::string reordered = R"({"params":{"arguments":{"name":"alpha","_meta":{}},"name":"activate_skill",)" +
+                                  meta + R"(},"method":"tools/call","id":7,"jsonrpc":"2.0"})";
     CHECK(f.post_json(reordered, with({{"Mcp-Method", "tools/call"}, {"Mcp-Name", "activate_skill"}})).first == 200);
-    CHECK(mismatch(f.post_json(reordered, with({{"Mcp-Method", "tools/call"}, {"Mcp-Name", "other_tool"}}))));
-    // A second _meta without the version: the body claims none, so the version header disagrees.
+    CHECK(mismatch(f.post_json(reordered, with({{"Mcp-Method", "tools/call"}, {"Mcp-Name", "alpha"}}))));
+    // Two _meta members: refused the same way.
     const std::string meta_twice = R"({"jsonrpc":"2.0","id":8,"method":"skills/list","params":{)" + meta +
                                    R"(,"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}})";
-    CHECK(mismatch(f.post_json(meta_twice, with({{"Mcp-Method", "skills/list"}}))));
+    const auto [meta_status, meta_body] = f.post_json(meta_twice, with({{"Mcp-Method", "skills/list"}}));
+    CHECK(meta_status == 400);
+    CHECK(meta_body.at("error").at("message") == "Invalid Request: the key \"_meta\" appears twice in one object");
 
     // A notification needs no Mcp-Method (the SDK's server too), but one that is sent must match.
     json note = {{"jsonrpc", "2.0"},
@@ -1792,8 +1806,20 @@ TEST_CASE("mcp helpers: digest, base64, percent escapes, JSON depth", "[mcp]") {
     CHECK(d::decode_percent("Q%26A%20x") == std::optional<std::string>("Q&A x"));
     CHECK_FALSE(d::decode_percent("bad%2").has_value());
     CHECK_FALSE(d::decode_percent("bad%zz").has_value());
-    CHECK(d::json_depth(R"({"a":[1,{"b":"[[[["}]})", 64) == 3);
-    CHECK(d::json_depth(R"("\"[")", 64) == 0);
+    {
+        // The one reading of a message's text, both ways.
+        nlohmann::json m;
+        std::string repeated;
+        CHECK(d::read_message(R"({"a":[1,{"b":"[[[["}]})", 3, m) == d::MessageFault::none);
+        CHECK(m["a"][1]["b"] == "[[[[");
+        CHECK(d::read_message(R"({"a":[1,{"b":[]}]})", 3, m) == d::MessageFault::depth);
+        CHECK(m.is_null());
+        CHECK(d::read_message(R"({"a":1})", 0, m) == d::MessageFault::depth);
+        CHECK(d::read_message(R"("\"[")", 0, m) == d::MessageFault::none);
+        CHECK(d::read_message(R"({"id":1,"id":2})", 64, m, &repeated) == d::MessageFault::duplicate_key);
+        CHECK(repeated == "id");
+        CHECK(d::read_message(R"({"id":1)", 64, m) == d::MessageFault::syntax);
+    }
     std::string escaped;
     const std::string raw = std::string("q\"b\\ n\n r\r t\t \x01 \x7f \xC3\xA9 ") + '\0';
     agentskills::append_json_string(escaped, raw);  // the core escaper the MCP server uses

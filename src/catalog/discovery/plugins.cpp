@@ -13,7 +13,8 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include "../../base/byte_scans.hpp"
+#include "../../base/json_text_check.hpp"
+#include "../../parse/session.hpp"
 #include "agentskills/base/diagnostic_codes.hpp"
 #include "agentskills/base/errors.hpp"
 #include "agentskills/base/names.hpp"
@@ -59,16 +60,24 @@ Found read_manifest(const SkillReader& reader, const std::string& dir, std::stri
         why = fmt::format("it is larger than {} bytes", SKILL_PLUGIN_MANIFEST_MAX_BYTES);
         return Found::failed;
     }
-    // The depth is bounded before the document is built (the formats need three levels).
-    if (json_depth(r.data, SKILL_PLUGIN_MANIFEST_MAX_DEPTH) > SKILL_PLUGIN_MANIFEST_MAX_DEPTH) {
-        why = fmt::format("it nests deeper than {} levels", SKILL_PLUGIN_MANIFEST_MAX_DEPTH);
-        return Found::failed;
-    }
-    try {
-        out = nlohmann::json::parse(r.data);
-    } catch (const nlohmann::json::exception& e) {
-        why = fmt::format("it is not valid JSON: {}", model_text(e.what()));
-        return Found::failed;
+    // The core's JSON reader (base/json_text_check.hpp): the depth bounded while the document is
+    // built (the formats need three levels), each key once per object.
+    detail::JsonTextCheck json_reader({.max_depth = SKILL_PLUGIN_MANIFEST_MAX_DEPTH});
+    using Fault = detail::JsonTextCheck::Fault;
+    switch (json_reader.parse(r.data, out)) {
+        case Fault::none:
+        case Fault::values:  // no value bound is set
+            break;
+        case Fault::depth:
+            why = fmt::format("it nests deeper than {} levels", SKILL_PLUGIN_MANIFEST_MAX_DEPTH);
+            return Found::failed;
+        case Fault::duplicate_key:
+            why =
+                fmt::format("it gives the key '{}' twice in one object", model_text(detail::shown(json_reader.key())));
+            return Found::failed;
+        case Fault::syntax:
+            why = fmt::format("it is not valid JSON: {}", model_text(json_reader.syntax_error()));
+            return Found::failed;
     }
     if (!out.is_object()) {
         why = "it is not a JSON object";

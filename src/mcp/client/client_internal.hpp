@@ -16,7 +16,7 @@
 namespace agentskills::mcp::client_detail {
 
 /// A server message as text -> JSON. Throws ClientError when it is not one JSON object, is
-/// deeper than 64 levels, or is not JSON-RPC 2.0.
+/// deeper than 64 levels, gives a key twice in one object, or is not JSON-RPC 2.0.
 [[nodiscard]] nlohmann::json parse_message(std::string_view text);
 
 /// What a server message is to the request the client is waiting for.

@@ -39,11 +39,20 @@ std::string shown(std::string_view text) {
 }  // namespace
 
 json parse_message(std::string_view text) {
-    if (agentskills::mcp::detail::json_depth(text, MAX_JSON_DEPTH + 1) > MAX_JSON_DEPTH) {
-        throw ClientError(fmt::format("the server sent a message nested deeper than {} levels", MAX_JSON_DEPTH));
+    namespace d = agentskills::mcp::detail;
+    json message;
+    std::string repeated;
+    switch (d::read_message(text, MAX_JSON_DEPTH, message, &repeated)) {
+        case d::MessageFault::none:
+            break;
+        case d::MessageFault::depth:
+            throw ClientError(fmt::format("the server sent a message nested deeper than {} levels", MAX_JSON_DEPTH));
+        case d::MessageFault::duplicate_key:
+            throw ClientError(
+                fmt::format("the server sent a message with the key \"{}\" twice in one object", shown(repeated)));
+        case d::MessageFault::syntax:
+            throw ClientError("the server sent a line that is not JSON");
     }
-    json message = json::parse(text, nullptr, false);
-    if (message.is_discarded()) throw ClientError("the server sent a line that is not JSON");
     if (!message.is_object()) throw ClientError("the server sent a JSON value that is not a JSON-RPC message");
     const auto v = message.find("jsonrpc");
     if (v == message.end() || *v != "2.0") throw ClientError("the server sent a message without jsonrpc \"2.0\"");

@@ -7,6 +7,7 @@
 
 #include <fmt/core.h>
 
+#include "../../parse/session.hpp"
 #include "../shared/internal.hpp"
 #include "agentskills/base/errors.hpp"
 #include "agentskills/base/text.hpp"
@@ -98,13 +99,26 @@ Exchange detail::ServerAccess::handle(const Server& server, std::string_view mes
             no_id, INVALID_REQUEST,
             fmt::format("Invalid Request: the message is larger than {} bytes", impl.options.max_message_bytes));
     }
-    if (parsed == nullptr && json_depth(message, impl.options.max_json_depth) > impl.options.max_json_depth) {
-        return fail(
-            no_id, INVALID_REQUEST,
-            fmt::format("Invalid Request: the message nests deeper than {} levels", impl.options.max_json_depth));
+    json msg;
+    if (parsed != nullptr) {
+        msg = std::move(*parsed);
+    } else {
+        std::string repeated;
+        switch (read_message(message, impl.options.max_json_depth, msg, &repeated)) {
+            case MessageFault::none:
+                break;
+            case MessageFault::depth:
+                return fail(no_id, INVALID_REQUEST,
+                            fmt::format("Invalid Request: the message nests deeper than {} levels",
+                                        impl.options.max_json_depth));
+            case MessageFault::duplicate_key:
+                return fail(no_id, INVALID_REQUEST,
+                            fmt::format("Invalid Request: the key \"{}\" appears twice in one object",
+                                        agentskills::detail::shown(repeated)));
+            case MessageFault::syntax:
+                return fail(no_id, PARSE_ERROR, "Parse error: the message is not valid JSON");
+        }
     }
-    json msg = parsed != nullptr ? std::move(*parsed) : json::parse(message, nullptr, /*allow_exceptions=*/false);
-    if (msg.is_discarded()) return fail(no_id, PARSE_ERROR, "Parse error: the message is not valid JSON");
     if (msg.is_array()) return fail(no_id, INVALID_REQUEST, "Invalid Request: batches are not supported");
     if (!msg.is_object()) return fail(no_id, INVALID_REQUEST, "Invalid Request: a message is a JSON object");
 

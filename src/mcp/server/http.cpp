@@ -197,16 +197,11 @@ const json* params_of(const json& msg) {
 /// sentinel); a notification's Mcp-Method, when sent, must be its method. The message of the
 /// -32020 error, or nullopt when the headers agree. The era is decided on the parsed body, by the
 /// handler's own test (detail::claimed_protocol_version), never on its text: a body that spells
-/// the `_meta` key with JSON escapes is the same message to both. That parse (when the body was
-/// within the depth bound) is left in `msg` for the handler, which then does not parse it again;
-/// else `msg` stays null.
-std::optional<std::string> header_mismatch(const Request& req, const ServerOptions& limits, json& msg) {
+/// the `_meta` key with JSON escapes is the same message to both: `msg` is the body as the
+/// handler's own reading (detail::read_message) gave it, and the handler takes it from there.
+std::optional<std::string> header_mismatch(const Request& req, const json& msg) {
     const std::string_view version_header = header(req, "MCP-Protocol-Version");
     const bool modern_header = version_header.rfind("2026-", 0) == 0;
-    const std::string& body = req.body();
-    if (detail::json_depth(body, limits.max_json_depth) <= limits.max_json_depth) {
-        msg = json::parse(body, nullptr, /*allow_exceptions=*/false);
-    }
     const json* params = params_of(msg);
     const json* claim = params != nullptr ? detail::claimed_protocol_version(*params) : nullptr;
     if (claim == nullptr && !modern_header) return std::nullopt;  // the handshake era: nothing to check here
@@ -417,8 +412,16 @@ Reply Shared::answer_post(const Request& req, const std::string& client) {
     if (!detail::is_media_type(header(req, "Content-Type"), "application/json")) {
         return json_error(415, -32600, "Unsupported Media Type: send application/json");
     }
-    json parsed;  // the body, when the header check parsed it
-    if (auto mismatch = header_mismatch(req, server.options(), parsed)) return json_error(400, -32020, *mismatch);
+    json parsed;  // the body, read once, for the header checks and the handler
+    if (detail::read_message(req.body(), server.options().max_json_depth, parsed) != detail::MessageFault::none) {
+        // A body the reading refuses (not JSON, nested too deep, a key given twice) gets the
+        // handler's error, which says why, whatever its headers claim: they are not compared
+        // with a body that no one reads.
+        const auto once = server.open_session();
+        Exchange refused = detail::ServerAccess::handle(server, req.body(), nullptr, *once);
+        return Reply{400, refused.response.value_or(std::string()), {}, false};
+    }
+    if (auto mismatch = header_mismatch(req, parsed)) return json_error(400, -32020, *mismatch);
     const json* params = params_of(parsed);
     const bool modern_body = params != nullptr && detail::claimed_protocol_version(*params) != nullptr;
     if (!modern_body && unsupported_version_header(req)) return unsupported_version();
@@ -432,10 +435,8 @@ Reply Shared::answer_post(const Request& req, const std::string& client) {
     }
     if (!session) session = server.open_session();  // one request's worth (stateless era)
 
-    // The handler takes the header check's parse (a null or a discarded one it parses itself,
-    // to answer as Server::handle does).
-    const bool reuse = !parsed.is_null() && !parsed.is_discarded();
-    Exchange ex = detail::ServerAccess::handle(server, req.body(), reuse ? &parsed : nullptr, *session);
+    // The handler takes the body as read above.
+    Exchange ex = detail::ServerAccess::handle(server, req.body(), &parsed, *session);
 
     Reply reply;
     if (!ex.response) {

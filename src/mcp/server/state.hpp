@@ -176,9 +176,8 @@ namespace detail {
 /// How the library's transports reach the server's handler.
 struct ServerAccess {
     /// Server::handle, for a transport that may have parsed the message already: `parsed`, when
-    /// not null, is `message` as json::parse made it after the same size and depth checks
-    /// (json_depth with the server's max_json_depth); it is used (moved from) instead of parsing
-    /// the message again.
+    /// not null, is `message` as detail::read_message read it with the server's max_json_depth;
+    /// it is used (moved from) instead of reading the message again.
     [[nodiscard]] static Exchange handle(const Server& server, std::string_view message, nlohmann::json* parsed,
                                          Session& session);
 };

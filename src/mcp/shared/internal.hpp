@@ -88,12 +88,20 @@ using agentskills::sha256_digest;
 /// `message` (valid JSON that nlohmann parsed, giving `id`) as the sender wrote it when it is a
 /// number that nlohmann does not give back exactly — a float token (`1.50`, `1e2`) or an integer
 /// past 64 bits (`123456789012345678901234567890`, which it reads as a double) — else `id`
-/// printed. Of two members "id", the last counts, as in nlohmann's object.
+/// printed. Of two members "id" the last counts, as in nlohmann's object (the server's own
+/// reading, read_message, refuses such a message before it is answered).
 [[nodiscard]] std::string id_text(std::string_view message, const nlohmann::json& id);
 
-/// Largest nesting of `[`/`{` outside strings in JSON text (stops counting past `limit`): the
-/// core's scan (src/base/byte_scans.hpp).
-using agentskills::detail::json_depth;
+/// Why the text of a JSON-RPC message was not read (read_message).
+enum class MessageFault { none, depth, duplicate_key, syntax };
+/// The one reading of a JSON-RPC message's text, the server's (both transports) and the
+/// client's: the core's JSON reader (src/base/json_text_check.hpp), one pass that builds `out`
+/// and refuses a nesting deeper than `max_depth` levels (the top-level value is level 1) and a
+/// key given twice in one object (nlohmann keeps the last of two "method" members; a proxy or
+/// another SDK in front of us may keep the first and see another request). `out` is null unless
+/// the result is MessageFault::none; `repeated_key`, when not null, gets the key given twice.
+[[nodiscard]] MessageFault read_message(std::string_view text, std::size_t max_depth, nlohmann::json& out,
+                                        std::string* repeated_key = nullptr);
 
 inline constexpr std::string_view SCHEME = "skill://";
 /// Bounds of a `skill://` URI that parse_skill_uri accepts.

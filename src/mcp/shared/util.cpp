@@ -14,6 +14,7 @@
 
 #include <openssl/rand.h>
 
+#include "../../base/json_text_check.hpp"
 #include "agentskills/base/names.hpp"
 #include "internal.hpp"
 
@@ -310,6 +311,30 @@ std::optional<SkillUri> parse_skill_uri(std::string_view uri, std::string& why) 
         pos = end + 1;
     }
     return out;
+}
+
+MessageFault read_message(std::string_view text, std::size_t max_depth, nlohmann::json& out,
+                          std::string* repeated_key) {
+    using Fault = agentskills::detail::JsonTextCheck::Fault;
+    // The reader's 0 means no bound; a server's max_json_depth of 0 admits no array or object.
+    agentskills::detail::JsonTextCheck reader({.max_depth = max_depth == 0 ? 1 : max_depth});
+    switch (reader.parse(text, out)) {
+        case Fault::none:
+            if (max_depth == 0 && out.is_structured()) {
+                out = nullptr;
+                return MessageFault::depth;
+            }
+            return MessageFault::none;
+        case Fault::depth:
+            return MessageFault::depth;
+        case Fault::duplicate_key:
+            if (repeated_key != nullptr) *repeated_key = reader.key();
+            return MessageFault::duplicate_key;
+        case Fault::values:  // no value bound is set
+        case Fault::syntax:
+            break;
+    }
+    return MessageFault::syntax;
 }
 
 }  // namespace agentskills::mcp::detail
