@@ -91,6 +91,32 @@ const char* not_followed(git_filemode_t mode) noexcept {
     return "not a regular file";
 }
 
+// A repository with an `objects/info/alternates` file is refused before its object database is
+// opened: libgit2 (1.5 has no option against it) reads objects through every object store the
+// file names, any directory on the machine, so a repository unpacked from an archive could serve
+// a skill from another user's repository. `git clone` never writes the file (`--shared` and
+// `--reference` do). Anything at that path counts, a link or a directory too.
+void refuse_alternates(const git_repository* repo, const std::string& repo_path) {
+    git_buf objects = GIT_BUF_INIT;
+    if (git_repository_item_path(&objects, repo, GIT_REPOSITORY_ITEM_OBJECTS) != 0) {
+        git_buf_dispose(&objects);
+        throw IoError(fmt::format("cannot open the git repository '{}': {}", repo_path, last_git_error()));
+    }
+    const std::filesystem::path alternates = std::filesystem::path(objects.ptr) / "info" / "alternates";
+    git_buf_dispose(&objects);
+    std::error_code ec;
+    const std::filesystem::file_status status = std::filesystem::symlink_status(alternates, ec);
+    if (status.type() == std::filesystem::file_type::not_found) return;
+    if (ec) {
+        throw IoError(fmt::format("cannot open the git repository '{}': cannot check '{}': {}", repo_path,
+                                  alternates.string(), ec.message()));
+    }
+    throw IoError(
+        fmt::format("cannot open the git repository '{}': it has '{}', which would have objects read from other "
+                    "repositories (`git repack -a -d` and removing the file make it self-contained)",
+                    repo_path, alternates.lexically_normal().string()));
+}
+
 // What a path names in the tree.
 struct Resolved {
     git_filemode_t mode = GIT_FILEMODE_TREE;
@@ -309,6 +335,7 @@ std::shared_ptr<const GitTreeReader> GitTreeReader::open(const std::string& repo
         throw IoError(fmt::format("cannot open the git repository '{}': {}", repo_path, last_git_error()));
     }
     impl->repo.reset(repo);
+    refuse_alternates(repo, repo_path);
 
     git_odb* odb = nullptr;
     if (git_repository_odb(&odb, repo) != 0) {

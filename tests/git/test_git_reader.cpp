@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -665,6 +666,50 @@ TEST_CASE("a git: root whose repository or ref is missing is a missing root", "[
     // Without the source installed, a git: root is an ordinary (missing) path.
     FilesystemSkillLoader plain({.roots = {"git:" + repo.dir + "@v1"}, .include_default_roots = false});
     CHECK(plain.discover().skills.empty());
+}
+
+TEST_CASE("GitTreeReader refuses a repository that reads objects through alternates", "[git][hostile]") {
+    // `objects/info/alternates` names other object stores, any directory on the machine: a
+    // repository unpacked from an archive could serve a skill from another user's repository.
+    // `git clone --shared` writes the file, its commits' objects staying in the source.
+    Repo repo;
+    const std::string shared = repo.tmp.path("shared");
+    git(repo.tmp.path(), "clone -q --shared --bare " + quote(repo.dir) + " " + quote(shared));
+    const std::string alternates = shared + "/objects/info/alternates";
+    REQUIRE(std::filesystem::is_regular_file(alternates));
+    std::string names;
+    {
+        std::ifstream in(alternates);
+        std::getline(in, names);
+    }
+    CHECK(names == repo.dir + "/.git/objects");
+    CHECK_THROWS_WITH(GitTreeReader::open(shared, "main"),
+                      "cannot open the git repository '" + shared + "': it has '" + alternates +
+                          "', which would have objects read from other repositories (`git repack -a -d` and "
+                          "removing the file make it self-contained)");
+    // Whatever is there: an empty file, a directory, a dangling link.
+    std::filesystem::remove(alternates);
+    repo.tmp.write("shared/objects/info/alternates", "");
+    CHECK_THROWS_AS(GitTreeReader::open(shared, "main"), IoError);
+    std::filesystem::remove(alternates);
+    std::filesystem::create_directory(alternates);
+    CHECK_THROWS_AS(GitTreeReader::open(shared, "main"), IoError);
+    std::filesystem::remove(alternates);
+    std::filesystem::create_symlink(repo.tmp.path("nowhere"), alternates);
+    CHECK_THROWS_AS(GitTreeReader::open(shared, "main"), IoError);
+    std::filesystem::remove(alternates);
+    // Without the file, the source's objects are out of reach; repacked first, the clone is whole.
+    CHECK_THROWS_AS(GitTreeReader::open(shared, "main"), IoError);
+    repo.tmp.write("shared/objects/info/alternates", names + "\n");
+    git(shared, "repack -q -a -d");
+    std::filesystem::remove(alternates);
+    CHECK(GitTreeReader::open(shared, "main")->commit_id() == repo.second);
+    // A work tree's .git, and through a root: the root fails naming the file (not a missing root).
+    const std::string work = repo.tmp.path("work");
+    git(repo.tmp.path(), "clone -q --shared " + quote(repo.dir) + " " + quote(work));
+    CHECK_THROWS_AS(GitTreeReader::open(work, "main"), IoError);
+    FilesystemSkillLoader loader(git_library({"git:" + work + "@main:skills"}));
+    CHECK_THROWS_WITH(loader.discover(), Catch::Contains(work + "/.git/objects/info/alternates"));
 }
 
 TEST_CASE("agentskills list --root git:<repo>@<tag>", "[git][cli]") {

@@ -46,7 +46,9 @@ public:
     /// Opens `repo_path` (the work tree's top or the `.git` / bare directory itself; parent
     /// directories are not searched) and resolves `ref` (a branch, tag, commit id or any
     /// revision that git_revparse_single peels to a commit). A commit or annotated tag on the
-    /// way from a branch, tag or id over `max_commit_bytes` is an IoError, before it is loaded.
+    /// way from a branch, tag or id over `max_commit_bytes` is an IoError, before it is loaded;
+    /// so is a repository with an `objects/info/alternates` file (it would read objects of other
+    /// repositories).
     /// Throws NotFoundError (no repository, unknown ref), ConfigurationError (an empty ref,
     /// one with NUL or starting with '-'), IoError (a ref that names no commit, anything else).
     [[nodiscard]] static std::shared_ptr<const GitTreeReader> open(const std::string& repo_path, std::string_view ref,
