@@ -783,15 +783,16 @@ TEST_CASE("GitTreeReader refuses a repository that reads objects through alterna
                           "', which would have objects read from other repositories (`git repack -a -d` and "
                           "removing the file make it self-contained)");
     // Whatever is there: an empty file, a directory, a dangling link.
+    const std::string named = "it has '" + alternates + "'";
     std::filesystem::remove(alternates);
     repo.tmp.write("shared/objects/info/alternates", "");
-    CHECK_THROWS_AS(GitTreeReader::open(shared, "main"), IoError);
+    CHECK_THROWS_WITH(GitTreeReader::open(shared, "main"), Catch::Contains(named));
     std::filesystem::remove(alternates);
     std::filesystem::create_directory(alternates);
-    CHECK_THROWS_AS(GitTreeReader::open(shared, "main"), IoError);
+    CHECK_THROWS_WITH(GitTreeReader::open(shared, "main"), Catch::Contains(named));
     std::filesystem::remove(alternates);
     std::filesystem::create_symlink(repo.tmp.path("nowhere"), alternates);
-    CHECK_THROWS_AS(GitTreeReader::open(shared, "main"), IoError);
+    CHECK_THROWS_WITH(GitTreeReader::open(shared, "main"), Catch::Contains(named));
     std::filesystem::remove(alternates);
     // Without the file, the source's objects are out of reach; repacked first, the clone is whole.
     CHECK_THROWS_AS(GitTreeReader::open(shared, "main"), IoError);
@@ -802,7 +803,7 @@ TEST_CASE("GitTreeReader refuses a repository that reads objects through alterna
     // A work tree's .git, and through a root: the root fails naming the file (not a missing root).
     const std::string work = repo.tmp.path("work");
     git(repo.tmp.path(), "clone -q --shared " + quote(repo.dir) + " " + quote(work));
-    CHECK_THROWS_AS(GitTreeReader::open(work, "main"), IoError);
+    CHECK_THROWS_WITH(GitTreeReader::open(work, "main"), Catch::Contains(work + "/.git/objects/info/alternates"));
     FilesystemSkillLoader loader(git_library({"git:" + work + "@main:skills"}));
     CHECK_THROWS_WITH(loader.discover(), Catch::Contains(work + "/.git/objects/info/alternates"));
 }
