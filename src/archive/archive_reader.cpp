@@ -140,6 +140,49 @@ std::optional<EndRecord> end_record(std::string_view b) {
     return found;
 }
 
+// Where the local header of the entry whose central header is `header` lies (libzip's reading):
+// the header's offset, or, when that is 0xFFFFFFFF, the zip64 extra field's (its values in order,
+// each there only when the header's own is 0xFFFFFFFF). nullopt when there is no such field.
+std::optional<std::uint64_t> local_header_offset(std::string_view header, std::size_t name_size) {
+    constexpr std::uint64_t in_zip64 = 0xFFFFFFFF;
+    const std::uint64_t offset = le_n(header, 42, 4);
+    if (offset != in_zip64) return offset;
+    std::size_t at = 46 + name_size;
+    const std::size_t end = at + le16(header, 30);
+    while (end - at >= 4) {
+        const std::size_t size = le16(header, at + 2);
+        if (end - at - 4 < size) return std::nullopt;
+        if (le16(header, at) == 0x0001) {
+            std::size_t skip = 0;
+            if (le_n(header, 24, 4) == in_zip64) skip += 8;  // the uncompressed size
+            if (le_n(header, 20, 4) == in_zip64) skip += 8;  // the compressed size
+            if (size < skip + 8) return std::nullopt;
+            return le_n(header, at + 4 + skip, 8);
+        }
+        at += 4 + size;
+    }
+    return std::nullopt;
+}
+
+// The name in the local header of the entry whose central header is `header` and name `name`,
+// compared byte for byte. libzip's own comparison of the two headers (ZIP_CHECKCONS) turns a NUL
+// into a space in both names first, so it found `demo/SKILL.md\0x` (local) and `demo/SKILL.md x`
+// (central) equal, and a reader that walks the local headers (a streaming unzipper such as
+// bsdtar) would see another name than the loader. A local header that does not lie inside the
+// archive is left to libzip (it refuses it).
+void check_local_name(std::string_view b, std::string_view header, std::string_view name) {
+    constexpr std::size_t local_size = 30;
+    const std::optional<std::uint64_t> at = local_header_offset(header, name.size());
+    if (!at || b.size() < local_size || *at > b.size() - local_size) return;
+    const auto local = static_cast<std::size_t>(*at);
+    if (b.compare(local, 4, "PK\x03\x04") != 0) return;
+    const std::size_t local_name_size = le16(b, local + 26);
+    if (b.size() - local - local_size < local_name_size) return;
+    if (const std::string_view local_name = b.substr(local + local_size, local_name_size); local_name != name) {
+        refuse(ArchiveProblem::malformed, name, fmt::format("its local header names it '{}'", printable(local_name)));
+    }
+}
+
 // The central directory's headers, walked before libzip reads them. libzip reads every header
 // the directory holds, not just the declared count (Info-ZIP stores the count modulo 65,536, and
 // libzip takes 65,536 more when the headers are there): one small end record could have libzip
@@ -167,6 +210,7 @@ void check_central_headers(std::string_view b, const EndRecord& end, const Archi
             refuse(ArchiveProblem::unsafe_name, name, "a NUL byte in the name");
         }
         if (stop - pos - header_size < rest) return;
+        check_local_name(b, b.substr(pos, header_size + rest), name);
         pos += header_size + rest;
     }
 }

@@ -61,6 +61,10 @@ using TreePtr = std::shared_ptr<git_tree>;  // a loaded tree, shared with the ca
 constexpr std::size_t recent_trees_max = 16;
 constexpr std::uint64_t recent_tree_bytes_max = 16ULL << 20;
 
+// Commit and tag objects loaded while a ref is resolved, at most (each within max_commit_bytes):
+// `main~N` loads N + 1 commits (the last is the one read), and each annotated tag on the way one.
+constexpr std::size_t resolve_objects_max = 1000;
+
 // One plain path component as a tree entry name (hostile objects can hold anything).
 // (A backslash too: the path rules refuse it, so such an entry could never be named.)
 bool plain_component(std::string_view name) noexcept {
@@ -89,6 +93,32 @@ const char* not_followed(git_filemode_t mode) noexcept {
     if (mode == GIT_FILEMODE_LINK) return "a symbolic link, not followed";
     if (mode == GIT_FILEMODE_COMMIT) return "a submodule, not followed";
     return "not a regular file";
+}
+
+// A repository with an `objects/info/alternates` file is refused before its object database is
+// opened: libgit2 (1.5 has no option against it) reads objects through every object store the
+// file names, any directory on the machine, so a repository unpacked from an archive could serve
+// a skill from another user's repository. `git clone` never writes the file (`--shared` and
+// `--reference` do). Anything at that path counts, a link or a directory too.
+void refuse_alternates(const git_repository* repo, const std::string& repo_path) {
+    git_buf objects = GIT_BUF_INIT;
+    if (git_repository_item_path(&objects, repo, GIT_REPOSITORY_ITEM_OBJECTS) != 0) {
+        git_buf_dispose(&objects);
+        throw IoError(fmt::format("cannot open the git repository '{}': {}", repo_path, last_git_error()));
+    }
+    const std::filesystem::path alternates = std::filesystem::path(objects.ptr) / "info" / "alternates";
+    git_buf_dispose(&objects);
+    std::error_code ec;
+    const std::filesystem::file_status status = std::filesystem::symlink_status(alternates, ec);
+    if (status.type() == std::filesystem::file_type::not_found) return;
+    if (ec) {
+        throw IoError(fmt::format("cannot open the git repository '{}': cannot check '{}': {}", repo_path,
+                                  alternates.string(), ec.message()));
+    }
+    throw IoError(
+        fmt::format("cannot open the git repository '{}': it has '{}', which would have objects read from other "
+                    "repositories (`git repack -a -d` and removing the file make it self-contained)",
+                    repo_path, alternates.lexically_normal().string()));
 }
 
 // What a path names in the tree.
@@ -122,6 +152,7 @@ struct GitTreeReader::Impl {
     };
     mutable std::vector<RecentTree> recent;
     mutable std::uint64_t recent_bytes = 0;
+    std::size_t resolve_loads = 0;  // commits and tags loaded while `ref` is resolved
 
     // The size of an object from its header, without loading it.
     std::uint64_t object_size(const git_oid& oid, git_object_t expected, std::string_view path) const {
@@ -194,19 +225,20 @@ struct GitTreeReader::Impl {
         throw IoError(fmt::format("cannot list '{}': a broken tree object, naming '{}' twice", path, name));
     }
 
-    // The object `ref` names, found without loading any object: a full object id, a reference by
-    // git's rules for short names ("main", "v1", "origin/main", "refs/...", "HEAD"), or an
-    // abbreviated id, in git_revparse_single's order. nullopt for anything else (a revision
-    // expression such as "main~1", a `git describe` name).
-    std::optional<git_oid> named_id(const std::string& repo_path) const {
-        const bool hex = ref.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos;
+    // The object `name` names, found without loading any object: a full object id, a reference by
+    // git's rules for short names ("main", "v1", "origin/main", "refs/...", "HEAD"; "@" is HEAD),
+    // an abbreviated id or a `git describe` name ("v1-3-g0123abc"), in git_revparse_single's order.
+    // nullopt when it names nothing.
+    std::optional<git_oid> named_id(std::string_view name, const std::string& repo_path) const {
+        const std::string text = name == "@" ? std::string("HEAD") : std::string(name);
+        const bool hex = is_hex(text);
         git_oid oid{};
-        if (hex && ref.size() == GIT_OID_HEXSZ && git_oid_fromstr(&oid, ref.c_str()) == 0 &&
+        if (hex && text.size() == GIT_OID_HEXSZ && git_oid_fromstr(&oid, text.c_str()) == 0 &&
             git_odb_exists(odb.get(), &oid) != 0) {
             return oid;
         }
         git_reference* named = nullptr;
-        if (git_reference_dwim(&named, repo.get(), ref.c_str()) == 0) {
+        if (git_reference_dwim(&named, repo.get(), text.c_str()) == 0) {
             const std::unique_ptr<git_reference, ReferenceFree> owned(named);
             git_reference* direct = nullptr;
             if (const int rc = git_reference_resolve(&direct, named); rc != 0) {
@@ -217,42 +249,174 @@ struct GitTreeReader::Impl {
             if (const git_oid* target = git_reference_target(direct); target != nullptr) return *target;
             return std::nullopt;
         }
-        if (hex && ref.size() >= GIT_OID_MINPREFIXLEN && ref.size() < GIT_OID_HEXSZ &&
-            git_oid_fromstrn(&oid, ref.c_str(), ref.size()) == 0) {
-            git_oid full{};
-            if (git_odb_exists_prefix(&full, odb.get(), &oid, ref.size()) == 0) return full;
+        if (hex) return abbreviated_id(text);
+        if (const std::size_t g = text.rfind("-g"); g != std::string::npos && is_hex(text.substr(g + 2))) {
+            return abbreviated_id(text.substr(g + 2));
         }
         return std::nullopt;
     }
 
-    // Follows `oid` through annotated tags to a commit, reading each object's header first: a
-    // commit or tag over max_commit_bytes is refused before it is loaded (its message is free
-    // text, and a few hundred kilobytes of a packed repository can hold a gigabyte of it).
-    ObjectPtr load_commit(git_oid oid, const std::string& repo_path) const {
-        for (;;) {
-            std::size_t size = 0;
-            git_object_t type = GIT_OBJECT_INVALID;
-            if (git_odb_read_header(&size, &type, odb.get(), &oid) != 0) {
-                throw IoError(fmt::format("cannot resolve ref '{}' in '{}': {}", ref, repo_path, last_git_error()));
-            }
-            if (type != GIT_OBJECT_COMMIT && type != GIT_OBJECT_TAG) {
-                throw IoError(fmt::format("ref '{}' in '{}' names no commit: it leads to a {}", ref, repo_path,
-                                          git_object_type2string(type)));
-            }
-            if (size > limits.max_commit_bytes) {
-                throw IoError(
-                    fmt::format("cannot resolve ref '{}' in '{}': a {} object of {} bytes, more than the "
-                                "limit of {}",
-                                ref, repo_path, git_object_type2string(type), size, limits.max_commit_bytes));
-            }
-            git_object* object = nullptr;
-            if (git_object_lookup(&object, repo.get(), &oid, type) != 0) {
-                throw IoError(fmt::format("cannot resolve ref '{}' in '{}': {}", ref, repo_path, last_git_error()));
-            }
-            ObjectPtr owned(object);
-            if (type == GIT_OBJECT_COMMIT) return owned;
-            oid = *git_tag_target_id(reinterpret_cast<const git_tag*>(object));
+    static bool is_hex(std::string_view text) noexcept {
+        return !text.empty() && text.find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos;
+    }
+
+    std::optional<git_oid> abbreviated_id(std::string_view hex) const {
+        git_oid oid{};
+        git_oid full{};
+        if (hex.size() >= GIT_OID_MINPREFIXLEN && hex.size() < GIT_OID_HEXSZ &&
+            git_oid_fromstrn(&oid, hex.data(), hex.size()) == 0 &&
+            git_odb_exists_prefix(&full, odb.get(), &oid, hex.size()) == 0) {
+            return full;
         }
+        return std::nullopt;
+    }
+
+    // The type of `oid` from its header; a commit or tag over max_commit_bytes is refused here,
+    // before anything loads it (its message is free text, and a few hundred kilobytes of a packed
+    // repository can hold a gigabyte of it).
+    git_object_t checked_type(const git_oid& oid, const std::string& repo_path) const {
+        std::size_t size = 0;
+        git_object_t type = GIT_OBJECT_INVALID;
+        if (git_odb_read_header(&size, &type, odb.get(), &oid) != 0) {
+            throw IoError(fmt::format("cannot resolve ref '{}' in '{}': {}", ref, repo_path, last_git_error()));
+        }
+        if ((type == GIT_OBJECT_COMMIT || type == GIT_OBJECT_TAG) && size > limits.max_commit_bytes) {
+            throw IoError(
+                fmt::format("cannot resolve ref '{}' in '{}': a {} object of {} bytes, more than the "
+                            "limit of {}",
+                            ref, repo_path, git_object_type2string(type), size, limits.max_commit_bytes));
+        }
+        return type;
+    }
+
+    // Loads the commit or tag `oid` (of `type`, from checked_type): at most resolve_objects_max
+    // of them while the ref is resolved.
+    ObjectPtr load_checked(const git_oid& oid, git_object_t type, const std::string& repo_path) {
+        if (++resolve_loads > resolve_objects_max) {
+            throw IoError(fmt::format("cannot resolve ref '{}' in '{}': more than {} commit and tag objects on the way",
+                                      ref, repo_path, resolve_objects_max));
+        }
+        git_object* object = nullptr;
+        if (git_object_lookup(&object, repo.get(), &oid, type) != 0) {
+            throw IoError(fmt::format("cannot resolve ref '{}' in '{}': {}", ref, repo_path, last_git_error()));
+        }
+        return ObjectPtr(object);
+    }
+
+    // Follows `oid` through annotated tags; the first object that is not a tag, and its type.
+    std::pair<git_oid, git_object_t> peel_tags(git_oid oid, const std::string& repo_path) {
+        for (;;) {
+            const git_object_t type = checked_type(oid, repo_path);
+            if (type != GIT_OBJECT_TAG) return {oid, type};
+            const ObjectPtr tag = load_checked(oid, type, repo_path);
+            oid = *git_tag_target_id(reinterpret_cast<const git_tag*>(tag.get()));
+        }
+    }
+
+    // The commit `oid` leads to through annotated tags, each checked from its header first.
+    ObjectPtr load_commit(const git_oid& oid, const std::string& repo_path) {
+        const auto [target, type] = peel_tags(oid, repo_path);
+        if (type != GIT_OBJECT_COMMIT) {
+            throw IoError(fmt::format("ref '{}' in '{}' names no commit: it leads to a {}", ref, repo_path,
+                                      git_object_type2string(type)));
+        }
+        return load_checked(target, type, repo_path);
+    }
+
+    [[noreturn]] void unsupported() const {
+        throw ConfigurationError(
+            fmt::format("'{}' is not a usable git ref: a branch, tag, reference, commit id or `git describe` name, "
+                        "optionally followed by ~<n>, ^<n>, ^{{}}, ^{{commit}}, ^{{tree}}, ^{{blob}}, ^{{tag}} or "
+                        "^{{object}}",
+                        ref));
+    }
+
+    // What `ref` names. Its name (up to the first '~' or '^') is found without loading anything
+    // (named_id); the revision suffixes after it are walked here, every commit and tag on the way
+    // checked from its header before it is loaded (libgit2's revparse loads what it walks whole).
+    // `<rev>:<path>` names a tree entry, never a commit to read (an IoError, as for a tag of a
+    // tree); other revision syntax (`@{...}`, `:/text`, `^{/regex}`) is a ConfigurationError.
+    git_oid resolve_ref(const std::string& repo_path) {
+        const std::size_t cut = std::min(ref.find_first_of("~^"), ref.size());
+        const std::string_view name = std::string_view(ref).substr(0, cut);
+        if (const std::size_t colon = name.find(':'); colon != std::string_view::npos && colon > 0)
+            names_entry(repo_path);
+        if (name.empty() || name.front() == ':' || name.find("@{") != std::string_view::npos) unsupported();
+        const std::optional<git_oid> found = named_id(name, repo_path);
+        if (!found) throw NotFoundError(fmt::format("ref '{}' not found in '{}'", ref, repo_path));
+        git_oid oid = *found;
+        std::size_t pos = cut;
+        while (pos < ref.size()) {
+            const char op = ref[pos++];
+            if (op == ':') names_entry(repo_path);
+            if (op != '~' && op != '^') unsupported();
+            if (op == '^' && pos < ref.size() && ref[pos] == '{') {
+                const std::size_t close = ref.find('}', pos);
+                if (close == std::string::npos) unsupported();
+                oid = peel(oid, std::string_view(ref).substr(pos + 1, close - pos - 1), repo_path);
+                pos = close + 1;
+                continue;
+            }
+            std::size_t n = 0;
+            const std::size_t digits = pos;
+            for (; pos < ref.size() && ref[pos] >= '0' && ref[pos] <= '9'; ++pos) {
+                n = std::min<std::size_t>(n * 10 + static_cast<std::size_t>(ref[pos] - '0'), resolve_objects_max + 1);
+            }
+            if (pos == digits) n = 1;
+            if (op == '^') {
+                const ObjectPtr commit = load_commit(oid, repo_path);
+                const auto* c = reinterpret_cast<const git_commit*>(commit.get());
+                if (n == 0) {
+                    oid = *git_commit_id(c);
+                } else if (n > git_commit_parentcount(c)) {
+                    throw NotFoundError(fmt::format("ref '{}' not found in '{}'", ref, repo_path));
+                } else {
+                    oid = *git_commit_parent_id(c, static_cast<unsigned int>(n - 1));
+                }
+                continue;
+            }
+            for (std::size_t i = 0; i < n; ++i) {
+                const ObjectPtr commit = load_commit(oid, repo_path);
+                const auto* c = reinterpret_cast<const git_commit*>(commit.get());
+                if (git_commit_parentcount(c) == 0) {
+                    throw NotFoundError(fmt::format("ref '{}' not found in '{}'", ref, repo_path));
+                }
+                oid = *git_commit_parent_id(c, 0);
+            }
+        }
+        return oid;
+    }
+
+    // `oid^{type}`: "" follows annotated tags, "object" is `oid` itself, "tag" must be a tag, the
+    // others peel to an object of that type (a commit's tree for "tree").
+    git_oid peel(const git_oid& oid, std::string_view type, const std::string& repo_path) {
+        if (type == "object") {
+            (void)checked_type(oid, repo_path);
+            return oid;
+        }
+        if (type == "tag") {
+            if (const git_object_t t = checked_type(oid, repo_path); t != GIT_OBJECT_TAG)
+                cannot_peel(t, type, repo_path);
+            return oid;
+        }
+        if (type == "commit") return *git_object_id(load_commit(oid, repo_path).get());
+        if (type != "" && type != "tree" && type != "blob") unsupported();
+        const auto [target, t] = peel_tags(oid, repo_path);
+        if (type == "" || type == git_object_type2string(t)) return target;
+        if (type == "tree" && t == GIT_OBJECT_COMMIT) {
+            return *git_commit_tree_id(reinterpret_cast<const git_commit*>(load_checked(target, t, repo_path).get()));
+        }
+        cannot_peel(t, type, repo_path);
+    }
+
+    [[noreturn]] void names_entry(const std::string& repo_path) const {
+        throw IoError(
+            fmt::format("ref '{}' in '{}' names no commit: `<rev>:<path>` names a tree entry", ref, repo_path));
+    }
+
+    [[noreturn]] void cannot_peel(git_object_t from, std::string_view to, const std::string& repo_path) const {
+        throw IoError(fmt::format("cannot resolve ref '{}' in '{}': a {} does not lead to a {}", ref, repo_path,
+                                  git_object_type2string(from), to));
     }
 
     // Walks the tree one component at a time, loading each subtree only after its size is checked.
@@ -309,6 +473,7 @@ std::shared_ptr<const GitTreeReader> GitTreeReader::open(const std::string& repo
         throw IoError(fmt::format("cannot open the git repository '{}': {}", repo_path, last_git_error()));
     }
     impl->repo.reset(repo);
+    refuse_alternates(repo, repo_path);
 
     git_odb* odb = nullptr;
     if (git_repository_odb(&odb, repo) != 0) {
@@ -316,25 +481,7 @@ std::shared_ptr<const GitTreeReader> GitTreeReader::open(const std::string& repo
     }
     impl->odb.reset(odb);
 
-    ObjectPtr commit_object;
-    if (const std::optional<git_oid> named = impl->named_id(repo_path)) {
-        commit_object = impl->load_commit(*named, repo_path);
-    } else {
-        // A revision expression: libgit2 walks it, loading the objects on the way.
-        git_object* object = nullptr;
-        if (const int rc = git_revparse_single(&object, repo, impl->ref.c_str()); rc != 0) {
-            if (rc == GIT_ENOTFOUND) {
-                throw NotFoundError(fmt::format("ref '{}' not found in '{}'", ref, repo_path));
-            }
-            throw IoError(fmt::format("cannot resolve ref '{}' in '{}': {}", ref, repo_path, last_git_error()));
-        }
-        const ObjectPtr named_object(object);
-        git_object* peeled = nullptr;
-        if (git_object_peel(&peeled, object, GIT_OBJECT_COMMIT) != 0) {
-            throw IoError(fmt::format("ref '{}' in '{}' names no commit: {}", ref, repo_path, last_git_error()));
-        }
-        commit_object.reset(peeled);
-    }
+    const ObjectPtr commit_object = impl->load_commit(impl->resolve_ref(repo_path), repo_path);
     const auto* commit = reinterpret_cast<const git_commit*>(commit_object.get());
 
     char hex[GIT_OID_HEXSZ + 1] = {};

@@ -565,6 +565,86 @@ TEST_CASE("ArchiveReader refuses a NUL in a name (libzip reads it as a space)", 
     }
 }
 
+namespace {
+
+// One stored file holding "a", named `local_name` in its local header and `central_name` in the
+// central directory; with `zip64`, the central header's local header offset is 0xFFFFFFFF and
+// the offset is in a zip64 extra field.
+std::string one_entry(const std::string& local_name, const std::string& central_name, bool zip64) {
+    std::string b;
+    append_u32(b, 0x04034b50);
+    for (const std::uint16_t v : std::initializer_list<std::uint16_t>{20, 0, 0, 0, 0}) append_u16(b, v);
+    for (const std::uint32_t v : {0xe8b7be43U, 1U, 1U}) append_u32(b, v);  // crc32("a"), sizes
+    append_u16(b, static_cast<std::uint16_t>(local_name.size()));
+    append_u16(b, 0);
+    b += local_name + "a";
+    const std::size_t directory = b.size();
+    append_u32(b, 0x02014b50);
+    for (const std::uint16_t v : std::initializer_list<std::uint16_t>{45, 45, 0, 0, 0, 0}) append_u16(b, v);
+    for (const std::uint32_t v : {0xe8b7be43U, 1U, 1U}) append_u32(b, v);
+    append_u16(b, static_cast<std::uint16_t>(central_name.size()));
+    append_u16(b, zip64 ? 12 : 0);  // the extra field
+    for (const std::uint16_t v : std::initializer_list<std::uint16_t>{0, 0, 0}) append_u16(b, v);
+    append_u32(b, 0);                       // external attributes
+    append_u32(b, zip64 ? 0xFFFFFFFF : 0);  // local header offset
+    b += central_name;
+    if (zip64) {
+        append_u16(b, 0x0001);
+        append_u16(b, 8);
+        append_u64(b, 0);  // the local header offset
+    }
+    const std::size_t directory_size = b.size() - directory;
+    append_u32(b, 0x06054b50);
+    append_u32(b, 0);
+    append_u16(b, 1);
+    append_u16(b, 1);
+    append_u32(b, static_cast<std::uint32_t>(directory_size));
+    append_u32(b, static_cast<std::uint32_t>(directory));
+    append_u16(b, 0);
+    return b;
+}
+
+}  // namespace
+
+TEST_CASE("ArchiveReader refuses a local header that names its entry otherwise", "[archive][hostile]") {
+    // libzip (ZIP_CHECKCONS) compares each local header with its central directory header, but
+    // after turning a NUL into a space in both names: a local `demo/notes\0md` passed for a
+    // central `demo/notes md`. A reader that walks the local headers (bsdtar, a streaming
+    // unzipper) would list another name than the loader. The names are compared byte for byte.
+    const auto refusal = [](const std::string& bytes) -> std::string {
+        try {
+            (void)ArchiveReader::from_bytes(bytes);
+        } catch (const ArchiveError& e) {
+            CHECK(e.problem() == ArchiveProblem::malformed);
+            return e.what();
+        }
+        return "opened";
+    };
+    const auto patch_first = [](std::string& b, std::string_view from, std::string_view to) {
+        const std::size_t at = b.find(from);
+        REQUIRE(at != std::string::npos);
+        REQUIRE(from.size() == to.size());
+        b.replace(at, from.size(), to);
+    };
+    std::string nul = build_zip(with(good_items(), {"demo/notes#md", "notes\n"}));
+    patch_first(nul, "demo/notes#md", std::string("demo/notes\0md", 13));  // the local header comes first
+    patch_first(nul, "demo/notes#md", "demo/notes md");                    // then the central directory
+    CHECK(refusal(nul) ==
+          "archive refused (malformed): entry 'demo/notes md': its local header names it 'demo/notes\\x00md'");
+    // Any other difference too (libzip refused this one as inconsistent, without naming the entry).
+    std::string other = build_zip(good_items());
+    patch_first(other, "demo/scripts/run.sh", "demo/scripts/RUN.sh");
+    CHECK(refusal(other) ==
+          "archive refused (malformed): entry 'demo/scripts/run.sh': its local header names it 'demo/scripts/RUN.sh'");
+    // The local header found through a zip64 extra field as well.
+    for (const bool zip64 : {false, true}) {
+        INFO("zip64 " << zip64);
+        CHECK(ArchiveReader::from_bytes(one_entry("a b", "a b", zip64))->read_file("a b", 0).data == "a");
+        CHECK(refusal(one_entry(std::string("a\0b", 3), "a b", zip64)) ==
+              "archive refused (malformed): entry 'a b': its local header names it 'a\\x00b'");
+    }
+}
+
 TEST_CASE("ArchiveReader refuses unsafe entry names", "[archive][hostile]") {
     const std::vector<std::string> bad = {
         "../evil.md",

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -396,7 +397,102 @@ TEST_CASE("GitTreeReader bounds the commits and tags a ref leads through before 
     CHECK(GitTreeReader::open(repo.dir, "v1-annotated")->commit_id() == repo.first);
     CHECK(GitTreeReader::open(repo.dir, repo.first.substr(0, 7))->commit_id() == repo.first);
     CHECK(GitTreeReader::open(repo.dir, "HEAD")->commit_id() == repo.second);
-    CHECK(GitTreeReader::open(repo.dir, "main~1")->commit_id() == repo.first);  // an expression: revparse
+    CHECK(GitTreeReader::open(repo.dir, "main~1")->commit_id() == repo.first);  // an expression
+}
+
+TEST_CASE("GitTreeReader bounds the commits and tags a revision expression walks", "[git][hostile]") {
+    // `main~1` went to libgit2's revparse, which loads every commit and tag it walks whole: a
+    // commit with a 2 MiB message one step behind a branch was loaded, however small the bound.
+    Repo repo;
+    repo.tmp.write("message", std::string(std::size_t{2} << 20, 'm'));
+    const std::string message = quote(repo.tmp.path("message"));
+    const std::string tree = git(repo.dir, "rev-parse main^{tree}");
+    const std::string huge = git(repo.dir, "commit-tree " + tree + " -p main -F " + message);
+    const std::string child = git(repo.dir, "commit-tree " + tree + " -p " + huge + " -m child");
+    git(repo.dir, "update-ref refs/heads/child " + child);
+    git(repo.dir, "tag to-huge " + huge);
+    git(repo.dir, "tag -a big-tag -F " + message + " main");
+    const std::string commit_size = git(repo.dir, "cat-file -s " + huge);
+    const std::string tag_size = git(repo.dir, "cat-file -s big-tag");
+    const auto refusal = [&](const std::string& ref, const std::string& kind, const std::string& size) {
+        return fmt::format("cannot resolve ref '{}' in '{}': a {} object of {} bytes, more than the limit of 1048576",
+                           ref, repo.dir, kind, size);
+    };
+    for (const std::string& ref :
+         std::vector<std::string>{"child~1", "child^", "child^1", "child~1^{tree}", "child^^{commit}", "to-huge^{}",
+                                  "to-huge^0", "child~2", child.substr(0, 10) + "~1"}) {
+        INFO(ref);
+        CHECK_THROWS_WITH(GitTreeReader::open(repo.dir, ref), refusal(ref, "commit", commit_size));
+    }
+    for (const std::string& ref : std::vector<std::string>{"big-tag^{}", "big-tag^{commit}", "big-tag~0"}) {
+        CHECK_THROWS_WITH(GitTreeReader::open(repo.dir, ref), refusal(ref, "tag", tag_size));
+    }
+    const GitLimits larger{.max_commit_bytes = std::uint64_t{4} << 20};
+    CHECK(GitTreeReader::open(repo.dir, "child~1", larger)->commit_id() == huge);
+    CHECK(GitTreeReader::open(repo.dir, "child~2", larger)->commit_id() == repo.second);
+    CHECK(GitTreeReader::open(repo.dir, "big-tag^{}", larger)->commit_id() == repo.second);
+
+    // A long walk: at most 1,000 commit and tag objects are loaded (`deep~N` loads N + 1).
+    std::string stream =
+        "commit refs/heads/deep\ncommitter T <t@example.invalid> 0 +0000\ndata 1\nc\n"
+        "M 644 inline f\ndata 2\nf\n\n";
+    for (int i = 0; i < 1000; ++i)
+        stream += "commit refs/heads/deep\ncommitter T <t@example.invalid> 0 +0000\ndata 1\nc\n\n";
+    repo.tmp.write("stream", stream);
+    git(repo.dir, "fast-import --quiet < " + quote(repo.tmp.path("stream")));
+    CHECK(GitTreeReader::open(repo.dir, "deep~998")->commit_id() == git(repo.dir, "rev-parse deep~998"));
+    CHECK_THROWS_WITH(
+        GitTreeReader::open(repo.dir, "deep~1000"),
+        "cannot resolve ref 'deep~1000' in '" + repo.dir + "': more than 1000 commit and tag objects on the way");
+}
+
+TEST_CASE("GitTreeReader walks ~, ^ and ^{type} itself and refuses other revision syntax", "[git]") {
+    Repo repo;
+    git(repo.dir, "tag -a tree-tag -m 'a tree' main^{tree}");
+    const auto id = [&](const std::string& ref) { return GitTreeReader::open(repo.dir, ref)->commit_id(); };
+    CHECK(id("main^") == repo.first);
+    CHECK(id("main~") == repo.first);
+    CHECK(id("HEAD~1") == repo.first);
+    CHECK(id("main^0") == repo.second);
+    CHECK(id("main~0") == repo.second);
+    CHECK(id("main^1~0^{commit}") == repo.first);
+    CHECK(id("v1-annotated^{}") == repo.first);
+    CHECK(id("v1-annotated^{commit}") == repo.first);
+    CHECK(id("v1-annotated^{tag}^{object}^{}") == repo.first);
+    CHECK(id("@") == repo.second);
+    CHECK(id("@~1") == repo.first);
+    CHECK(id(repo.second.substr(0, 8) + "^") == repo.first);
+    CHECK(id("v1-1-g" + repo.second.substr(0, 7)) == repo.second);  // a `git describe` name
+    CHECK(id("v1-annotated-1-g" + repo.second.substr(0, 7) + "~1") == repo.first);
+    // Names that lead nowhere are not found; a walk past the first commit neither.
+    for (const std::string& ref :
+         std::vector<std::string>{"main~2", "main^2", "main~5", "no-such~1", "v9-1-gffffffffff"}) {
+        INFO(ref);
+        CHECK_THROWS_AS(GitTreeReader::open(repo.dir, ref), NotFoundError);
+    }
+    // A tree or a blob names no commit; ^{tag} of a commit, ^{blob} of a commit lead nowhere.
+    CHECK_THROWS_WITH(GitTreeReader::open(repo.dir, "main^{tree}"),
+                      "ref 'main^{tree}' in '" + repo.dir + "' names no commit: it leads to a tree");
+    CHECK_THROWS_WITH(GitTreeReader::open(repo.dir, "tree-tag^{}"),
+                      "ref 'tree-tag^{}' in '" + repo.dir + "' names no commit: it leads to a tree");
+    CHECK_THROWS_WITH(GitTreeReader::open(repo.dir, "main^{tag}"),
+                      "cannot resolve ref 'main^{tag}' in '" + repo.dir + "': a commit does not lead to a tag");
+    CHECK_THROWS_WITH(GitTreeReader::open(repo.dir, "tree-tag^{commit}"),
+                      "ref 'tree-tag^{commit}' in '" + repo.dir + "' names no commit: it leads to a tree");
+    CHECK_THROWS_WITH(GitTreeReader::open(repo.dir, "main^{blob}"),
+                      "cannot resolve ref 'main^{blob}' in '" + repo.dir + "': a commit does not lead to a blob");
+    // `<rev>:<path>` names a tree entry, never a commit.
+    for (const std::string& ref : std::vector<std::string>{"main:skills", "main~1:skills", "v1^{}:README.md"}) {
+        CHECK_THROWS_WITH(GitTreeReader::open(repo.dir, ref),
+                          "ref '" + ref + "' in '" + repo.dir + "' names no commit: `<rev>:<path>` names a tree entry");
+    }
+    // The rest of git's revision syntax is refused: reflogs, upstreams, message searches, the index.
+    for (const std::string& ref :
+         std::vector<std::string>{"main@{0}", "HEAD@{1}", "@{-1}", "main@{upstream}", ":/first", "main^{/first}",
+                                  ":0:README.md", "main^{tre", "main^{commitx}", "main~1x", "^main", "~1", "main~-1"}) {
+        INFO(ref);
+        CHECK_THROWS_AS(GitTreeReader::open(repo.dir, ref), ConfigurationError);
+    }
 }
 
 TEST_CASE("GitTreeReader does not list the impossible names of a hand-made tree", "[git][hostile]") {
@@ -665,6 +761,51 @@ TEST_CASE("a git: root whose repository or ref is missing is a missing root", "[
     // Without the source installed, a git: root is an ordinary (missing) path.
     FilesystemSkillLoader plain({.roots = {"git:" + repo.dir + "@v1"}, .include_default_roots = false});
     CHECK(plain.discover().skills.empty());
+}
+
+TEST_CASE("GitTreeReader refuses a repository that reads objects through alternates", "[git][hostile]") {
+    // `objects/info/alternates` names other object stores, any directory on the machine: a
+    // repository unpacked from an archive could serve a skill from another user's repository.
+    // `git clone --shared` writes the file, its commits' objects staying in the source.
+    Repo repo;
+    const std::string shared = repo.tmp.path("shared");
+    git(repo.tmp.path(), "clone -q --shared --bare " + quote(repo.dir) + " " + quote(shared));
+    const std::string alternates = shared + "/objects/info/alternates";
+    REQUIRE(std::filesystem::is_regular_file(alternates));
+    std::string names;
+    {
+        std::ifstream in(alternates);
+        std::getline(in, names);
+    }
+    CHECK(names == repo.dir + "/.git/objects");
+    CHECK_THROWS_WITH(GitTreeReader::open(shared, "main"),
+                      "cannot open the git repository '" + shared + "': it has '" + alternates +
+                          "', which would have objects read from other repositories (`git repack -a -d` and "
+                          "removing the file make it self-contained)");
+    // Whatever is there: an empty file, a directory, a dangling link.
+    const std::string named = "it has '" + alternates + "'";
+    std::filesystem::remove(alternates);
+    repo.tmp.write("shared/objects/info/alternates", "");
+    CHECK_THROWS_WITH(GitTreeReader::open(shared, "main"), Catch::Contains(named));
+    std::filesystem::remove(alternates);
+    std::filesystem::create_directory(alternates);
+    CHECK_THROWS_WITH(GitTreeReader::open(shared, "main"), Catch::Contains(named));
+    std::filesystem::remove(alternates);
+    std::filesystem::create_symlink(repo.tmp.path("nowhere"), alternates);
+    CHECK_THROWS_WITH(GitTreeReader::open(shared, "main"), Catch::Contains(named));
+    std::filesystem::remove(alternates);
+    // Without the file, the source's objects are out of reach; repacked first, the clone is whole.
+    CHECK_THROWS_AS(GitTreeReader::open(shared, "main"), IoError);
+    repo.tmp.write("shared/objects/info/alternates", names + "\n");
+    git(shared, "repack -q -a -d");
+    std::filesystem::remove(alternates);
+    CHECK(GitTreeReader::open(shared, "main")->commit_id() == repo.second);
+    // A work tree's .git, and through a root: the root fails naming the file (not a missing root).
+    const std::string work = repo.tmp.path("work");
+    git(repo.tmp.path(), "clone -q --shared " + quote(repo.dir) + " " + quote(work));
+    CHECK_THROWS_WITH(GitTreeReader::open(work, "main"), Catch::Contains(work + "/.git/objects/info/alternates"));
+    FilesystemSkillLoader loader(git_library({"git:" + work + "@main:skills"}));
+    CHECK_THROWS_WITH(loader.discover(), Catch::Contains(work + "/.git/objects/info/alternates"));
 }
 
 TEST_CASE("agentskills list --root git:<repo>@<tag>", "[git][cli]") {

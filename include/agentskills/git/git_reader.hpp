@@ -23,9 +23,9 @@ struct GitLimits {
     std::uint64_t max_blob_bytes = 16ULL << 20;  ///< largest blob read (16 MiB)
     std::uint64_t max_tree_bytes = 4ULL << 20;   ///< largest tree object loaded (4 MiB)
     std::size_t max_tree_entries = 65536;        ///< entries of one listed directory
-    /// Largest commit or annotated tag object loaded while a ref is resolved (1 MiB): a branch,
-    /// tag or object id is followed from object headers; a revision expression ("main~1") is
-    /// left to libgit2's revparse, which loads the objects it walks whole.
+    /// Largest commit or annotated tag object loaded while a ref is resolved (1 MiB): each one on
+    /// the way, for a name and a revision expression ("main~1") alike, is checked from its object
+    /// header before it is loaded (and at most 1,000 of them are loaded).
     std::uint64_t max_commit_bytes = 1ULL << 20;
 };
 
@@ -44,11 +44,17 @@ struct GitLimits {
 class GitTreeReader final : public SkillReader {
 public:
     /// Opens `repo_path` (the work tree's top or the `.git` / bare directory itself; parent
-    /// directories are not searched) and resolves `ref` (a branch, tag, commit id or any
-    /// revision that git_revparse_single peels to a commit). A commit or annotated tag on the
-    /// way from a branch, tag or id over `max_commit_bytes` is an IoError, before it is loaded.
-    /// Throws NotFoundError (no repository, unknown ref), ConfigurationError (an empty ref,
-    /// one with NUL or starting with '-'), IoError (a ref that names no commit, anything else).
+    /// directories are not searched) and resolves `ref`: a branch, tag, reference, (abbreviated)
+    /// commit id or `git describe` name, optionally followed by `~<n>`, `^<n>`, `^{}`,
+    /// `^{commit}`, `^{tree}`, `^{blob}`, `^{tag}` or `^{object}` (walked here, not by libgit2's
+    /// revparse), leading to a commit. A commit or annotated tag on the way over
+    /// `max_commit_bytes` is an IoError, before it is loaded; so is a walk that would load more
+    /// than 1,000 of them, and a repository with an `objects/info/alternates` file (it would read
+    /// objects of other repositories).
+    /// Throws NotFoundError (no repository, unknown ref, no such parent), ConfigurationError (an
+    /// empty ref, one with NUL or starting with '-', other revision syntax: `@{...}`, `:/text`,
+    /// `^{/regex}`, `:<n>:<path>`), IoError (a ref that names no commit, `<rev>:<path>` among
+    /// them, anything else).
     [[nodiscard]] static std::shared_ptr<const GitTreeReader> open(const std::string& repo_path, std::string_view ref,
                                                                    GitLimits limits = {});
 
