@@ -164,6 +164,31 @@ std::optional<std::uint64_t> local_header_offset(std::string_view header, std::s
     return std::nullopt;
 }
 
+// An Info-ZIP Unicode Path field (0x7075: version, CRC-32 of the header's name, the name in UTF-8)
+// in `extra`, a header's extra fields, that names the entry otherwise than `name`, its header's
+// name: refused. libzip (and unzip) take that field's name in place of the header's whenever the
+// CRC matches, even for ZIP_FL_ENC_RAW, and Python's zipfile ignores the field, so the two would
+// list `demo/SKILL.md` and `demo/notes.md` for one entry. A field that repeats the header's name
+// (what Info-ZIP's zip writes for a UTF-8 name) is accepted. Fields that do not fit are left to
+// libzip.
+void check_unicode_path(std::string_view extra, std::string_view name) {
+    constexpr std::size_t unicode_path = 0x7075;
+    constexpr std::size_t before_name = 5;  // the version byte and the CRC-32
+    std::size_t at = 0;
+    while (extra.size() - at >= 4) {
+        const std::size_t size = le16(extra, at + 2);
+        if (extra.size() - at - 4 < size) return;
+        if (le16(extra, at) == unicode_path && size >= before_name) {
+            const std::string_view other = extra.substr(at + 4 + before_name, size - before_name);
+            if (other != name) {
+                refuse(ArchiveProblem::malformed, name,
+                       fmt::format("its Info-ZIP Unicode Path field names it '{}'", printable(other)));
+            }
+        }
+        at += 4 + size;
+    }
+}
+
 // The name in the local header of the entry whose central header is `header` and name `name`,
 // compared byte for byte. libzip's own comparison of the two headers (ZIP_CHECKCONS) turns a NUL
 // into a space in both names first, so it found `demo/SKILL.md\0x` (local) and `demo/SKILL.md x`
@@ -181,6 +206,9 @@ void check_local_name(std::string_view b, std::string_view header, std::string_v
     if (const std::string_view local_name = b.substr(local + local_size, local_name_size); local_name != name) {
         refuse(ArchiveProblem::malformed, name, fmt::format("its local header names it '{}'", printable(local_name)));
     }
+    const std::size_t local_extra_size = le16(b, local + 28);
+    if (b.size() - local - local_size - local_name_size < local_extra_size) return;
+    check_unicode_path(b.substr(local + local_size + local_name_size, local_extra_size), name);
 }
 
 // The central directory's headers, walked before libzip reads them. libzip reads every header
@@ -210,6 +238,7 @@ void check_central_headers(std::string_view b, const EndRecord& end, const Archi
             refuse(ArchiveProblem::unsafe_name, name, "a NUL byte in the name");
         }
         if (stop - pos - header_size < rest) return;
+        check_unicode_path(b.substr(pos + header_size + name_size, le16(b, pos + 30)), name);
         check_local_name(b, b.substr(pos, header_size + rest), name);
         pos += header_size + rest;
     }

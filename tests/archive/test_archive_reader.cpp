@@ -570,20 +570,21 @@ namespace {
 // One stored file holding "a", named `local_name` in its local header and `central_name` in the
 // central directory; with `zip64`, the central header's local header offset is 0xFFFFFFFF and
 // the offset is in a zip64 extra field.
-std::string one_entry(const std::string& local_name, const std::string& central_name, bool zip64) {
+std::string one_entry(const std::string& local_name, const std::string& central_name, bool zip64,
+                      const std::string& local_extra = "", const std::string& central_extra = "") {
     std::string b;
     append_u32(b, 0x04034b50);
     for (const std::uint16_t v : std::initializer_list<std::uint16_t>{20, 0, 0, 0, 0}) append_u16(b, v);
     for (const std::uint32_t v : {0xe8b7be43U, 1U, 1U}) append_u32(b, v);  // crc32("a"), sizes
     append_u16(b, static_cast<std::uint16_t>(local_name.size()));
-    append_u16(b, 0);
-    b += local_name + "a";
+    append_u16(b, static_cast<std::uint16_t>(local_extra.size()));
+    b += local_name + local_extra + "a";
     const std::size_t directory = b.size();
     append_u32(b, 0x02014b50);
     for (const std::uint16_t v : std::initializer_list<std::uint16_t>{45, 45, 0, 0, 0, 0}) append_u16(b, v);
     for (const std::uint32_t v : {0xe8b7be43U, 1U, 1U}) append_u32(b, v);
     append_u16(b, static_cast<std::uint16_t>(central_name.size()));
-    append_u16(b, zip64 ? 12 : 0);  // the extra field
+    append_u16(b, static_cast<std::uint16_t>((zip64 ? 12 : 0) + central_extra.size()));  // the extra fields
     for (const std::uint16_t v : std::initializer_list<std::uint16_t>{0, 0, 0}) append_u16(b, v);
     append_u32(b, 0);                       // external attributes
     append_u32(b, zip64 ? 0xFFFFFFFF : 0);  // local header offset
@@ -593,6 +594,7 @@ std::string one_entry(const std::string& local_name, const std::string& central_
         append_u16(b, 8);
         append_u64(b, 0);  // the local header offset
     }
+    b += central_extra;
     const std::size_t directory_size = b.size() - directory;
     append_u32(b, 0x06054b50);
     append_u32(b, 0);
@@ -642,6 +644,51 @@ TEST_CASE("ArchiveReader refuses a local header that names its entry otherwise",
         CHECK(ArchiveReader::from_bytes(one_entry("a b", "a b", zip64))->read_file("a b", 0).data == "a");
         CHECK(refusal(one_entry(std::string("a\0b", 3), "a b", zip64)) ==
               "archive refused (malformed): entry 'a b': its local header names it 'a\\x00b'");
+    }
+}
+
+TEST_CASE("ArchiveReader refuses an Info-ZIP Unicode Path field that names its entry otherwise", "[archive][hostile]") {
+    // libzip (and unzip) take the name of an Info-ZIP Unicode Path extra field (0x7075) in place of
+    // the header's when the field's CRC-32 of the header's name matches, even for raw names;
+    // Python's zipfile ignores the field. One entry was `SKILL.md` to the loader and `notes.md`
+    // to a reviewer's script. A field that repeats the header's name is what Info-ZIP's zip writes.
+    const auto unicode_path = [](std::uint32_t crc_of_header_name, const std::string& name) {
+        std::string field;
+        append_u16(field, 0x7075);
+        append_u16(field, static_cast<std::uint16_t>(5 + name.size()));
+        field += '\x01';  // version
+        append_u32(field, crc_of_header_name);
+        return field + name;
+    };
+    constexpr std::uint32_t crc_notes = 0xcd093235;  // CRC-32 of "notes.md"
+    const auto refusal = [](const std::string& bytes) -> std::string {
+        try {
+            const auto reader = ArchiveReader::from_bytes(bytes);
+            std::string listed;
+            for (const auto& e : reader->list_dir(".")) listed += e.name + " ";
+            return "opened: " + listed;
+        } catch (const ArchiveError& e) {
+            CHECK(e.problem() == ArchiveProblem::malformed);
+            return e.what();
+        }
+    };
+    const std::string expected =
+        "archive refused (malformed): entry 'notes.md': its Info-ZIP Unicode Path field names it 'SKILL.md'";
+    for (const bool zip64 : {false, true}) {
+        INFO("zip64 " << zip64);
+        // In the central directory (libzip listed SKILL.md), in the local header, in both.
+        CHECK(refusal(one_entry("notes.md", "notes.md", zip64, "", unicode_path(crc_notes, "SKILL.md"))) == expected);
+        CHECK(refusal(one_entry("notes.md", "notes.md", zip64, unicode_path(crc_notes, "SKILL.md"), "")) == expected);
+        CHECK(refusal(one_entry("notes.md", "notes.md", zip64, unicode_path(crc_notes, "SKILL.md"),
+                                unicode_path(crc_notes, "SKILL.md"))) == expected);
+        // Whatever its CRC says.
+        CHECK(refusal(one_entry("notes.md", "notes.md", zip64, "", unicode_path(0, "SKILL.md"))) == expected);
+        // The same name again: the entry as the header names it.
+        const std::string same = unicode_path(crc_notes, "notes.md");
+        CHECK(refusal(one_entry("notes.md", "notes.md", zip64, same, same)) == "opened: notes.md ");
+        CHECK(ArchiveReader::from_bytes(one_entry("notes.md", "notes.md", zip64, same, same))
+                  ->read_file("notes.md", 0)
+                  .data == "a");
     }
 }
 
