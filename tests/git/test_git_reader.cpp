@@ -366,6 +366,17 @@ TEST_CASE("GitTreeReader is safe to use from several threads", "[git][concurrenc
     CHECK(failures == 0);
 }
 
+namespace {
+
+// What open() says of a commit or tag over the default bound of 1 MiB.
+std::string size_refusal(const std::string& dir, const std::string& ref, const std::string& kind,
+                         const std::string& size) {
+    return fmt::format("cannot resolve ref '{}' in '{}': a {} object of {} bytes, more than the limit of 1048576", ref,
+                       dir, kind, size);
+}
+
+}  // namespace
+
 TEST_CASE("GitTreeReader bounds the commits and tags a ref leads through before loading them", "[git][hostile]") {
     // A commit's or tag's message is free text: 2 MiB here (a gigabyte packs into a few hundred
     // kilobytes). Over max_commit_bytes (1 MiB) it is refused from its header, never loaded.
@@ -380,8 +391,7 @@ TEST_CASE("GitTreeReader bounds the commits and tags a ref leads through before 
     const std::string commit_size = git(repo.dir, "cat-file -s " + huge);
     const std::string tag_size = git(repo.dir, "cat-file -s big-tag");
     const auto refusal = [&](const std::string& ref, const std::string& kind, const std::string& size) {
-        return fmt::format("cannot resolve ref '{}' in '{}': a {} object of {} bytes, more than the limit of 1048576",
-                           ref, repo.dir, kind, size);
+        return size_refusal(repo.dir, ref, kind, size);
     };
     for (const std::string& ref :
          {std::string("huge"), std::string("refs/heads/huge"), huge, huge.substr(0, 12), std::string("to-huge")}) {
@@ -415,8 +425,7 @@ TEST_CASE("GitTreeReader bounds the commits and tags a revision expression walks
     const std::string commit_size = git(repo.dir, "cat-file -s " + huge);
     const std::string tag_size = git(repo.dir, "cat-file -s big-tag");
     const auto refusal = [&](const std::string& ref, const std::string& kind, const std::string& size) {
-        return fmt::format("cannot resolve ref '{}' in '{}': a {} object of {} bytes, more than the limit of 1048576",
-                           ref, repo.dir, kind, size);
+        return size_refusal(repo.dir, ref, kind, size);
     };
     for (const std::string& ref :
          std::vector<std::string>{"child~1", "child^", "child^1", "child~1^{tree}", "child^^{commit}", "to-huge^{}",
