@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <exception>
@@ -72,6 +73,7 @@ struct DirectoryWatcher::Impl {
     std::unordered_map<int, std::vector<WatchInfo>> watches;  // wd -> what it is (one inode, several paths)
     bool incomplete = false;
     std::thread thread;
+    std::atomic<bool> stopped{false};  // set by the destructor: no callback after it
 
     explicit Impl(Options o) : options(std::move(o)) {}
     ~Impl() {
@@ -82,7 +84,7 @@ struct DirectoryWatcher::Impl {
     Impl& operator=(const Impl&) = delete;
 
     void report(Diagnostic d) const {
-        if (!options.on_diagnostic) return;
+        if (!options.on_diagnostic || stopped.load()) return;
         try {
             options.on_diagnostic(d);
         } catch (...) {  // a failing observer must not stop the watcher
@@ -201,7 +203,7 @@ struct DirectoryWatcher::Impl {
 
     void fire() {
         arm();
-        if (!options.on_change) return;
+        if (!options.on_change || stopped.load()) return;
         try {
             options.on_change();
         } catch (const std::exception& e) {
@@ -252,7 +254,7 @@ struct DirectoryWatcher::Impl {
     }
 };
 
-DirectoryWatcher::DirectoryWatcher(Options options) : impl_(std::make_unique<Impl>(std::move(options))) {
+DirectoryWatcher::DirectoryWatcher(Options options) : impl_(std::make_shared<Impl>(std::move(options))) {
     impl_->inotify_fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     if (impl_->inotify_fd < 0) {
         throw IoError(fmt::format("cannot start the skills watcher: inotify: {}", std::strerror(errno)));
@@ -262,14 +264,22 @@ DirectoryWatcher::DirectoryWatcher(Options options) : impl_(std::make_unique<Imp
         throw IoError(fmt::format("cannot start the skills watcher: eventfd: {}", std::strerror(errno)));
     }
     impl_->arm();
-    Impl* impl = impl_.get();
-    impl_->thread = std::thread([impl] { impl->run(); });
+    impl_->thread = std::thread([impl = impl_] { impl->run(); });
 }
 
 DirectoryWatcher::~DirectoryWatcher() {
+    impl_->stopped.store(true);
     const std::uint64_t one = 1;
     (void)!::write(impl_->stop_fd, &one, sizeof one);
-    if (impl_->thread.joinable()) impl_->thread.join();
+    if (!impl_->thread.joinable()) return;
+    // On the watcher's own thread (its on_change dropped the last reference to the owner) a join
+    // would wait for itself (std::terminate): the thread keeps its state alive and ends once the
+    // running on_change returns.
+    if (impl_->thread.get_id() == std::this_thread::get_id()) {
+        impl_->thread.detach();
+    } else {
+        impl_->thread.join();
+    }
 }
 
 std::thread::id DirectoryWatcher::thread_id() const noexcept { return impl_->thread.get_id(); }

@@ -1,8 +1,11 @@
 // Tests for live_catalog.hpp: generations, change sets, the watcher, and SkillsShim on generations.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
+#include <future>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -496,6 +499,83 @@ TEST_CASE("watcher: past its directory limit it warns once; a failing refresh is
     }));
     CHECK(live.generation() == 1);
     CHECK(live.catalog()->size() == 3);
+}
+
+TEST_CASE("watcher: the last reference dropped inside on_change, on the watcher's thread, ends the catalog",
+          "[live][watch][concurrency]") {
+    // A listener that holds the catalog weakly (no cycle) locks it for the length of its call; when
+    // the owner lets go meanwhile, the catalog ends on the watcher's thread. Before, its destructor
+    // joined the watcher's thread from that thread itself: std::terminate.
+    TempDir t;
+    t.write("lib/alpha/SKILL.md", skill_md("alpha", "v1"));
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool in_callback = false;
+    bool dropped = false;
+    std::atomic<int> calls{0};
+    std::weak_ptr<LiveCatalog> weak;
+    const auto on_change = [&](const CatalogChangeSet&) {
+        std::shared_ptr<LiveCatalog> self = weak.lock();
+        if (!self) return;
+        calls.fetch_add(1);
+        std::unique_lock lock(mutex);
+        in_callback = true;
+        cv.notify_all();
+        cv.wait(lock, [&] { return dropped; });
+        (void)self->current();  // still whole: this call holds it
+        // `self` is the last reference now: the catalog ends here, on the watcher's thread.
+    };
+    auto live = std::make_shared<LiveCatalog>(loader_for({t.path("lib")}), LiveCatalogOptions{.on_change = on_change});
+    weak = live;
+    live->start_watching({.throttle = 10ms});
+    REQUIRE(eventually([&] { return live->watcher_refreshes() >= 1; }));
+    t.write("lib/alpha/SKILL.md", skill_md("alpha", "v2, a longer description"));
+    {
+        std::unique_lock lock(mutex);
+        REQUIRE(cv.wait_for(lock, 15s, [&] { return in_callback; }));
+    }
+    live.reset();  // the callback's reference is the last one
+    {
+        std::lock_guard lock(mutex);
+        dropped = true;
+    }
+    cv.notify_all();
+    REQUIRE(eventually([&] { return weak.expired(); }));
+    CHECK(calls.load() == 1);
+}
+
+TEST_CASE("watcher: on_diagnostic may call back into the catalog while start_watching arms",
+          "[live][watch][concurrency]") {
+    // The watch-incomplete warning of the first arming is reported before start_watching returns.
+    // Before, that was under the catalog's watcher lock: a listener asking watching() (or calling
+    // stop_watching()) deadlocked start_watching.
+    TempDir t;
+    for (const char* n : {"a", "b", "c"}) t.write(std::string("lib/") + n + "/SKILL.md", skill_md(n, "A skill."));
+    std::vector<bool> watching_seen;
+    LiveCatalog* self = nullptr;
+    const auto on_diagnostic = [&](const Diagnostic& d) {
+        if (d.code == codes::watch_incomplete) watching_seen.push_back(self->watching());
+    };
+    auto live =
+        std::make_unique<LiveCatalog>(loader_for({t.path("lib")}), LiveCatalogOptions{.on_diagnostic = on_diagnostic});
+    self = live.get();
+    std::promise<void> started;
+    std::future<void> done = started.get_future();
+    std::thread starter([&] {
+        live->start_watching({.throttle = 10ms, .max_directories = 2});
+        started.set_value();
+    });
+    if (done.wait_for(60s) != std::future_status::ready) {
+        // Stuck for good: leave the thread and the catalog it holds, and fail.
+        starter.detach();
+        (void)live.release();
+        FAIL("start_watching did not return: on_diagnostic's call into the catalog deadlocked");
+    }
+    starter.join();
+    REQUIRE(watching_seen.size() == 1);
+    CHECK(live->watching());
+    live->stop_watching();
+    CHECK_FALSE(live->watching());
 }
 
 }  // namespace live_catalog_tests
