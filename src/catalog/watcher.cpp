@@ -44,10 +44,15 @@ bool is_directory(const std::string& path) {
     return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+bool is_symlink(const std::string& path) {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+}
+
 // What one watched directory is to the watcher.
 struct WatchInfo {
     enum class Kind { root, child, ancestor } kind = Kind::root;
-    std::string next;  // ancestor: the component towards the missing root
+    std::string next;  // ancestor: the name towards the root (the root's own, a link's, a missing one's)
 };
 
 // Whether an event on a directory of this kind can change the catalog.
@@ -96,7 +101,8 @@ struct DirectoryWatcher::Impl {
         std::vector<std::pair<std::string, WatchInfo>> first;
         std::vector<std::pair<std::string, WatchInfo>> children;
         for (const std::string& root : options.roots) {
-            if (is_directory(root)) {
+            const bool exists = is_directory(root);
+            if (exists) {
                 first.push_back({root, WatchInfo{WatchInfo::Kind::root, {}}});
                 // The children that are directories, symlinks to one included (the one local
                 // listing, local_fs.hpp); a listing that fails part way keeps what it found.
@@ -109,18 +115,24 @@ struct DirectoryWatcher::Impl {
                     std::string path = root == "/" ? "/" + std::string(name) : root + "/" + std::string(name);
                     children.push_back({std::move(path), WatchInfo{WatchInfo::Kind::child, {}}});
                 }
-                continue;
             }
-            // Not a directory (yet): the nearest existing parent, for the next component.
+            // What the root path names can change without an event on what it named when armed
+            // (a root renamed, removed or made a link, a link retargeted: `ln -sfn`): the nearest
+            // existing parent is watched for the root's name (for a missing root, the next
+            // component towards it), and above it the parent of each component that is a
+            // symbolic link, for that link's name.
             std::filesystem::path p(root);
+            if (!p.has_filename()) continue;  // "/"
             std::string next = p.filename().string();
+            bool wanted = true;
             for (p = p.parent_path(); !p.empty(); p = p.parent_path()) {
-                if (is_directory(p.string())) {
+                if (wanted && is_directory(p.string())) {
                     first.push_back({p.string(), WatchInfo{WatchInfo::Kind::ancestor, next}});
-                    break;
+                    wanted = false;
                 }
-                next = p.filename().string();
                 if (p == p.root_path()) break;
+                wanted = wanted || is_symlink(p.string());
+                next = p.filename().string();
             }
         }
         first.insert(first.end(), std::make_move_iterator(children.begin()), std::make_move_iterator(children.end()));

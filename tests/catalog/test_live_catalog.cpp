@@ -480,14 +480,15 @@ TEST_CASE("watcher: past its directory limit it warns once; a failing refresh is
     auto loader = std::make_shared<FilesystemSkillLoader>(FilesystemLoaderOptions{
         .roots = {t.path("lib")}, .include_default_roots = false, .missing_directories = MissingDirectories::error});
     LiveCatalog live(loader, {.on_diagnostic = collect});
-    live.start_watching({.throttle = 10ms, .max_directories = 2});  // the root and one skill directory
+    // The root, its parent (for the root's name) and one skill directory.
+    live.start_watching({.throttle = 10ms, .max_directories = 3});
     {
         std::lock_guard lock(mutex);
         REQUIRE(seen.size() == 1);  // reported while arming, before start_watching returned
         CHECK(seen[0].code == codes::watch_incomplete);
         CHECK(seen[0].severity == Severity::warning);
         CHECK(seen[0].message ==
-              "the skills watcher could not watch 2 of 4 directories (more than its limit of 2); changes there are "
+              "the skills watcher could not watch 2 of 5 directories (more than its limit of 3); changes there are "
               "seen only at the next refresh");
     }
     // The root goes away (at once): under missing_directories = error the refresh throws; the
@@ -576,6 +577,43 @@ TEST_CASE("watcher: on_diagnostic may call back into the catalog while start_wat
     CHECK(live->watching());
     live->stop_watching();
     CHECK_FALSE(live->watching());
+}
+
+TEST_CASE("watcher: a root link retargeted (ln -sfn) is followed", "[live][watch][concurrency]") {
+    // The watcher watched what a root path named when it armed; retargeting the link made no
+    // event there, so the catalog stayed on the old tree for good.
+    TempDir t;
+    t.write("v1/alpha/SKILL.md", skill_md("alpha", "Alpha."));
+    t.write("v2/beta/SKILL.md", skill_md("beta", "Beta."));
+    std::filesystem::create_directory_symlink("v1", t.path("lib"));
+    LiveCatalog live(loader_for({t.path("lib")}));
+    REQUIRE(live.catalog()->names() == Names{"alpha"});
+    live.start_watching({.throttle = 10ms});
+    REQUIRE(eventually([&] { return live.watcher_refreshes() >= 1; }));
+    std::filesystem::create_directory_symlink("v2", t.path("lib.new"));
+    std::filesystem::rename(t.path("lib.new"), t.path("lib"));
+    CHECK(eventually([&] { return live.catalog()->names() == Names{"beta"}; }));
+    live.stop_watching();
+}
+
+TEST_CASE("watcher: a root swapped for a link to a directory outside it, then put back, is seen again",
+          "[live][watch][concurrency]") {
+    // While the root was a link, the watcher armed on the link's target; removing the link and
+    // moving the root back made no event there, so the catalog kept the outside tree for good.
+    TempDir t;
+    t.write("lib/alpha/SKILL.md", skill_md("alpha", "Alpha."));
+    t.write("outside/intruder/SKILL.md", skill_md("intruder", "Intruder."));
+    LiveCatalog live(loader_for({t.path("lib")}));
+    live.start_watching({.throttle = 10ms});
+    REQUIRE(eventually([&] { return live.watcher_refreshes() >= 1; }));
+    std::filesystem::rename(t.path("lib"), t.path("away"));
+    std::filesystem::create_directory_symlink("outside", t.path("lib"));
+    REQUIRE(eventually([&] { return live.catalog()->names() == Names{"intruder"}; }));
+    std::filesystem::remove(t.path("lib"));
+    std::filesystem::rename(t.path("away"), t.path("lib"));
+    t.write("lib/gamma/SKILL.md", skill_md("gamma", "Gamma."));
+    CHECK(eventually([&] { return live.catalog()->names() == Names{"alpha", "gamma"}; }));
+    live.stop_watching();
 }
 
 }  // namespace live_catalog_tests

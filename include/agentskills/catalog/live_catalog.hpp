@@ -52,7 +52,8 @@ struct CatalogChangeSet {
 /// the latest 8 throttles after the first event of a burst), so a burst of edits is one refresh.
 inline constexpr std::chrono::milliseconds DEFAULT_WATCH_THROTTLE{500};
 /// Most directories one watcher watches (roots, their child directories, the nearest existing
-/// parent of a missing root). Past it, a `watch-incomplete` warning; see docs/security.md.
+/// parent of each root, the parents of links on a root's path). Past it, a `watch-incomplete`
+/// warning; see docs/security.md.
 inline constexpr std::size_t WATCH_MAX_DIRECTORIES = 20'000;
 
 struct WatchOptions {
