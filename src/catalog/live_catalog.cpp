@@ -267,7 +267,7 @@ void LiveCatalog::start_watching(WatchOptions options) {
     try {
         w = std::make_unique<detail::DirectoryWatcher>(detail::DirectoryWatcher::Options{
             .roots = std::move(roots),
-            .throttle = options.throttle,
+            .throttle = std::clamp(options.throttle, std::chrono::milliseconds(0), WATCH_MAX_THROTTLE),
             .max_directories = std::min(options.max_directories == 0 ? WATCH_MAX_DIRECTORIES : options.max_directories,
                                         WATCH_MAX_DIRECTORIES),
             .on_change =

@@ -579,6 +579,22 @@ TEST_CASE("watcher: on_diagnostic may call back into the catalog while start_wat
     CHECK_FALSE(live->watching());
 }
 
+TEST_CASE("watcher: a throttle past WATCH_MAX_THROTTLE is that bound, not an overflow to no throttle",
+          "[live][watch][concurrency]") {
+    // milliseconds::max() converted to the clock's nanoseconds overflowed to -1 ms: every event
+    // refreshed at once, the first refresh ran right after the start.
+    TempDir t;
+    t.write("lib/alpha/SKILL.md", skill_md("alpha", "v1"));
+    Recorder recorder;
+    LiveCatalog live(loader_for({t.path("lib")}), {.on_change = std::ref(recorder)});
+    live.start_watching({.throttle = std::chrono::milliseconds::max()});
+    t.write("lib/alpha/SKILL.md", skill_md("alpha", "v2, a longer description"));
+    // Within this wait a throttle of an hour (WATCH_MAX_THROTTLE) never ends; no refresh can have run.
+    CHECK_FALSE(recorder.wait_for([](const auto& sets) { return !sets.empty(); }, 2s));
+    CHECK(live.watcher_refreshes() == 0);
+    live.stop_watching();
+}
+
 TEST_CASE("watcher: a root link retargeted (ln -sfn) is followed", "[live][watch][concurrency]") {
     // The watcher watched what a root path named when it armed; retargeting the link made no
     // event there, so the catalog stayed on the old tree for good.

@@ -51,6 +51,9 @@ struct CatalogChangeSet {
 /// Default throttle of the watcher: a refresh runs once no relevant event came for this long (at
 /// the latest 8 throttles after the first event of a burst), so a burst of edits is one refresh.
 inline constexpr std::chrono::milliseconds DEFAULT_WATCH_THROTTLE{500};
+/// Longest throttle a watcher uses (a longer WatchOptions::throttle is this one; a negative one, 0):
+/// the deadlines it computes stay far inside the clock's range.
+inline constexpr std::chrono::milliseconds WATCH_MAX_THROTTLE{std::chrono::hours(1)};
 /// Most directories one watcher watches (roots, their child directories, the nearest existing
 /// parent of each root, the parents of links on a root's path). Past it, a `watch-incomplete`
 /// warning; see docs/security.md.
@@ -62,6 +65,7 @@ struct WatchOptions {
     /// loader, roots are required.
     std::vector<std::string> roots = {};
     /// The quiet time that ends a burst of events (one refresh per burst; at most 8 throttles).
+    /// Between 0 and WATCH_MAX_THROTTLE.
     std::chrono::milliseconds throttle = DEFAULT_WATCH_THROTTLE;
     /// Watch at most this many directories (bounded by WATCH_MAX_DIRECTORIES).
     std::size_t max_directories = WATCH_MAX_DIRECTORIES;
