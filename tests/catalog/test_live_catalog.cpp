@@ -1,6 +1,5 @@
 // Tests for live_catalog.hpp: generations, change sets, the watcher, and SkillsShim on generations.
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
@@ -509,40 +508,47 @@ TEST_CASE("watcher: the last reference dropped inside on_change, on the watcher'
     // joined the watcher's thread from that thread itself: std::terminate.
     TempDir t;
     t.write("lib/alpha/SKILL.md", skill_md("alpha", "v1"));
-    std::mutex mutex;
-    std::condition_variable cv;
-    bool in_callback = false;
-    bool dropped = false;
-    std::atomic<int> calls{0};
-    std::weak_ptr<LiveCatalog> weak;
-    const auto on_change = [&](const CatalogChangeSet&) {
-        std::shared_ptr<LiveCatalog> self = weak.lock();
+    // Shared with the callback, which runs on after the catalog ended.
+    struct State {
+        std::mutex mutex;
+        std::condition_variable cv;
+        bool in_callback = false;
+        bool dropped = false;
+        bool ended = false;
+        int calls = 0;
+        std::weak_ptr<LiveCatalog> weak;
+    };
+    auto state = std::make_shared<State>();
+    const auto on_change = [state](const CatalogChangeSet&) {
+        std::shared_ptr<LiveCatalog> self = state->weak.lock();
         if (!self) return;
-        calls.fetch_add(1);
-        std::unique_lock lock(mutex);
-        in_callback = true;
-        cv.notify_all();
-        cv.wait(lock, [&] { return dropped; });
+        std::unique_lock lock(state->mutex);
+        ++state->calls;
+        state->in_callback = true;
+        state->cv.notify_all();
+        state->cv.wait(lock, [&] { return state->dropped; });
         (void)self->current();  // still whole: this call holds it
-        // `self` is the last reference now: the catalog ends here, on the watcher's thread.
+        lock.unlock();
+        self.reset();  // the last reference: the catalog ends here, on the watcher's thread
+        lock.lock();
+        state->ended = true;
+        state->cv.notify_all();
     };
     auto live = std::make_shared<LiveCatalog>(loader_for({t.path("lib")}), LiveCatalogOptions{.on_change = on_change});
-    weak = live;
+    state->weak = live;
     live->start_watching({.throttle = 10ms});
     REQUIRE(eventually([&] { return live->watcher_refreshes() >= 1; }));
     t.write("lib/alpha/SKILL.md", skill_md("alpha", "v2, a longer description"));
     {
-        std::unique_lock lock(mutex);
-        REQUIRE(cv.wait_for(lock, 15s, [&] { return in_callback; }));
+        std::unique_lock lock(state->mutex);
+        REQUIRE(state->cv.wait_for(lock, 15s, [&] { return state->in_callback; }));
+        live.reset();  // the callback's reference is the last one
+        state->dropped = true;
+        state->cv.notify_all();
+        REQUIRE(state->cv.wait_for(lock, 15s, [&] { return state->ended; }));
+        CHECK(state->weak.expired());
+        CHECK(state->calls == 1);
     }
-    live.reset();  // the callback's reference is the last one
-    {
-        std::lock_guard lock(mutex);
-        dropped = true;
-    }
-    cv.notify_all();
-    REQUIRE(eventually([&] { return weak.expired(); }));
-    CHECK(calls.load() == 1);
 }
 
 TEST_CASE("watcher: on_diagnostic may call back into the catalog while start_watching arms",
