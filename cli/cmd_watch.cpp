@@ -165,8 +165,11 @@ int run_watch(const WatchArgs& args) {
     const auto start = std::chrono::steady_clock::now();
     while (g_stop_signal == 0) {
         if (printer->wait_done(std::chrono::milliseconds(50))) break;
+        // Compared in milliseconds: as the clock's nanoseconds, a timeout near 2^63 ms overflowed
+        // (to a negative time that had passed at once).
         if (args.timeout_ms > 0 &&
-            std::chrono::steady_clock::now() - start >= std::chrono::milliseconds(args.timeout_ms)) {
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count() >=
+                args.timeout_ms) {
             break;
         }
     }

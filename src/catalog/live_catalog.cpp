@@ -125,7 +125,41 @@ struct LiveCatalog::Impl {
 
     mutable std::mutex watcher_mutex;
     std::unique_ptr<detail::DirectoryWatcher> watcher;
+    bool starting = false;        // a start_watching is arming (outside the lock)
+    bool stop_requested = false;  // stop_watching came meanwhile: that start ends unwatched
     std::atomic<std::uint64_t> watcher_refreshes{0};
+
+    [[nodiscard]] CatalogGenerationPtr current_generation() const {
+        std::lock_guard lock(state_mutex);
+        return current;
+    }
+
+    // Every refresh, the caller's and the watcher's. Runs on an Impl its caller holds a reference
+    // to, so an on_change that ends the LiveCatalog leaves it whole until the refresh returns.
+    std::optional<CatalogChangeSet> refresh() {
+        std::optional<CatalogChangeSet> result;
+        {
+            std::lock_guard refreshing(refresh_mutex);
+            std::shared_ptr<const Discovery> d = loader->discover_shared();
+            auto next = std::make_shared<const SkillCatalog>(loader, std::move(d));
+            const CatalogGenerationPtr previous = current_generation();
+            CatalogChangeSet cs = diff_catalogs(*previous->catalog, *next, options.compare_by_value);
+            if (cs.empty()) return std::nullopt;
+            cs.previous = previous->number;
+            cs.generation = previous->number + 1;
+            {
+                std::lock_guard lock(state_mutex);
+                current = std::make_shared<const CatalogGeneration>(CatalogGeneration{cs.generation, std::move(next)});
+            }
+            {
+                std::lock_guard lock(delivery_mutex);
+                queue.push_back(cs);
+            }
+            result = std::move(cs);
+        }
+        deliver();
+        return result;
+    }
 
     // Hands queued change sets to on_change, outside every lock but this thread's turn: one
     // thread delivers at a time, so the callback sees generations in order.
@@ -173,7 +207,7 @@ struct LiveCatalog::Impl {
     }
 };
 
-LiveCatalog::LiveCatalog(SkillLoaderPtr loader, LiveCatalogOptions options) : impl_(std::make_unique<Impl>()) {
+LiveCatalog::LiveCatalog(SkillLoaderPtr loader, LiveCatalogOptions options) : impl_(std::make_shared<Impl>()) {
     if (!loader) throw ConfigurationError("LiveCatalog: the loader is null");
     // The comparison by parse needs a loader that keeps its parses between discoveries: one that
     // parses every file again would report every skill as changed at every refresh.
@@ -196,38 +230,17 @@ LiveCatalog::~LiveCatalog() {
         std::lock_guard lock(impl_->watcher_mutex);
         w = std::move(impl_->watcher);
     }
-    w.reset();  // joins the thread, which may be refreshing: impl_ is still whole
+    // Joins the thread, which may be refreshing (impl_ is still whole). On that thread itself
+    // (an on_change dropped the last reference) the watcher detaches instead, and the refresh
+    // running there holds its own reference to impl_.
+    w.reset();
 }
 
-CatalogGenerationPtr LiveCatalog::current() const {
-    std::lock_guard lock(impl_->state_mutex);
-    return impl_->current;
-}
+CatalogGenerationPtr LiveCatalog::current() const { return impl_->current_generation(); }
 
 std::optional<CatalogChangeSet> LiveCatalog::refresh() {
-    std::optional<CatalogChangeSet> result;
-    {
-        std::lock_guard refreshing(impl_->refresh_mutex);
-        std::shared_ptr<const Discovery> d = impl_->loader->discover_shared();
-        auto next = std::make_shared<const SkillCatalog>(impl_->loader, std::move(d));
-        const CatalogGenerationPtr previous = current();
-        CatalogChangeSet cs = diff_catalogs(*previous->catalog, *next, impl_->options.compare_by_value);
-        if (cs.empty()) return std::nullopt;
-        cs.previous = previous->number;
-        cs.generation = previous->number + 1;
-        {
-            std::lock_guard lock(impl_->state_mutex);
-            impl_->current =
-                std::make_shared<const CatalogGeneration>(CatalogGeneration{cs.generation, std::move(next)});
-        }
-        {
-            std::lock_guard lock(impl_->delivery_mutex);
-            impl_->queue.push_back(cs);
-        }
-        result = std::move(cs);
-    }
-    impl_->deliver();
-    return result;
+    const std::shared_ptr<Impl> impl = impl_;  // on_change may end this LiveCatalog
+    return impl->refresh();
 }
 
 void LiveCatalog::start_watching(WatchOptions options) {
@@ -242,26 +255,48 @@ void LiveCatalog::start_watching(WatchOptions options) {
         r = detail::local::absolute_normal(r);
         while (r.size() > 1 && r.back() == '/') r.pop_back();
     }
+    {
+        std::lock_guard lock(impl_->watcher_mutex);
+        if (impl_->watcher || impl_->starting) throw ConfigurationError("LiveCatalog: already watching");
+        impl_->starting = true;
+        impl_->stop_requested = false;
+    }
+    // Armed under no lock: the first arming reports watch-incomplete on this thread, and
+    // on_diagnostic may call back into the catalog (watching(), stop_watching()).
+    std::unique_ptr<detail::DirectoryWatcher> w;
+    try {
+        w = std::make_unique<detail::DirectoryWatcher>(detail::DirectoryWatcher::Options{
+            .roots = std::move(roots),
+            .throttle = std::clamp(options.throttle, std::chrono::milliseconds(0), WATCH_MAX_THROTTLE),
+            .max_directories = std::min(options.max_directories == 0 ? WATCH_MAX_DIRECTORIES : options.max_directories,
+                                        WATCH_MAX_DIRECTORIES),
+            .on_change =
+                [weak = std::weak_ptr<Impl>(impl_)] {
+                    // The watcher's thread outlives a LiveCatalog ended by an on_change it runs.
+                    const std::shared_ptr<Impl> impl = weak.lock();
+                    if (!impl) return;
+                    // Counted once the refresh has finished (or thrown): a caller that waits for the
+                    // count to move knows that refresh has read the files.
+                    struct Count {
+                        std::atomic<std::uint64_t>& n;
+                        ~Count() { n.fetch_add(1); }
+                    } count{impl->watcher_refreshes};
+                    (void)impl->refresh();
+                },
+            .on_diagnostic = impl_->options.on_diagnostic,
+        });
+    } catch (...) {
+        std::lock_guard lock(impl_->watcher_mutex);
+        impl_->starting = false;
+        throw;
+    }
     std::lock_guard lock(impl_->watcher_mutex);
-    if (impl_->watcher) throw ConfigurationError("LiveCatalog: already watching");
-    Impl* impl = impl_.get();
-    impl_->watcher = std::make_unique<detail::DirectoryWatcher>(detail::DirectoryWatcher::Options{
-        .roots = std::move(roots),
-        .throttle = options.throttle,
-        .max_directories = std::min(options.max_directories == 0 ? WATCH_MAX_DIRECTORIES : options.max_directories,
-                                    WATCH_MAX_DIRECTORIES),
-        .on_change =
-            [this, impl] {
-                // Counted once the refresh has finished (or thrown): a caller that waits for the
-                // count to move knows that refresh has read the files.
-                struct Count {
-                    std::atomic<std::uint64_t>& n;
-                    ~Count() { n.fetch_add(1); }
-                } count{impl->watcher_refreshes};
-                (void)refresh();
-            },
-        .on_diagnostic = impl_->options.on_diagnostic,
-    });
+    impl_->starting = false;
+    if (impl_->stop_requested) {
+        impl_->stop_requested = false;
+        return;  // w stops and joins (its thread is not this one)
+    }
+    impl_->watcher = std::move(w);
 }
 
 void LiveCatalog::stop_watching() {
@@ -272,6 +307,7 @@ void LiveCatalog::stop_watching() {
             throw ConfigurationError("LiveCatalog: stop_watching called from the watcher's own thread");
         }
         w = std::move(impl_->watcher);
+        if (impl_->starting) impl_->stop_requested = true;
     }
     w.reset();
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <exception>
@@ -43,10 +44,15 @@ bool is_directory(const std::string& path) {
     return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+bool is_symlink(const std::string& path) {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+}
+
 // What one watched directory is to the watcher.
 struct WatchInfo {
     enum class Kind { root, child, ancestor } kind = Kind::root;
-    std::string next;  // ancestor: the component towards the missing root
+    std::string next;  // ancestor: the name towards the root (the root's own, a link's, a missing one's)
 };
 
 // Whether an event on a directory of this kind can change the catalog.
@@ -72,6 +78,7 @@ struct DirectoryWatcher::Impl {
     std::unordered_map<int, std::vector<WatchInfo>> watches;  // wd -> what it is (one inode, several paths)
     bool incomplete = false;
     std::thread thread;
+    std::atomic<bool> stopped{false};  // set by the destructor: no callback after it
 
     explicit Impl(Options o) : options(std::move(o)) {}
     ~Impl() {
@@ -82,7 +89,7 @@ struct DirectoryWatcher::Impl {
     Impl& operator=(const Impl&) = delete;
 
     void report(Diagnostic d) const {
-        if (!options.on_diagnostic) return;
+        if (!options.on_diagnostic || stopped.load()) return;
         try {
             options.on_diagnostic(d);
         } catch (...) {  // a failing observer must not stop the watcher
@@ -94,7 +101,8 @@ struct DirectoryWatcher::Impl {
         std::vector<std::pair<std::string, WatchInfo>> first;
         std::vector<std::pair<std::string, WatchInfo>> children;
         for (const std::string& root : options.roots) {
-            if (is_directory(root)) {
+            const bool exists = is_directory(root);
+            if (exists) {
                 first.push_back({root, WatchInfo{WatchInfo::Kind::root, {}}});
                 // The children that are directories, symlinks to one included (the one local
                 // listing, local_fs.hpp); a listing that fails part way keeps what it found.
@@ -107,18 +115,24 @@ struct DirectoryWatcher::Impl {
                     std::string path = root == "/" ? "/" + std::string(name) : root + "/" + std::string(name);
                     children.push_back({std::move(path), WatchInfo{WatchInfo::Kind::child, {}}});
                 }
-                continue;
             }
-            // Not a directory (yet): the nearest existing parent, for the next component.
+            // What the root path names can change without an event on what it named when armed
+            // (a root renamed, removed or made a link, a link retargeted: `ln -sfn`): the nearest
+            // existing parent is watched for the root's name (for a missing root, the next
+            // component towards it), and above it the parent of each component that is a
+            // symbolic link, for that link's name.
             std::filesystem::path p(root);
+            if (!p.has_filename()) continue;  // "/"
             std::string next = p.filename().string();
+            bool wanted = true;
             for (p = p.parent_path(); !p.empty(); p = p.parent_path()) {
-                if (is_directory(p.string())) {
+                if (wanted && is_directory(p.string())) {
                     first.push_back({p.string(), WatchInfo{WatchInfo::Kind::ancestor, next}});
-                    break;
+                    wanted = false;
                 }
-                next = p.filename().string();
                 if (p == p.root_path()) break;
+                wanted = wanted || is_symlink(p.string());
+                next = p.filename().string();
             }
         }
         first.insert(first.end(), std::make_move_iterator(children.begin()), std::make_move_iterator(children.end()));
@@ -201,7 +215,7 @@ struct DirectoryWatcher::Impl {
 
     void fire() {
         arm();
-        if (!options.on_change) return;
+        if (!options.on_change || stopped.load()) return;
         try {
             options.on_change();
         } catch (const std::exception& e) {
@@ -252,7 +266,7 @@ struct DirectoryWatcher::Impl {
     }
 };
 
-DirectoryWatcher::DirectoryWatcher(Options options) : impl_(std::make_unique<Impl>(std::move(options))) {
+DirectoryWatcher::DirectoryWatcher(Options options) : impl_(std::make_shared<Impl>(std::move(options))) {
     impl_->inotify_fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     if (impl_->inotify_fd < 0) {
         throw IoError(fmt::format("cannot start the skills watcher: inotify: {}", std::strerror(errno)));
@@ -262,14 +276,22 @@ DirectoryWatcher::DirectoryWatcher(Options options) : impl_(std::make_unique<Imp
         throw IoError(fmt::format("cannot start the skills watcher: eventfd: {}", std::strerror(errno)));
     }
     impl_->arm();
-    Impl* impl = impl_.get();
-    impl_->thread = std::thread([impl] { impl->run(); });
+    impl_->thread = std::thread([impl = impl_] { impl->run(); });
 }
 
 DirectoryWatcher::~DirectoryWatcher() {
+    impl_->stopped.store(true);
     const std::uint64_t one = 1;
     (void)!::write(impl_->stop_fd, &one, sizeof one);
-    if (impl_->thread.joinable()) impl_->thread.join();
+    if (!impl_->thread.joinable()) return;
+    // On the watcher's own thread (its on_change dropped the last reference to the owner) a join
+    // would wait for itself (std::terminate): the thread keeps its state alive and ends once the
+    // running on_change returns.
+    if (impl_->thread.get_id() == std::this_thread::get_id()) {
+        impl_->thread.detach();
+    } else {
+        impl_->thread.join();
+    }
 }
 
 std::thread::id DirectoryWatcher::thread_id() const noexcept { return impl_->thread.get_id(); }

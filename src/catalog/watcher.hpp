@@ -30,7 +30,10 @@ public:
 
     /// Arms the watches on the calling thread, then starts the thread. Throws IoError.
     explicit DirectoryWatcher(Options options);
-    ~DirectoryWatcher();  // stops and joins
+    /// Stops the thread and joins it. On the thread itself (its on_change ended the owner) it
+    /// detaches instead: the thread owns its state and ends once on_change returns, calling
+    /// neither callback again.
+    ~DirectoryWatcher();
     DirectoryWatcher(const DirectoryWatcher&) = delete;
     DirectoryWatcher& operator=(const DirectoryWatcher&) = delete;
 
@@ -38,7 +41,7 @@ public:
 
 private:
     struct Impl;
-    std::unique_ptr<Impl> impl_;
+    std::shared_ptr<Impl> impl_;  // shared with the thread, which may outlive this object
 };
 
 }  // namespace agentskills::detail

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
+#include <future>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -477,14 +479,15 @@ TEST_CASE("watcher: past its directory limit it warns once; a failing refresh is
     auto loader = std::make_shared<FilesystemSkillLoader>(FilesystemLoaderOptions{
         .roots = {t.path("lib")}, .include_default_roots = false, .missing_directories = MissingDirectories::error});
     LiveCatalog live(loader, {.on_diagnostic = collect});
-    live.start_watching({.throttle = 10ms, .max_directories = 2});  // the root and one skill directory
+    // The root, its parent (for the root's name) and one skill directory.
+    live.start_watching({.throttle = 10ms, .max_directories = 3});
     {
         std::lock_guard lock(mutex);
         REQUIRE(seen.size() == 1);  // reported while arming, before start_watching returned
         CHECK(seen[0].code == codes::watch_incomplete);
         CHECK(seen[0].severity == Severity::warning);
         CHECK(seen[0].message ==
-              "the skills watcher could not watch 2 of 4 directories (more than its limit of 2); changes there are "
+              "the skills watcher could not watch 2 of 5 directories (more than its limit of 3); changes there are "
               "seen only at the next refresh");
     }
     // The root goes away (at once): under missing_directories = error the refresh throws; the
@@ -496,6 +499,143 @@ TEST_CASE("watcher: past its directory limit it warns once; a failing refresh is
     }));
     CHECK(live.generation() == 1);
     CHECK(live.catalog()->size() == 3);
+}
+
+TEST_CASE("watcher: the last reference dropped inside on_change, on the watcher's thread, ends the catalog",
+          "[live][watch][concurrency]") {
+    // A listener that holds the catalog weakly (no cycle) locks it for the length of its call; when
+    // the owner lets go meanwhile, the catalog ends on the watcher's thread. Before, its destructor
+    // joined the watcher's thread from that thread itself: std::terminate.
+    TempDir t;
+    t.write("lib/alpha/SKILL.md", skill_md("alpha", "v1"));
+    // Shared with the callback, which runs on after the catalog ended.
+    struct State {
+        std::mutex mutex;
+        std::condition_variable cv;
+        bool in_callback = false;
+        bool dropped = false;
+        bool ended = false;
+        int calls = 0;
+        std::weak_ptr<LiveCatalog> weak;
+    };
+    auto state = std::make_shared<State>();
+    const auto on_change = [state](const CatalogChangeSet&) {
+        std::shared_ptr<LiveCatalog> self = state->weak.lock();
+        if (!self) return;
+        std::unique_lock lock(state->mutex);
+        ++state->calls;
+        state->in_callback = true;
+        state->cv.notify_all();
+        state->cv.wait(lock, [&] { return state->dropped; });
+        (void)self->current();  // still whole: this call holds it
+        lock.unlock();
+        self.reset();  // the last reference: the catalog ends here, on the watcher's thread
+        lock.lock();
+        state->ended = true;
+        state->cv.notify_all();
+    };
+    auto live = std::make_shared<LiveCatalog>(loader_for({t.path("lib")}), LiveCatalogOptions{.on_change = on_change});
+    state->weak = live;
+    live->start_watching({.throttle = 10ms});
+    REQUIRE(eventually([&] { return live->watcher_refreshes() >= 1; }));
+    t.write("lib/alpha/SKILL.md", skill_md("alpha", "v2, a longer description"));
+    {
+        std::unique_lock lock(state->mutex);
+        REQUIRE(state->cv.wait_for(lock, 15s, [&] { return state->in_callback; }));
+        live.reset();  // the callback's reference is the last one
+        state->dropped = true;
+        state->cv.notify_all();
+        REQUIRE(state->cv.wait_for(lock, 15s, [&] { return state->ended; }));
+        CHECK(state->weak.expired());
+        CHECK(state->calls == 1);
+    }
+}
+
+TEST_CASE("watcher: on_diagnostic may call back into the catalog while start_watching arms",
+          "[live][watch][concurrency]") {
+    // The watch-incomplete warning of the first arming is reported before start_watching returns.
+    // Before, that was under the catalog's watcher lock: a listener asking watching() (or calling
+    // stop_watching()) deadlocked start_watching.
+    TempDir t;
+    for (const char* n : {"a", "b", "c"}) t.write(std::string("lib/") + n + "/SKILL.md", skill_md(n, "A skill."));
+    std::vector<bool> watching_seen;
+    LiveCatalog* self = nullptr;
+    const auto on_diagnostic = [&](const Diagnostic& d) {
+        if (d.code == codes::watch_incomplete) watching_seen.push_back(self->watching());
+    };
+    auto live =
+        std::make_unique<LiveCatalog>(loader_for({t.path("lib")}), LiveCatalogOptions{.on_diagnostic = on_diagnostic});
+    self = live.get();
+    std::promise<void> started;
+    std::future<void> done = started.get_future();
+    std::thread starter([&] {
+        live->start_watching({.throttle = 10ms, .max_directories = 2});
+        started.set_value();
+    });
+    if (done.wait_for(60s) != std::future_status::ready) {
+        // Stuck for good: leave the thread and the catalog it holds, and fail.
+        starter.detach();
+        (void)live.release();
+        FAIL("start_watching did not return: on_diagnostic's call into the catalog deadlocked");
+    }
+    starter.join();
+    REQUIRE(watching_seen.size() == 1);
+    CHECK(live->watching());
+    live->stop_watching();
+    CHECK_FALSE(live->watching());
+}
+
+TEST_CASE("watcher: a throttle past WATCH_MAX_THROTTLE is that bound, not an overflow to no throttle",
+          "[live][watch][concurrency]") {
+    // milliseconds::max() converted to the clock's nanoseconds overflowed to -1 ms: every event
+    // refreshed at once, the first refresh ran right after the start.
+    TempDir t;
+    t.write("lib/alpha/SKILL.md", skill_md("alpha", "v1"));
+    Recorder recorder;
+    LiveCatalog live(loader_for({t.path("lib")}), {.on_change = std::ref(recorder)});
+    live.start_watching({.throttle = std::chrono::milliseconds::max()});
+    t.write("lib/alpha/SKILL.md", skill_md("alpha", "v2, a longer description"));
+    // Within this wait a throttle of an hour (WATCH_MAX_THROTTLE) never ends; no refresh can have run.
+    CHECK_FALSE(recorder.wait_for([](const auto& sets) { return !sets.empty(); }, 2s));
+    CHECK(live.watcher_refreshes() == 0);
+    live.stop_watching();
+}
+
+TEST_CASE("watcher: a root link retargeted (ln -sfn) is followed", "[live][watch][concurrency]") {
+    // The watcher watched what a root path named when it armed; retargeting the link made no
+    // event there, so the catalog stayed on the old tree for good.
+    TempDir t;
+    t.write("v1/alpha/SKILL.md", skill_md("alpha", "Alpha."));
+    t.write("v2/beta/SKILL.md", skill_md("beta", "Beta."));
+    std::filesystem::create_directory_symlink("v1", t.path("lib"));
+    LiveCatalog live(loader_for({t.path("lib")}));
+    REQUIRE(live.catalog()->names() == Names{"alpha"});
+    live.start_watching({.throttle = 10ms});
+    REQUIRE(eventually([&] { return live.watcher_refreshes() >= 1; }));
+    std::filesystem::create_directory_symlink("v2", t.path("lib.new"));
+    std::filesystem::rename(t.path("lib.new"), t.path("lib"));
+    CHECK(eventually([&] { return live.catalog()->names() == Names{"beta"}; }));
+    live.stop_watching();
+}
+
+TEST_CASE("watcher: a root swapped for a link to a directory outside it, then put back, is seen again",
+          "[live][watch][concurrency]") {
+    // While the root was a link, the watcher armed on the link's target; removing the link and
+    // moving the root back made no event there, so the catalog kept the outside tree for good.
+    TempDir t;
+    t.write("lib/alpha/SKILL.md", skill_md("alpha", "Alpha."));
+    t.write("outside/intruder/SKILL.md", skill_md("intruder", "Intruder."));
+    LiveCatalog live(loader_for({t.path("lib")}));
+    live.start_watching({.throttle = 10ms});
+    REQUIRE(eventually([&] { return live.watcher_refreshes() >= 1; }));
+    std::filesystem::rename(t.path("lib"), t.path("away"));
+    std::filesystem::create_directory_symlink("outside", t.path("lib"));
+    REQUIRE(eventually([&] { return live.catalog()->names() == Names{"intruder"}; }));
+    std::filesystem::remove(t.path("lib"));
+    std::filesystem::rename(t.path("away"), t.path("lib"));
+    t.write("lib/gamma/SKILL.md", skill_md("gamma", "Gamma."));
+    CHECK(eventually([&] { return live.catalog()->names() == Names{"alpha", "gamma"}; }));
+    live.stop_watching();
 }
 
 }  // namespace live_catalog_tests

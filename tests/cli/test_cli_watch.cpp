@@ -131,6 +131,21 @@ TEST_CASE("watch: text lines, and --timeout-ms ends it", "[cli][watch]") {
     CHECK(bad.status == 2);
 }
 
+TEST_CASE("watch: the largest --timeout-ms does not end it at once", "[cli][watch]") {
+    // 9223372036854775807 ms as the clock's nanoseconds overflowed to -1 ms: the timeout had
+    // passed before it began, and the program ended after its first line (and its first 50 ms
+    // wait for the event limit: a throttle longer than that keeps the edit out of it).
+    TempDir t;
+    t.write("lib/alpha/SKILL.md", skill_md("alpha", "Alpha."));
+    Watch w("watch --root '" + t.path("lib") +
+            "' --throttle-ms 300 --timeout-ms 9223372036854775807 --max-events 2 2>/dev/null");
+    REQUIRE(w.started());
+    CHECK(w.line() == std::optional<std::string>("generation 1: added alpha"));
+    std::filesystem::remove_all(t.path("lib/alpha"));
+    CHECK(w.line() == std::optional<std::string>("generation 2: removed alpha"));
+    CHECK(w.close() == 0);
+}
+
 TEST_CASE("watch: SIGTERM after the first line stops it with status 0", "[cli][watch]") {
     TempDir t;
     t.write("lib/alpha/SKILL.md", skill_md("alpha", "Alpha."));

@@ -51,8 +51,12 @@ struct CatalogChangeSet {
 /// Default throttle of the watcher: a refresh runs once no relevant event came for this long (at
 /// the latest 8 throttles after the first event of a burst), so a burst of edits is one refresh.
 inline constexpr std::chrono::milliseconds DEFAULT_WATCH_THROTTLE{500};
+/// Longest throttle a watcher uses (a longer WatchOptions::throttle is this one; a negative one, 0):
+/// the deadlines it computes stay far inside the clock's range.
+inline constexpr std::chrono::milliseconds WATCH_MAX_THROTTLE{std::chrono::hours(1)};
 /// Most directories one watcher watches (roots, their child directories, the nearest existing
-/// parent of a missing root). Past it, a `watch-incomplete` warning; see docs/security.md.
+/// parent of each root, the parents of links on a root's path). Past it, a `watch-incomplete`
+/// warning; see docs/security.md.
 inline constexpr std::size_t WATCH_MAX_DIRECTORIES = 20'000;
 
 struct WatchOptions {
@@ -61,6 +65,7 @@ struct WatchOptions {
     /// loader, roots are required.
     std::vector<std::string> roots = {};
     /// The quiet time that ends a burst of events (one refresh per burst; at most 8 throttles).
+    /// Between 0 and WATCH_MAX_THROTTLE.
     std::chrono::milliseconds throttle = DEFAULT_WATCH_THROTTLE;
     /// Watch at most this many directories (bounded by WATCH_MAX_DIRECTORIES).
     std::size_t max_directories = WATCH_MAX_DIRECTORIES;
@@ -72,7 +77,10 @@ struct LiveCatalogOptions {
     /// `refresh()`, or the watcher's thread.
     std::function<void(const CatalogChangeSet&)> on_change = nullptr;
     /// Gets the watcher's problems (`watch-incomplete`) and the failures of the refreshes it runs
-    /// (`refresh-failed`; the current generation stays). Called on the watcher's thread.
+    /// (`refresh-failed`; the current generation stays). Called on the watcher's thread, except
+    /// for the first arming's `watch-incomplete`, which comes on the thread of `start_watching`
+    /// before it returns. Never under a lock of the catalog: it may call `current()`, `refresh()`,
+    /// `watching()`, and `stop_watching()` there (that start then ends unwatched).
     std::function<void(const Diagnostic&)> on_diagnostic = nullptr;
     /// How a skill counts as changed. false (for the file-system loaders): its location or any
     /// manifest field differs, or its SKILL.md was parsed again (the loader re-parses a file
@@ -113,7 +121,10 @@ public:
     /// when it appears. Returns once the watches are in place. Throws ConfigurationError when no
     /// roots are known or it already watches, IoError when inotify is unavailable.
     void start_watching(WatchOptions options = {});
-    /// Stops and joins the watcher (no-op when not watching). Not from `on_change`.
+    /// Stops and joins the watcher (no-op when not watching). Not from `on_change` on the watcher's
+    /// thread. The destructor may run there (an `on_change` that drops the last reference): it
+    /// then stops the watcher without joining it, and the thread ends once that `on_change`
+    /// returns, calling neither callback again.
     void stop_watching();
     [[nodiscard]] bool watching() const;
     /// Refreshes the watcher has finished (each may or may not have published a change); the
@@ -125,7 +136,7 @@ public:
 
 private:
     struct Impl;
-    std::unique_ptr<Impl> impl_;
+    std::shared_ptr<Impl> impl_;  // a running refresh holds it too: on_change may end the LiveCatalog
 };
 
 using LiveCatalogPtr = std::shared_ptr<LiveCatalog>;
