@@ -17,7 +17,7 @@ SessionOpen MemorySessionStore::open(std::string_view id, std::string_view versi
     std::lock_guard lock(mutex_);
     for (auto it = sessions_.begin(); it != sessions_.end();) {
         auto next = std::next(it);
-        if (now - it->second.last_used > limits.idle_timeout) forget(it);
+        if (now - it->second.last_used > bounded_idle_timeout(limits.idle_timeout)) forget(it);
         it = next;
     }
     if (limits.max_sessions != 0 && sessions_.size() >= limits.max_sessions) return SessionOpen::full;
@@ -36,7 +36,7 @@ std::optional<std::string> MemorySessionStore::touch(std::string_view id, std::c
     std::lock_guard lock(mutex_);
     const auto it = sessions_.find(id);
     if (it == sessions_.end()) return std::nullopt;
-    if (now - it->second.last_used > idle_timeout) {
+    if (now - it->second.last_used > bounded_idle_timeout(idle_timeout)) {
         forget(it);
         return std::nullopt;
     }

@@ -562,7 +562,8 @@ SessionOpen PostgresSessionStore::open(std::string_view id, std::string_view ver
             // One opener at a time, so that the caps hold across replicas.
             (void)s.exec(
                 "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('agentskills:sessions', 0))");
-            (void)s.forget("last_seen < now() - " + ms_interval(1), {std::to_string(limits.idle_timeout.count())});
+            (void)s.forget("last_seen < now() - " + ms_interval(1),
+                           {std::to_string(bounded_idle_timeout(limits.idle_timeout).count())});
             if (limits.max_sessions != 0 &&
                 std::stoull(Impl::value(s.exec("SELECT count(*) FROM agentskills_sessions"))) >= limits.max_sessions) {
                 outcome = SessionOpen::full;
@@ -586,7 +587,7 @@ SessionOpen PostgresSessionStore::open(std::string_view id, std::string_view ver
 std::optional<std::string> PostgresSessionStore::touch(std::string_view id, std::chrono::milliseconds idle_timeout) {
     std::lock_guard lock(impl_->mutex);
     const Impl& s = *impl_;
-    const std::string idle = std::to_string(idle_timeout.count());
+    const std::string idle = std::to_string(bounded_idle_timeout(idle_timeout).count());
     try {
         const Result r = s.exec(
             "UPDATE agentskills_sessions SET last_seen = now() WHERE id = $1 AND last_seen >= "

@@ -733,7 +733,7 @@ SessionOpen SqliteSessionStore::open(std::string_view id, std::string_view versi
     return s.transaction(true, "opening a session", "", [&] {
         const std::int64_t now = now_ms();
         (void)impl_->forget("last_seen_ms < ?1", [&](Statement& q) {
-            q.bind(1, now - static_cast<std::int64_t>(limits.idle_timeout.count()));
+            q.bind(1, now - static_cast<std::int64_t>(bounded_idle_timeout(limits.idle_timeout).count()));
         });
         const auto count = [&](const char* sql, std::optional<std::string_view> who) {
             Statement q(s.db, sql);
@@ -760,7 +760,7 @@ std::optional<std::string> SqliteSessionStore::touch(std::string_view id, std::c
     std::lock_guard lock(s.mutex);
     return s.transaction(true, "looking a session up", "", [&]() -> std::optional<std::string> {
         const std::int64_t now = now_ms();
-        const std::int64_t oldest = now - static_cast<std::int64_t>(idle_timeout.count());
+        const std::int64_t oldest = now - static_cast<std::int64_t>(bounded_idle_timeout(idle_timeout).count());
         Statement q(s.db,
                     "UPDATE agentskills_sessions SET last_seen_ms = ?2 WHERE id = ?1 AND last_seen_ms >= ?3 "
                     "RETURNING version");

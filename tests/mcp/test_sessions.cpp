@@ -21,6 +21,7 @@
 #include <agentskills/mcp/server.hpp>
 
 #include "support/http_fixture.hpp"
+#include "support/session_replicas.hpp"
 
 namespace mcp_session_tests {
 
@@ -250,6 +251,10 @@ TEST_CASE("mcp http: a request that waits on the session store holds no io threa
     CHECK(json::parse(list->body).at("result").at("skills").size() == 1);
     CHECK(took < 1s);
     waiting.join();
+}
+
+TEST_CASE("MemorySessionStore: idle timeouts at the ends of their type", "[mcp][sessions]") {
+    agentskills_test::check_extreme_idle_timeouts([] { return std::make_shared<MemorySessionStore>(); });
 }
 
 TEST_CASE("MemorySessionStore: caps, idle expiry and removal", "[mcp][sessions]") {

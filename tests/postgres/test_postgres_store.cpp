@@ -296,6 +296,7 @@ TEST_CASE("postgres session store: replicas sharing the database serve every ses
     } drop_sessions{uri};
     drop_sessions.drop();
     agentskills_test::check_replicated_sessions([&] { return std::make_shared<PostgresSessionStore>(uri); });
+    agentskills_test::check_extreme_idle_timeouts([&] { return std::make_shared<PostgresSessionStore>(uri); });
 }
 #endif
 

@@ -443,6 +443,7 @@ TEST_CASE("sqlite session store: replicas sharing the file serve every session, 
     agentskills_test::TempDir dir;
     const std::string path = dir.path("state.db");
     agentskills_test::check_replicated_sessions([&] { return std::make_shared<SqliteSessionStore>(path); });
+    agentskills_test::check_extreme_idle_timeouts([&] { return std::make_shared<SqliteSessionStore>(path); });
 }
 #endif
 

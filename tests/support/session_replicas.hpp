@@ -25,6 +25,30 @@ namespace agentskills_test {
 /// Makes a new store over the shared database (a new connection: what another process opens).
 using SessionStoreFactory = std::function<agentskills::SessionStorePtr()>;
 
+/// Idle timeouts at the ends of their type: `milliseconds::max()` keeps a session (the stores take
+/// it as SESSION_MAX_IDLE_TIMEOUT; subtracted from the clock as it was, it overflowed and every
+/// session ended at once, or the database refused the interval), and one below zero ends an idle
+/// session as zero does.
+inline void check_extreme_idle_timeouts(const SessionStoreFactory& make_store) {
+    using namespace std::chrono_literals;
+    using agentskills::SessionOpen;
+    const agentskills::SessionStorePtr store = make_store();
+    const agentskills::SessionLimits forever{.idle_timeout = std::chrono::milliseconds::max()};
+    REQUIRE(store->open("extreme-a", "2025-11-25", "client", forever) == SessionOpen::opened);
+    REQUIRE(store->open("extreme-b", "2025-11-25", "client", forever) == SessionOpen::opened);
+    std::this_thread::sleep_for(20ms);
+    CHECK(store->touch("extreme-a", std::chrono::milliseconds::max()) == "2025-11-25");
+    CHECK(store->open("extreme-c", "2025-11-25", "client", forever) == SessionOpen::opened);
+    CHECK(store->touch("extreme-b", std::chrono::milliseconds::max()) == "2025-11-25");
+    static_assert(agentskills::bounded_idle_timeout(std::chrono::milliseconds::max()) ==
+                  agentskills::SESSION_MAX_IDLE_TIMEOUT);
+    std::this_thread::sleep_for(20ms);
+    CHECK_FALSE(store->touch("extreme-a", std::chrono::milliseconds::min()).has_value());
+    CHECK(store->touch("extreme-b", std::chrono::hours(1)) == "2025-11-25");
+    CHECK(store->remove("extreme-b"));
+    CHECK(store->remove("extreme-c"));
+}
+
 inline void check_replicated_sessions(const SessionStoreFactory& make_store) {
     using nlohmann::json;
     using namespace std::chrono_literals;

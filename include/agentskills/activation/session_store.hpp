@@ -20,10 +20,23 @@
 
 namespace agentskills {
 
+/// The longest idle timeout a session store honours: 365 days. A longer one (up to
+/// `milliseconds::max()`) is taken as this bound, and one below zero as zero: the stores subtract
+/// it from the clock, which a larger value would overflow (every session then ended at once).
+inline constexpr std::chrono::milliseconds SESSION_MAX_IDLE_TIMEOUT = std::chrono::hours(24 * 365);
+
+/// `idle_timeout` within 0 and SESSION_MAX_IDLE_TIMEOUT, as every store uses it.
+[[nodiscard]] constexpr std::chrono::milliseconds bounded_idle_timeout(
+    std::chrono::milliseconds idle_timeout) noexcept {
+    if (idle_timeout < std::chrono::milliseconds::zero()) return std::chrono::milliseconds::zero();
+    return idle_timeout > SESSION_MAX_IDLE_TIMEOUT ? SESSION_MAX_IDLE_TIMEOUT : idle_timeout;
+}
+
 /// When sessions end and how many may be open. A session ends when it was not used for
 /// `idle_timeout`, or when its client ends it; never because other clients opened sessions.
 struct SessionLimits {
-    /// A session unused this long is gone (its id is then unknown).
+    /// A session unused this long is gone (its id is then unknown); at most
+    /// SESSION_MAX_IDLE_TIMEOUT (bounded_idle_timeout).
     std::chrono::milliseconds idle_timeout = std::chrono::minutes(30);
     /// Sessions one client address may hold at once (0 = no cap).
     std::size_t max_per_client = 64;
