@@ -468,6 +468,18 @@ void append_u64(std::string& b, std::uint64_t v) {
     append_u32(b, static_cast<std::uint32_t>(v >> 32));
 }
 
+// The end-of-central-directory record of a one-disk archive: `entries` on the disk and in all,
+// the directory's size and offset, no comment.
+void append_end_record(std::string& b, std::uint16_t entries, std::size_t directory_size, std::size_t directory) {
+    append_u32(b, 0x06054b50);
+    append_u32(b, 0);
+    append_u16(b, entries);
+    append_u16(b, entries);
+    append_u32(b, static_cast<std::uint32_t>(directory_size));
+    append_u32(b, static_cast<std::uint32_t>(directory));
+    append_u16(b, 0);
+}
+
 // One stored file "a" and `headers` central directory headers that all name it; the end record
 // declares `declared` entries (modulo 65,536, as Info-ZIP writes it), in a zip64 end record too
 // when `zip64`.
@@ -507,13 +519,7 @@ std::string many_headers(std::size_t headers, std::uint64_t declared, bool zip64
         append_u64(b, record);
         append_u32(b, 1);
     }
-    append_u32(b, 0x06054b50);
-    append_u32(b, 0);
-    append_u16(b, static_cast<std::uint16_t>(zip64 ? 1 : declared % 65536));
-    append_u16(b, static_cast<std::uint16_t>(zip64 ? 1 : declared % 65536));
-    append_u32(b, static_cast<std::uint32_t>(directory_size));
-    append_u32(b, static_cast<std::uint32_t>(directory));
-    append_u16(b, 0);
+    append_end_record(b, static_cast<std::uint16_t>(zip64 ? 1 : declared % 65536), directory_size, directory);
     return b;
 }
 
@@ -596,13 +602,7 @@ std::string one_entry(const std::string& local_name, const std::string& central_
     }
     b += central_extra;
     const std::size_t directory_size = b.size() - directory;
-    append_u32(b, 0x06054b50);
-    append_u32(b, 0);
-    append_u16(b, 1);
-    append_u16(b, 1);
-    append_u32(b, static_cast<std::uint32_t>(directory_size));
-    append_u32(b, static_cast<std::uint32_t>(directory));
-    append_u16(b, 0);
+    append_end_record(b, 1, directory_size, directory);
     return b;
 }
 
